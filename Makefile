@@ -1,0 +1,49 @@
+# Two commands on a fresh machine (Python 3.11 + pip): `make dev` and `make test`.
+PYTHON ?= python3.11
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+# Debian packages WeasyPrint renders with, the fonts embedded in the PDFs, pdftoppm for
+# looking at rendered pages.
+DEB_PACKAGES := libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core poppler-utils
+
+.PHONY: dev test install system-deps bench clean-dev help
+
+help:
+	@echo "make dev    start Temporal, the worker and the API on http://127.0.0.1:8000"
+	@echo "make test   run the whole test suite"
+	@echo "make bench  run the benchmarks under bench/"
+
+$(BIN)/python:
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON)"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	@touch $(STAMP)
+
+install: system-deps $(STAMP)
+
+system-deps:
+	@missing=""; \
+	for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+dev: install
+	$(BIN)/parametric dev
+
+test: install
+	$(BIN)/python -m pytest -q
+
+bench: install
+	$(BIN)/python bench/pricing.py
+	$(BIN)/python bench/documents.py
+	$(BIN)/python bench/api.py
+
+clean-dev:
+	rm -rf var/

@@ -1,0 +1,38 @@
+"""Persistence of business partners (idempotent on the partner id)."""
+
+from __future__ import annotations
+
+from temporalio import activity
+
+from models.clock import utcnow
+from models.commands import RegisterBusinessPartnerInput
+from models.db import scoped_objects
+from models.tables import BusinessPartner
+from models.wire import BusinessPartner as BusinessPartnerOut
+from models.wire import to_builtins
+from models.partners import partner_out
+
+
+@activity.defn
+async def save_business_partner(command: RegisterBusinessPartnerInput) -> BusinessPartnerOut:
+    existing = await scoped_objects(BusinessPartner, command.tenant_id).where(
+        BusinessPartner.id == command.partner_id
+    ).first()
+    if existing is None:
+        p = command.partner
+        address = to_builtins(p.address)
+        address.pop("@type", None)
+        existing = BusinessPartner(
+            id=command.partner_id,
+            tenant_id=command.tenant_id,
+            name=p.name,
+            role=p.role,
+            contact_name=p.contact_name,
+            contact_email=p.contact_email_address,
+            contact_phone=p.contact_phone_number,
+            address=address,
+            tax_status=p.tax_status,
+            created_at=utcnow(),
+        )
+        await existing.save()
+    return partner_out(existing)

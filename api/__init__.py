@@ -1,0 +1,1 @@
+"""HTTP surfaces (Litestar), authentication, problem details and the `parametric` CLI."""

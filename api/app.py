@@ -1,0 +1,105 @@
+"""The Litestar application: three surfaces over one domain, assembled in one place."""
+
+from __future__ import annotations
+
+import logging
+from contextlib import asynccontextmanager
+from typing import AsyncIterator
+
+from litestar import Litestar
+from litestar.config.app import AppConfig
+from litestar.datastructures import State
+from litestar.di import Provide
+from litestar.middleware import DefineMiddleware
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import ScalarRenderPlugin, SwaggerRenderPlugin
+from litestar.openapi.spec import Components, SecurityScheme
+from temporalio.client import Client
+
+from api.auth.controller import TokenController, jwks
+from api.auth.middleware import PUBLIC_PATHS, AuthMiddleware
+from api.auth.tokens import TokenService
+from api.controllers.business_partners import BusinessPartnerController
+from api.controllers.catalogue import IndexDefinitionController, PincodeMappingController
+from api.controllers.health import VERSION, health
+from api.deps import provide_principal, provide_settings
+from api.problems import EXCEPTION_HANDLERS
+from api.responses import DecimalNumberResponse
+from api.temporal import TemporalHolder
+from models.db import close_pool, open_pool
+from models.settings import Settings, load_settings
+
+ROUTES = [
+    TokenController,
+    jwks,
+    health,
+    IndexDefinitionController,
+    PincodeMappingController,
+    BusinessPartnerController,
+]
+
+DESCRIPTION = """
+Parametric weather-index insurance: covers that pay automatically when a measured index
+(rainfall, wind, temperature) at a monitoring target passes its trigger.
+
+Authenticate with the OAuth 2.0 client-credentials grant at
+`POST /auth/{tenant_id}/oauth2/v2.0/token` and send `Authorization: Bearer <token>` and
+`x-tenant-id` on every call. Errors are `application/problem+json` (RFC 9457).
+"""
+
+
+def create_app(settings: Settings | None = None, temporal_client: Client | None = None) -> Litestar:
+    settings = settings or load_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        await open_pool()
+        try:
+            yield
+        finally:
+            await close_pool()
+
+    openapi = OpenAPIConfig(
+        title="Parametric Insurance Service",
+        version=VERSION,
+        description=DESCRIPTION,
+        path="/schema",
+        render_plugins=[ScalarRenderPlugin(path="/"), SwaggerRenderPlugin(path="/swagger")],
+        security=[{"BearerToken": []}],
+        components=Components(
+            security_schemes={
+                "BearerToken": SecurityScheme(
+                    type="http",
+                    scheme="bearer",
+                    bearer_format="JWT",
+                    description="Access token from the token endpoint (tenant and internal surfaces); "
+                    "the API key on the travel surface.",
+                )
+            }
+        ),
+    )
+    return Litestar(
+        route_handlers=ROUTES,
+        lifespan=[lifespan],
+        state=State(
+            {
+                "settings": settings,
+                "tokens": TokenService(settings),
+                "temporal": TemporalHolder(settings, temporal_client),
+            }
+        ),
+        dependencies={"principal": Provide(provide_principal), "settings": Provide(provide_settings)},
+        middleware=[DefineMiddleware(AuthMiddleware, exclude=PUBLIC_PATHS)],
+        exception_handlers=EXCEPTION_HANDLERS,
+        response_class=DecimalNumberResponse,
+        openapi_config=openapi,
+        request_max_body_size=settings.max_body_bytes,
+        logging_config=None,
+        debug=False,
+    )
+
+
+def app_factory() -> Litestar:
+    """Entry point for `uvicorn --factory api.app:app_factory`."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    return create_app()

@@ -1,0 +1,122 @@
+"""The token endpoint (OAuth 2.0 client credentials, RFC 6749 §4.4) and the published keys."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import uuid
+from typing import Any
+from urllib.parse import unquote_plus
+
+import msgspec
+from litestar import Controller, Request, Response, get, post
+from litestar.openapi.datastructures import ResponseSpec
+
+from api.auth.tenants import authenticate_client
+from api.auth.tokens import TokenService
+from models.wire import OAuthError, TokenResponse
+
+NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
+
+
+def _oauth_error(status: int, error: str, description: str, headers: dict[str, str] | None = None) -> Response:
+    return Response(
+        content=msgspec.json.encode(OAuthError(error=error, error_description=description)),
+        status_code=status,
+        media_type="application/json",
+        headers={**NO_STORE, **(headers or {})},
+    )
+
+
+def _basic_credentials(request: Request) -> tuple[str, str] | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() != "basic":
+        return None
+    try:
+        decoded = base64.b64decode(value.strip(), validate=True).decode()
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    client_id, sep, secret = decoded.partition(":")
+    return (unquote_plus(client_id), unquote_plus(secret)) if sep else None
+
+
+class TokenController(Controller):
+    path = "/auth/{tenant_id:str}"
+    tags = ["Authentication"]
+    security = [{}]
+
+    @post(
+        "/oauth2/v2.0/token",
+        status_code=200,
+        operation_id="issueToken",
+        summary="Client-credentials grant: exchange client_id and client_secret for an access token",
+        responses={
+            200: ResponseSpec(TokenResponse, description="Access token (Bearer, JWT ES256)"),
+            400: ResponseSpec(OAuthError, description="invalid_request, unsupported_grant_type or invalid_scope"),
+            401: ResponseSpec(OAuthError, description="invalid_client"),
+        },
+    )
+    async def token(self, request: Request, tenant_id: str) -> Response[Any]:
+        tokens: TokenService = request.app.state.tokens
+        settings = tokens.settings
+        if not request.headers.get("content-type", "").startswith("application/x-www-form-urlencoded"):
+            return _oauth_error(400, "invalid_request", "the body must be application/x-www-form-urlencoded")
+        form = await request.form()
+        fields = {key: form.get(key) for key in ("grant_type", "client_id", "client_secret", "scope")}
+        basic = _basic_credentials(request)
+        if basic:
+            fields["client_id"], fields["client_secret"] = basic
+        if any(not isinstance(v, str) for v in fields.values() if v is not None):
+            return _oauth_error(400, "invalid_request", "form fields must be plain strings")
+        missing = [k for k in ("grant_type", "client_id", "client_secret", "scope") if not fields.get(k)]
+        if "grant_type" in missing:
+            return _oauth_error(400, "invalid_request", "grant_type is required")
+        if fields["grant_type"] != "client_credentials":
+            return _oauth_error(400, "unsupported_grant_type", "only client_credentials is supported")
+        if missing:
+            return _oauth_error(400, "invalid_request", f"missing: {', '.join(missing)}")
+        try:
+            uuid.UUID(tenant_id)
+        except ValueError:
+            return _oauth_error(401, "invalid_client", "client authentication failed")
+        client = await authenticate_client(tenant_id, fields["client_id"], fields["client_secret"])
+        if client is None:
+            return _oauth_error(
+                401,
+                "invalid_client",
+                "client authentication failed",
+                {"WWW-Authenticate": 'Basic realm="parametric"'} if basic else None,
+            )
+        if fields["scope"].split() != [settings.scope]:
+            return _oauth_error(400, "invalid_scope", f"the scope must be {settings.scope}")
+        access_token, ttl = tokens.issue(str(client.tenant_id), str(client.id), bool(client.internal))
+        body = TokenResponse(access_token=access_token, token_type="Bearer", expires_in=ttl, scope=settings.scope)
+        return Response(content=msgspec.json.encode(body), media_type="application/json", headers=NO_STORE)
+
+    @get("/discovery/v2.0/keys", operation_id="getTenantJwks", summary="The token signing keys (JWKS)")
+    async def jwks(self, request: Request, tenant_id: str) -> dict[str, Any]:
+        return request.app.state.tokens.keys.jwks
+
+    @get(
+        "/v2.0/.well-known/openid-configuration",
+        operation_id="getOpenIdConfiguration",
+        summary="Issuer metadata (issuer, token endpoint, JWKS address)",
+    )
+    async def openid_configuration(self, request: Request, tenant_id: str) -> dict[str, Any]:
+        settings = request.app.state.tokens.settings
+        base = settings.public_base_url
+        return {
+            "issuer": settings.issuer_for(tenant_id),
+            "token_endpoint": f"{base}/auth/{tenant_id}/oauth2/v2.0/token",
+            "jwks_uri": f"{base}/auth/{tenant_id}/discovery/v2.0/keys",
+            "grant_types_supported": ["client_credentials"],
+            "token_endpoint_auth_methods_supported": ["client_secret_post", "client_secret_basic"],
+            "id_token_signing_alg_values_supported": ["ES256"],
+            "scopes_supported": [settings.scope],
+        }
+
+
+@get("/.well-known/jwks.json", operation_id="getJwks", summary="The token signing keys (JWKS)", tags=["Authentication"], security=[{}])
+async def jwks(request: Request) -> dict[str, Any]:
+    return request.app.state.tokens.keys.jwks

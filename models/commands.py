@@ -1,0 +1,16 @@
+"""Inputs and results of workflows and activities (passed through the msgspec converter)."""
+
+from __future__ import annotations
+
+import uuid
+
+import msgspec
+
+from models.wire import NewBusinessPartner
+
+
+class RegisterBusinessPartnerInput(msgspec.Struct, frozen=True):
+    tenant_id: str
+    partner_id: uuid.UUID
+    partner: NewBusinessPartner
+    requested_by: str  # OAuth client id

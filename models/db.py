@@ -1,0 +1,76 @@
+"""Database lifecycle: migrations, connection pool, and the tenant-scoping rule.
+
+Every query on a tenant-owned table goes through `scoped()`, so a missing tenant filter is
+impossible to write by accident in handlers and activities alike.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import uuid
+from typing import TypeVar
+
+from piccolo.apps.migrations.commands.forwards import ForwardsMigrationManager
+from piccolo.engine.finder import engine_finder
+from piccolo.query import Objects, Select
+from piccolo.table import Table
+
+TableT = TypeVar("TableT", bound=Table)
+
+
+async def migrate(quiet: bool = True) -> None:
+    """Apply the checked-in migrations (idempotent)."""
+    engine = engine_finder()
+    if engine.engine_type == "sqlite":
+        # WAL lets readers and one writer work at once: API, worker and CLI share the file.
+        await engine.run_ddl("PRAGMA journal_mode=WAL;")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out) if quiet else contextlib.nullcontext():
+        result = await ForwardsMigrationManager(app_name="parametric").run()
+    if not result.success:
+        raise RuntimeError(f"migrations failed: {result.message}\n{out.getvalue()}")
+
+
+async def open_pool() -> None:
+    engine = engine_finder()
+    if engine.engine_type == "postgres":
+        await engine.start_connection_pool()
+
+
+async def close_pool() -> None:
+    engine = engine_finder()
+    if engine.engine_type == "postgres":
+        await engine.close_connection_pool()
+
+
+async def ping() -> None:
+    engine = engine_finder()
+    await engine.run_ddl("SELECT 1;")
+
+
+def _tenant_column(table: type[Table]):
+    column = getattr(table, "tenant_id", None)
+    if column is None:
+        raise TypeError(f"{table.__name__} is not tenant-owned")
+    return column
+
+
+def _tenant(tenant_id: str | uuid.UUID) -> uuid.UUID:
+    return tenant_id if isinstance(tenant_id, uuid.UUID) else uuid.UUID(str(tenant_id))
+
+
+def scoped_select(table: type[TableT], tenant_id: str | uuid.UUID, *columns) -> Select:
+    return table.select(*columns).where(_tenant_column(table) == _tenant(tenant_id))
+
+
+def scoped_objects(table: type[TableT], tenant_id: str | uuid.UUID) -> Objects:
+    return table.objects().where(_tenant_column(table) == _tenant(tenant_id))
+
+
+def scoped_count(table: type[TableT], tenant_id: str | uuid.UUID):
+    return table.count().where(_tenant_column(table) == _tenant(tenant_id))
+
+
+def scoped_update(table: type[TableT], tenant_id: str | uuid.UUID, values: dict):
+    return table.update(values).where(_tenant_column(table) == _tenant(tenant_id))

@@ -1,0 +1,64 @@
+"""Exact money: integer minor units inside, Decimal at the edges."""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+
+# ISO 4217 minor units for the currencies the service quotes in.
+MINOR_UNITS: dict[str, int] = {
+    "INR": 2,
+    "USD": 2,
+    "EUR": 2,
+    "GBP": 2,
+    "CHF": 2,
+    "SGD": 2,
+    "AED": 2,
+    "JPY": 0,
+    "KWD": 3,
+}
+
+# Largest amount accepted anywhere (major units): beyond any single cover's sum insured, and
+# small enough that float rendering at the edge stays exact to the minor unit.
+MAX_AMOUNT = Decimal("1000000000000")
+
+
+class MoneyError(ValueError):
+    pass
+
+
+def minor_units(currency: str) -> int:
+    try:
+        return MINOR_UNITS[currency]
+    except KeyError:
+        raise MoneyError(f"unsupported currency {currency!r}; supported: {', '.join(sorted(MINOR_UNITS))}") from None
+
+
+def check_amount(amount: Decimal, currency: str) -> None:
+    """Refuse NaN, infinities, negatives, absurd sizes and more decimals than the currency has."""
+    if not amount.is_finite():
+        raise MoneyError("amount must be a finite number")
+    if amount < 0:
+        raise MoneyError("amount must not be negative")
+    if amount > MAX_AMOUNT:
+        raise MoneyError(f"amount must not exceed {MAX_AMOUNT}")
+    exponent = amount.normalize().as_tuple().exponent
+    if isinstance(exponent, int) and -exponent > minor_units(currency):
+        raise MoneyError(f"amount has more decimals than {currency} allows ({minor_units(currency)})")
+
+
+def to_minor(amount: Decimal, currency: str) -> int:
+    """Major units (exact Decimal) → integer minor units; raises if not representable."""
+    check_amount(amount, currency)
+    try:
+        return int(amount.scaleb(minor_units(currency)).to_integral_exact())
+    except InvalidOperation as exc:  # pragma: no cover - check_amount covers the cases
+        raise MoneyError(str(exc)) from exc
+
+
+def from_minor(minor: int, currency: str) -> Decimal:
+    return Decimal(minor).scaleb(-minor_units(currency))
+
+
+def round_minor(value: Decimal) -> int:
+    """Round a Decimal amount already expressed in minor units, banker's rounding."""
+    return int(value.quantize(Decimal(1), rounding=ROUND_HALF_EVEN))

@@ -1,0 +1,88 @@
+"""Runtime configuration, read once from the environment.
+
+Every knob has the default a new user gets from `make dev`; production overrides them by
+environment variables (see README "Configuration").
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(__file__).resolve().parent / "data"
+
+
+def _env(name: str, default: str) -> str:
+    value = os.environ.get(name)
+    return value if value not in (None, "") else default
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    var_dir: Path
+    database_url: str
+    api_host: str
+    api_port: int
+    public_base_url: str
+    temporal_address: str
+    temporal_namespace: str
+    task_queue: str
+    server_app_id: str
+    token_ttl_seconds: int
+    signing_key_path: Path
+    # External identity provider (Entra-ID style). When jwks_url is set, tokens are validated
+    # against it instead of the service's own keys.
+    external_jwks_url: str | None
+    external_issuer: str | None  # may contain "{tenant_id}"
+    tenant_claim: str
+    internal_role: str
+    max_page_size: int
+    max_body_bytes: int
+    demo_tenant_name: str = "demo"
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def audience(self) -> str:
+        return f"api://{self.server_app_id}"
+
+    @property
+    def scope(self) -> str:
+        return f"api://{self.server_app_id}/.default"
+
+    @property
+    def is_postgres(self) -> bool:
+        return self.database_url.startswith(("postgres://", "postgresql://"))
+
+    @property
+    def sqlite_path(self) -> Path:
+        return Path(self.database_url.removeprefix("sqlite:///"))
+
+    def issuer_for(self, tenant_id: str) -> str:
+        return f"{self.public_base_url}/auth/{tenant_id}/v2.0"
+
+
+def load_settings() -> Settings:
+    var_dir = Path(_env("PARAMETRIC_VAR_DIR", str(REPO_ROOT / "var"))).resolve()
+    host = _env("API_HOST", "127.0.0.1")
+    port = int(_env("API_PORT", "8000"))
+    return Settings(
+        var_dir=var_dir,
+        database_url=_env("DATABASE_URL", f"sqlite:///{var_dir / 'parametric.sqlite'}"),
+        api_host=host,
+        api_port=port,
+        public_base_url=_env("PUBLIC_BASE_URL", f"http://{host}:{port}").rstrip("/"),
+        temporal_address=_env("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
+        temporal_namespace=_env("TEMPORAL_NAMESPACE", "default"),
+        task_queue=_env("TEMPORAL_TASK_QUEUE", "parametric"),
+        server_app_id=_env("SERVER_APP_ID", "parametric-insurance"),
+        token_ttl_seconds=int(_env("TOKEN_TTL_SECONDS", "3600")),
+        signing_key_path=Path(_env("SIGNING_KEY_PATH", str(var_dir / "keys" / "signing-key.pem"))),
+        external_jwks_url=os.environ.get("AUTH_JWKS_URL") or None,
+        external_issuer=os.environ.get("AUTH_ISSUER") or None,
+        tenant_claim=_env("AUTH_TENANT_CLAIM", "tid"),
+        internal_role=_env("AUTH_INTERNAL_ROLE", "internal"),
+        max_page_size=int(_env("MAX_PAGE_SIZE", "100")),
+        max_body_bytes=int(_env("MAX_BODY_BYTES", str(1024 * 1024))),
+    )

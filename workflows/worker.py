@@ -1,0 +1,52 @@
+"""The worker: every workflow and activity of the service on one task queue."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+
+from temporalio.client import Client
+from temporalio.worker import Worker
+
+from activities.business_partners import save_business_partner
+from models.settings import Settings
+from workflows.business_partners import BusinessPartnerWorkflow
+
+WORKFLOWS = [BusinessPartnerWorkflow]
+ACTIVITIES = [save_business_partner]
+
+log = logging.getLogger("parametric.worker")
+
+
+def build_worker(
+    client: Client,
+    task_queue: str,
+    executor: concurrent.futures.Executor | None = None,
+) -> Worker:
+    """A worker for all workflows and activities; sync (CPU) activities run on `executor`."""
+    return Worker(
+        client,
+        task_queue=task_queue,
+        workflows=WORKFLOWS,
+        activities=ACTIVITIES,
+        activity_executor=executor or concurrent.futures.ThreadPoolExecutor(max_workers=4),
+    )
+
+
+async def run_worker(settings: Settings, stop: asyncio.Event | None = None) -> None:
+    from api.temporal import connect
+    from models.db import close_pool, open_pool
+
+    await open_pool()
+    client = await connect(settings)
+    worker = build_worker(client, settings.task_queue)
+    log.info("worker polling %s on %s/%s", settings.task_queue, settings.temporal_address, settings.temporal_namespace)
+    try:
+        if stop is None:
+            await worker.run()
+        else:
+            async with worker:
+                await stop.wait()
+    finally:
+        await close_pool()

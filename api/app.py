@@ -22,6 +22,7 @@ from api.auth.tokens import TokenService
 from api.controllers.business_partners import BusinessPartnerController
 from api.controllers.catalogue import IndexDefinitionController, PincodeMappingController
 from api.controllers.health import VERSION, health
+from api.controllers.travel import TravelEventController
 from api.deps import provide_principal, provide_settings
 from api.problems import EXCEPTION_HANDLERS
 from api.responses import DecimalNumberResponse
@@ -36,6 +37,7 @@ ROUTES = [
     IndexDefinitionController,
     PincodeMappingController,
     BusinessPartnerController,
+    TravelEventController,
 ]
 
 DESCRIPTION = """

@@ -191,3 +191,17 @@ class Health(msgspec.Struct):
 
 def to_builtins(value: Any) -> Any:
     return msgspec.to_builtins(value)
+
+
+# --- travel surface (snake_case as the spec gives it) -----------------------------------------
+
+
+class ValidatedEvent(msgspec.Struct):
+    policy_id: str
+    event_type: str
+    validated_day: dt.date
+    validated_amount: Decimal
+
+
+class ValidatedEvents(msgspec.Struct):
+    validated_events: list[ValidatedEvent]

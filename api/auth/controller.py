@@ -11,6 +11,7 @@ from urllib.parse import unquote_plus
 import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import FromPath
 
 from api.auth.tenants import authenticate_client
 from api.auth.tokens import TokenService
@@ -57,7 +58,7 @@ class TokenController(Controller):
             401: ResponseSpec(OAuthError, description="invalid_client"),
         },
     )
-    async def token(self, request: Request, tenant_id: str) -> Response[Any]:
+    async def token(self, request: Request, tenant_id: FromPath[str]) -> Response[Any]:
         tokens: TokenService = request.app.state.tokens
         settings = tokens.settings
         if not request.headers.get("content-type", "").startswith("application/x-www-form-urlencoded"):
@@ -95,7 +96,7 @@ class TokenController(Controller):
         return Response(content=msgspec.json.encode(body), media_type="application/json", headers=NO_STORE)
 
     @get("/discovery/v2.0/keys", operation_id="getTenantJwks", summary="The token signing keys (JWKS)")
-    async def jwks(self, request: Request, tenant_id: str) -> dict[str, Any]:
+    async def jwks(self, request: Request, tenant_id: FromPath[str]) -> dict[str, Any]:
         return request.app.state.tokens.keys.jwks
 
     @get(
@@ -103,7 +104,7 @@ class TokenController(Controller):
         operation_id="getOpenIdConfiguration",
         summary="Issuer metadata (issuer, token endpoint, JWKS address)",
     )
-    async def openid_configuration(self, request: Request, tenant_id: str) -> dict[str, Any]:
+    async def openid_configuration(self, request: Request, tenant_id: FromPath[str]) -> dict[str, Any]:
         settings = request.app.state.tokens.settings
         base = settings.public_base_url
         return {

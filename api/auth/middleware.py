@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 import uuid
 
+import anyio
+
 from litestar.connection import ASGIConnection
 from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
 from litestar.middleware import AbstractAuthenticationMiddleware, AuthenticationResult
@@ -64,7 +66,7 @@ class AuthMiddleware(AbstractAuthenticationMiddleware):
             return await self._travel(connection, tokens, travel.group(1), header_tenant)
         if not header_tenant:
             raise InvalidInput(f"the {TENANT_HEADER} header is required")
-        principal = self._verify(tokens, _bearer(connection))
+        principal = await self._verify(tokens, _bearer(connection))
         if not same_tenant(principal.tenant_id, header_tenant):
             raise PermissionDeniedException(detail=f"the token does not belong to tenant {header_tenant!r}")
         if connection.url.path.startswith("/internal") and not principal.internal:
@@ -72,8 +74,10 @@ class AuthMiddleware(AbstractAuthenticationMiddleware):
         return AuthenticationResult(user=principal, auth=None)
 
     @staticmethod
-    def _verify(tokens: TokenService, token: str) -> Principal:
+    async def _verify(tokens: TokenService, token: str) -> Principal:
         try:
+            if tokens.external:  # may fetch the issuer's JWKS over the network: off the loop
+                return await anyio.to_thread.run_sync(tokens.verify, token)
             return tokens.verify(token)
         except TokenError as exc:
             raise _unauthorized(str(exc)) from None
@@ -83,7 +87,7 @@ class AuthMiddleware(AbstractAuthenticationMiddleware):
     ) -> AuthenticationResult:
         credential = _bearer(connection)
         if credential.count(".") == 2:  # a JWT access token
-            principal = self._verify(tokens, credential)
+            principal = await self._verify(tokens, credential)
         else:
             client = await client_for_api_key(credential)
             if client is None:

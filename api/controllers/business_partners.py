@@ -5,7 +5,8 @@ from __future__ import annotations
 import uuid
 
 from litestar import Controller, Response, get, post
-from litestar.di import Provide
+from litestar.di import NamedDependency, Provide
+from litestar.params import FromPath, JSONBody
 from temporalio.client import Client
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
 
@@ -35,7 +36,11 @@ class BusinessPartnerController(Controller):
         responses=problems(*AUTHED, 413, 503),
     )
     async def create(
-        self, data: NewBusinessPartner, principal: Principal, temporal: Client, settings: Settings
+        self,
+        data: JSONBody[NewBusinessPartner],
+        principal: NamedDependency[Principal],
+        temporal: NamedDependency[Client],
+        settings: NamedDependency[Settings],
     ) -> Response[BusinessPartner]:
         partner_id = uuid.uuid4()
         command = RegisterBusinessPartnerInput(
@@ -60,7 +65,7 @@ class BusinessPartnerController(Controller):
         summary="One business partner of the caller's tenant",
         responses=problems(*AUTHED, 404),
     )
-    async def get_one(self, partner_id: uuid.UUID, principal: Principal) -> BusinessPartner:
+    async def get_one(self, partner_id: FromPath[uuid.UUID], principal: NamedDependency[Principal]) -> BusinessPartner:
         row = await scoped_objects(BusinessPartnerRow, principal.tenant_id).where(
             BusinessPartnerRow.id == partner_id
         ).first()

@@ -1,0 +1,91 @@
+"""Bad input answers 4xx problem+json, never 500."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.api.test_business_partners import PARTNER
+from tests.conftest import assert_problem
+
+PATH = "/internal/business-partners"
+
+
+def with_(**changes):
+    body = json.loads(json.dumps(PARTNER))
+    for key, value in changes.items():
+        body[key] = value
+    return body
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        (with_(role="CUSTOMER"), "role"),
+        (with_(role=3), "role"),
+        (with_(name=""), "name"),
+        (with_(name="x" * 500), "name"),
+        (with_(contactEmailAddress="not-an-email"), None),
+        (with_(contactPhoneNumber="call me"), "contactPhoneNumber"),
+        (with_(taxStatus="NaN"), "taxStatus"),
+        (with_(address={"countryCode": "India"}), "address.countryCode"),
+        (with_(address="Bengaluru"), "address"),
+        ({k: v for k, v in PARTNER.items() if k != "name"}, "name"),
+        ([], None),
+        ("just a string", None),
+    ],
+)
+async def test_invalid_fields_are_400_with_field_errors(tenant, body, field):
+    r = await tenant.post(PATH, json=body)
+    problem = assert_problem(r, 400)
+    if field:
+        assert field in json.dumps(problem), problem
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [b"{not json", b"", b'{"name": "a",}', b"\xff\xfe", b"NaN", b'{"name": NaN}', b'{"name": Infinity}'],
+)
+async def test_malformed_json_is_400(tenant, raw):
+    r = await tenant.post(PATH, content=raw, headers={"content-type": "application/json"})
+    assert_problem(r, 400)
+
+
+async def test_deeply_nested_json_is_400(tenant):
+    raw = b'{"address": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+    r = await tenant.post(PATH, content=raw, headers={"content-type": "application/json"})
+    assert r.status_code == 400, r.text
+
+
+async def test_oversized_body_is_413(tenant, settings):
+    raw = json.dumps(with_(name="x" * (settings.max_body_bytes + 10))).encode()
+    r = await tenant.post(PATH, content=raw, headers={"content-type": "application/json"})
+    assert_problem(r, 413)
+
+
+async def test_unknown_route_and_method_are_problems(tenant):
+    assert_problem(await tenant.get("/no-such-thing"), 404)
+    assert_problem(await tenant.delete("/index-definitions"), 405)
+
+
+async def test_bad_path_parameter_is_4xx(tenant):
+    r = await tenant.get("/internal/business-partners/not-a-uuid")
+    assert r.status_code in (400, 404)
+    assert r.headers["content-type"].startswith("application/problem+json")
+
+
+async def test_server_errors_leak_no_stack_trace(service, tenant, monkeypatch):
+    """An unexpected exception in a handler answers a bare 500 problem."""
+    from api.controllers import catalogue
+    from models.tables import IndexDefinition
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("secret internals /etc/passwd")
+
+    monkeypatch.setattr(IndexDefinition, "select", boom)
+    r = await tenant.get("/index-definitions")
+    body = assert_problem(r, 500)
+    assert "secret" not in r.text and "Traceback" not in r.text and "RuntimeError" not in r.text
+    assert body["detail"] == "The server could not complete the request."
+    assert catalogue  # the module under test

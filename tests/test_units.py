@@ -1,0 +1,104 @@
+"""Unit tests of the pure pieces: money, wire validation, converter, reference data, dev config."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from decimal import Decimal
+
+import msgspec
+import pytest
+
+from models.money import MoneyError, from_minor, to_minor
+from models.wire import Money, NewBusinessPartner
+
+
+@pytest.mark.parametrize(
+    ("amount", "currency", "minor"),
+    [("0", "INR", 0), ("1.5", "INR", 150), ("1234567.89", "INR", 123456789), ("7", "JPY", 7), ("1.234", "KWD", 1234)],
+)
+def test_money_round_trips_through_minor_units(amount, currency, minor):
+    assert to_minor(Decimal(amount), currency) == minor
+    assert from_minor(minor, currency) == Decimal(amount)
+
+
+@pytest.mark.parametrize("amount", ["NaN", "sNaN", "Infinity", "-Infinity", "-1", "1.001", "1e13"])
+def test_money_refuses_non_finite_negative_absurd_and_over_precise(amount):
+    with pytest.raises(MoneyError):
+        to_minor(Decimal(amount), "INR")
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"amount": "NaN", "currency": "INR"}',
+        b'{"amount": "Infinity", "currency": "INR"}',
+        b'{"amount": -5, "currency": "INR"}',
+        b'{"amount": 1e300, "currency": "INR"}',
+        b'{"amount": 10.005, "currency": "INR"}',
+        b'{"amount": 10, "currency": "inr"}',
+        b'{"amount": 10, "currency": "XXX"}',
+        b'{"amount": true, "currency": "INR"}',
+        b'{"currency": "INR"}',
+    ],
+)
+def test_money_wire_type_rejects_bad_amounts(raw):
+    with pytest.raises(msgspec.ValidationError):
+        msgspec.json.decode(raw, type=Money)
+
+
+def test_money_wire_type_keeps_exact_decimals():
+    money = msgspec.json.decode(b'{"amount": 100000.10, "currency": "INR"}', type=Money)
+    assert money.amount == Decimal("100000.10")
+
+
+async def test_converter_round_trips_structs_decimal_uuid_and_dates():
+    from models.converter import data_converter
+
+    values = [Money(amount=Decimal("12.30"), currency="INR"), uuid.uuid4(), dt.date(2026, 1, 31)]
+    payloads = await data_converter.encode(values)
+    assert payloads[0].metadata["encoding"] == b"json/plain"
+    assert await data_converter.decode(payloads, [Money, uuid.UUID, dt.date]) == values
+
+
+def test_new_business_partner_requires_an_email():
+    raw = b"""{"name":"a","role":"INTERMEDIARY","contactName":"b","contactEmailAddress":"nope",
+    "contactPhoneNumber":"+91 1234567","address":{"countryCode":"IN"},"taxStatus":"EXEMPT"}"""
+    with pytest.raises(msgspec.ValidationError):
+        msgspec.json.decode(raw, type=NewBusinessPartner)
+
+
+def test_every_pin_code_with_coordinates_maps_to_a_target_containing_it():
+    from models.reference_data import CELL_DEGREES, build_targets, read_pin_codes
+
+    pin_codes = read_pin_codes()
+    targets = build_targets(pin_codes)
+    by_pin = {pc: t for t in targets for pc in t.pin_codes}
+    assert len(by_pin) == len(pin_codes)
+    for pc in pin_codes:
+        t = by_pin[pc.pin_code]
+        assert abs(pc.latitude - t.latitude) <= CELL_DEGREES / 2
+        assert abs(pc.longitude - t.longitude) <= CELL_DEGREES / 2
+    assert len({t.id for t in targets}) == len(targets)
+
+
+def test_cell_centre_and_readable_target_ids():
+    from models.reference_data import cell_centre, target_id
+
+    assert cell_centre(12.97, 77.59) == (12.875, 77.625)
+    assert cell_centre(13.0, 77.5) == (13.125, 77.625)
+    assert target_id(12.875, 77.625) == "IN-12.875N-077.625E"
+
+
+def test_dev_server_command_follows_temporal_dev_yml():
+    from api.dev import dev_server_config, temporal_command
+    from models.settings import load_settings
+    from models.workflow_ids import SEARCH_ATTRIBUTES
+
+    cfg = dev_server_config()
+    cmd = temporal_command(cfg, load_settings(), "temporal")
+    assert cmd[:3] == ["temporal", "server", "start-dev"]
+    assert cmd[cmd.index("--ui-port") + 1] == "8233"
+    assert cmd[cmd.index("--db-filename") + 1].endswith("var/temporal/temporal.db")
+    registered = {cmd[i + 1] for i, part in enumerate(cmd) if part == "--search-attribute"}
+    assert registered == {f"{k}={v}" for k, v in SEARCH_ATTRIBUTES.items()}

@@ -20,6 +20,7 @@ from api.auth.controller import TokenController, jwks
 from api.auth.middleware import PUBLIC_PATHS, AuthMiddleware
 from api.auth.tokens import TokenService
 from api.controllers.business_partners import BusinessPartnerController
+from api.controllers.coverages import CoverageController
 from api.controllers.catalogue import IndexDefinitionController, PincodeMappingController
 from api.controllers.health import VERSION, health
 from api.controllers.travel import TravelEventController
@@ -38,6 +39,7 @@ ROUTES = [
     PincodeMappingController,
     BusinessPartnerController,
     TravelEventController,
+    CoverageController,
 ]
 
 DESCRIPTION = """

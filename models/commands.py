@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import uuid
+from decimal import Decimal
+from typing import Any
 
 import msgspec
 
@@ -14,3 +17,141 @@ class RegisterBusinessPartnerInput(msgspec.Struct, frozen=True):
     partner_id: uuid.UUID
     partner: NewBusinessPartner
     requested_by: str  # OAuth client id
+
+
+# --- coverage catalogue and pricing ------------------------------------------------------------
+
+
+class SiteRef(msgspec.Struct, frozen=True):
+    """Where a monitoring target is: what the pricing model needs to calibrate for it."""
+
+    target_id: str
+    target_name: str
+    district: str
+    state: str
+    latitude: float
+    longitude: float
+
+
+class CoverageSlot(msgspec.Struct, frozen=True, order=True):
+    """One catalogue entry to exist: an index definition over a risk period (dates inclusive)."""
+
+    index_code: str
+    start: dt.date
+    end: dt.date
+
+
+class ProposedTerms(msgspec.Struct, frozen=True):
+    """Terms the calibrated model proposes for a slot (money in major units, exact)."""
+
+    slot: CoverageSlot
+    viable: bool
+    reason: str
+    direction: str
+    trigger: Decimal | None
+    exit: Decimal | None
+    limit: Decimal
+    min_payout: Decimal
+    payout_per_unit: Decimal
+    currency: str
+    trigger_probability: float
+
+
+class ProposeTermsInput(msgspec.Struct, frozen=True):
+    site: SiteRef
+    slots: list[CoverageSlot]
+    unit_limit: Decimal
+    currency: str
+
+
+class CreateCoveragesInput(msgspec.Struct, frozen=True):
+    site: SiteRef
+    proposals: list[ProposedTerms]
+    created_by: str
+    expected_loss_ratio: Decimal
+    simulations: int
+
+
+class PlannedCoverage(msgspec.Struct, frozen=True):
+    slot: CoverageSlot
+    coverage_id: uuid.UUID | None  # None: no viable cover for this slot (reason says why)
+    reason: str
+    priced: bool
+
+
+class EnsureCoveragesRequest(msgspec.Struct, frozen=True):
+    slots: list[CoverageSlot]
+    wait_for_pricing: bool = False
+
+
+class PriceCoverageInput(msgspec.Struct, frozen=True):
+    coverage_id: uuid.UUID
+    version: int
+    simulations: int
+    seed: int
+    expected_loss_ratio: Decimal
+    requested_by: str
+
+
+class CoverTermsIn(msgspec.Struct, frozen=True):
+    index_code: str
+    start: dt.date
+    end: dt.date
+    direction: str
+    trigger: Decimal
+    exit: Decimal | None
+    limit: Decimal
+    min_payout: Decimal
+    payout_per_unit: Decimal
+    currency: str
+
+
+class SimulationInput(msgspec.Struct, frozen=True):
+    run: PriceCoverageInput
+    site: SiteRef
+    terms: CoverTermsIn
+
+
+class PricingOutcome(msgspec.Struct, frozen=True):
+    """What a simulation found; fractions are of the limit, money in major units."""
+
+    model_version: str
+    data_hash: str
+    simulations: int
+    method: str
+    risk_premium: Decimal
+    risk_premium_pct: Decimal
+    gross_premium: Decimal
+    gross_premium_indication_pct: Decimal
+    metrics: dict[str, str]
+    burn: dict[str, Any]
+    seconds: float
+
+
+class PublishPricingInput(msgspec.Struct, frozen=True):
+    run: PriceCoverageInput
+    outcome: PricingOutcome
+
+
+class PricingRunResult(msgspec.Struct, frozen=True):
+    coverage_id: uuid.UUID
+    version: int
+    status: str
+    risk_premium: Decimal | None
+    gross_premium_indication_pct: Decimal | None
+
+
+class CatalogueInput(msgspec.Struct, frozen=True):
+    """Settings a catalogue workflow prices with (given by the starter, so replays agree)."""
+
+    target_id: str
+    unit_limit: Decimal
+    currency: str
+    expected_loss_ratio: Decimal
+    simulations: int
+    created_by: str
+
+
+def coverage_seed(coverage_id: uuid.UUID) -> int:
+    """Default seed of a coverage's pricing runs: stable, so a rerun reproduces the numbers."""
+    return coverage_id.int % (2**31 - 1)

@@ -32,16 +32,26 @@ async def migrate(quiet: bool = True) -> None:
         raise RuntimeError(f"migrations failed: {result.message}\n{out.getvalue()}")
 
 
+_pool_users = 0
+
+
 async def open_pool() -> None:
+    """Open the PostgreSQL pool (no-op on SQLite); nested users share one pool."""
+    global _pool_users
     engine = engine_finder()
     if engine.engine_type == "postgres":
-        await engine.start_connection_pool()
+        if _pool_users == 0:
+            await engine.start_connection_pool()
+        _pool_users += 1
 
 
 async def close_pool() -> None:
+    global _pool_users
     engine = engine_finder()
-    if engine.engine_type == "postgres":
-        await engine.close_connection_pool()
+    if engine.engine_type == "postgres" and _pool_users > 0:
+        _pool_users -= 1
+        if _pool_users == 0:
+            await engine.close_connection_pool()
 
 
 async def ping() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -40,6 +41,14 @@ class Settings:
     internal_role: str
     max_page_size: int
     max_body_bytes: int
+    risk_carrier: str = "Parametric Re Ltd"
+    catalogue_currency: str = "INR"
+    catalogue_unit_limit: Decimal = Decimal("100000")  # the limit of one unit of cover
+    expected_loss_ratio: Decimal = Decimal("0.65")
+    catalogue_created_by: str = "catalogue@parametric.example"
+    # Monte Carlo paths of a catalogue pricing run (the engine's DEFAULT_N; a test checks).
+    simulations: int = 131072
+    catalogue_months: int = 12
     demo_tenant_name: str = "demo"
     extra: dict[str, str] = field(default_factory=dict)
 
@@ -85,4 +94,9 @@ def load_settings() -> Settings:
         internal_role=_env("AUTH_INTERNAL_ROLE", "internal"),
         max_page_size=int(_env("MAX_PAGE_SIZE", "100")),
         max_body_bytes=int(_env("MAX_BODY_BYTES", str(1024 * 1024))),
+        risk_carrier=_env("RISK_CARRIER", "Parametric Re Ltd"),
+        catalogue_currency=_env("CATALOGUE_CURRENCY", "INR"),
+        catalogue_unit_limit=Decimal(_env("CATALOGUE_UNIT_LIMIT", "100000")),
+        expected_loss_ratio=Decimal(_env("EXPECTED_LOSS_RATIO", "0.65")),
+        simulations=int(_env("PRICING_SIMULATIONS", "131072")),
     )

@@ -265,3 +265,31 @@ class StoredFile(Table, tablename="stored_file"):
     sha256 = Varchar(length=64)
     content = Bytea()
     created_at = Timestamptz()
+
+
+class PricingRun(Table, tablename="pricing_run"):
+    """Every pricing of a coverage, kept for audit: inputs, model, data hash and results."""
+
+    id = UUID(primary_key=True)
+    coverage_id = UUID(index=True)
+    version = Integer()
+    status = Varchar(length=20)  # QUEUED | RUNNING | COMPLETED | FAILED
+    workflow_id = Varchar(length=200)
+    simulations = Integer()
+    seed = BigInt()
+    expected_loss_ratio = Numeric(digits=RATE)
+    model_version = Varchar(length=40, null=True, default=None)
+    data_hash = Varchar(length=80, null=True, default=None)
+    currency = Varchar(length=3)
+    risk_premium_minor = BigInt(null=True, default=None)
+    risk_premium_pct = Numeric(digits=RATE, null=True, default=None)
+    gross_premium_minor = BigInt(null=True, default=None)
+    gross_premium_indication_pct = Numeric(digits=RATE, null=True, default=None)
+    metrics = JSON(null=True, default=None)  # risk metrics, money as strings
+    burn = JSON(null=True, default=None)  # burn analysis per year
+    fact_sheet_file_id = UUID(null=True, default=None)
+    technical_report_file_id = UUID(null=True, default=None)
+    requested_by = Varchar(length=200)
+    error = Text(null=True, default=None)
+    created_at = Timestamptz()
+    completed_at = Timestamptz(null=True, default=None)

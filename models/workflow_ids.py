@@ -40,3 +40,7 @@ def policy_workflow_id(tenant_id: uuid.UUID | str, policy_id: uuid.UUID | str) -
 
 def coverage_pricing_workflow_id(coverage_id: uuid.UUID | str, version: int) -> str:
     return f"coverage-pricing:{coverage_id}:{version}"
+
+
+def catalogue_workflow_id(target_id: str) -> str:
+    return f"catalogue:{target_id}"

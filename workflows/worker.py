@@ -10,11 +10,25 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from activities.business_partners import save_business_partner
+from activities.catalogue import create_coverages, find_catalogue_coverages, load_site, propose_coverage_terms
+from activities.pricing_runs import fail_pricing_run, publish_pricing_run, simulate_coverage, start_pricing_run
 from models.settings import Settings
 from workflows.business_partners import BusinessPartnerWorkflow
+from workflows.catalogue import CatalogueWorkflow
+from workflows.coverage_pricing import CoveragePricingWorkflow
 
-WORKFLOWS = [BusinessPartnerWorkflow]
-ACTIVITIES = [save_business_partner]
+WORKFLOWS = [BusinessPartnerWorkflow, CatalogueWorkflow, CoveragePricingWorkflow]
+ACTIVITIES = [
+    save_business_partner,
+    load_site,
+    find_catalogue_coverages,
+    propose_coverage_terms,
+    create_coverages,
+    start_pricing_run,
+    simulate_coverage,
+    publish_pricing_run,
+    fail_pricing_run,
+]
 
 log = logging.getLogger("parametric.worker")
 

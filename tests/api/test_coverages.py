@@ -1,0 +1,156 @@
+"""The coverage catalogue: created on demand per target, priced by Temporal workflows,
+repriced by actuaries with every run kept."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from decimal import Decimal
+
+import pytest
+
+from models.workflow_ids import catalogue_workflow_id, coverage_pricing_workflow_id
+from tests.conftest import assert_problem
+
+BENGALURU = "560001"
+BENGALURU_TARGET = "IN-12.875N-077.625E"
+
+
+async def wait_until_priced(tenant, query: str, expected: int, timeout: float = 180) -> dict:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        body = (await tenant.get(f"/internal/coverages?{query}")).json()
+        active = [c for c in body["content"] if c["status"] == "ACTIVE"]
+        if len(active) == expected or asyncio.get_running_loop().time() > deadline:
+            return body
+        await asyncio.sleep(0.5)
+
+
+@pytest.fixture(scope="module")
+async def bengaluru_catalogue(tenant):
+    # Two months keep the test quick; the default window is 12 months × 4 indices.
+    query = f"targetName={BENGALURU}&from=2027-06-01&to=2027-07-31&size=100"
+    r = await tenant.get(f"/internal/coverages?{query}")
+    assert r.status_code == 200, r.text
+    first = r.json()
+    body = await wait_until_priced(tenant, query, len(first["content"]))
+    return first, body
+
+
+async def test_catalogue_for_a_pin_code_is_created_with_model_triggers(bengaluru_catalogue):
+    first, body = bengaluru_catalogue
+    # 2 months × 4 monthly indices, less any the model finds not viable (e.g. no deficit cover
+    # in a month that is often dry).
+    assert 4 <= first["totalElements"] <= 8
+    for coverage in body["content"]:
+        assert coverage["@type"] == "Coverage"
+        assert coverage["monitoringTargetId"] == BENGALURU_TARGET
+        assert "Bengaluru" in coverage["monitoringTarget"]
+        assert coverage["start"].endswith("T00:00:00.000+00:00")
+        assert coverage["end"].endswith("T23:59:59.999+00:00")
+        assert coverage["limit"] == {"amount": 100000, "currency": "INR"}
+        assert coverage["trigger"] > 0
+    excess = [c for c in body["content"] if c["riskTypeId"] == "RAINFALL" and c["triggerLabel"].endswith("above")]
+    deficit = [c for c in body["content"] if c["triggerLabel"].endswith("below")]
+    assert excess and all(c["exit"] > c["trigger"] for c in excess)
+    assert all(c["exit"] < c["trigger"] for c in deficit)
+    # June in Bengaluru is wetter than the deficit trigger, the excess trigger above its normal.
+    june_excess = next(c for c in excess if c["start"].startswith("2027-06"))
+    assert 80 < june_excess["trigger"] < 600
+
+
+async def test_every_coverage_is_priced_with_error_bars(bengaluru_catalogue, tenant):
+    _, body = bengaluru_catalogue
+    assert all(c["status"] == "ACTIVE" for c in body["content"]), [c["status"] for c in body["content"]]
+    for coverage in body["content"]:
+        assert 0 < coverage["riskPremiumPct"] < 1
+        assert coverage["grossPremiumIndicationPct"] == pytest.approx(
+            coverage["riskPremiumPct"] / coverage["expectedLossRatio"], rel=1e-6
+        )
+        assert coverage["simulations"] >= 100_000
+        runs = (await tenant.get(f"/internal/coverages/{coverage['id']}/pricing-runs")).json()
+        assert [r["version"] for r in runs] == [1]
+        run = runs[0]
+        assert run["status"] == "COMPLETED" and run["modelVersion"] and run["dataHash"].startswith("sha256:")
+        m = run["metrics"]
+        assert Decimal(str(m["expectedLoss"])) == Decimal(str(coverage["riskPremium"]["amount"]))
+        assert 0 < m["expectedLossStandardError"] <= 0.05 * m["expectedLoss"]
+        assert 0 < m["probabilityOfAttachment"] < 1
+        assert m["var99"] <= m["tvar99"] and m["var995"] <= m["tvar995"]
+        if coverage["riskTypeId"] == "RAINFALL":
+            assert len(run["burnYears"]) >= 100, "rainfall covers have a burn analysis on 1901-2015"
+            assert run["burnMethod"]
+            assert run["burnCost"]["amount"] >= 0
+
+
+async def test_pricing_runs_are_workflows_with_readable_ids(bengaluru_catalogue, temporal_env):
+    _, body = bengaluru_catalogue
+    client = temporal_env.client
+    coverage = body["content"][0]
+    handle = client.get_workflow_handle(coverage_pricing_workflow_id(coverage["id"], 1))
+    assert (await handle.describe()).status.name == "COMPLETED"
+    catalogue = await client.get_workflow_handle(catalogue_workflow_id(BENGALURU_TARGET)).describe()
+    assert catalogue.workflow_type == "CatalogueWorkflow"
+
+
+async def test_asking_again_creates_nothing_new(bengaluru_catalogue, tenant):
+    first, _ = bengaluru_catalogue
+    again = (await tenant.get(f"/internal/coverages?targetName={BENGALURU}&from=2027-06-01&to=2027-07-31&size=100")).json()
+    assert {c["id"] for c in again["content"]} == {c["id"] for c in first["content"]}
+
+
+async def test_reprice_keeps_every_run_and_reproduces_with_the_same_seed(bengaluru_catalogue, tenant):
+    _, body = bengaluru_catalogue
+    coverage = body["content"][0]
+    path = f"/internal/coverages/{coverage['id']}/pricing-runs"
+    r = await tenant.post(path, json={"simulations": 20000, "expectedLossRatio": 0.5})
+    assert r.status_code == 202, r.text
+    assert r.headers["location"] == f"{path}/2"
+    assert r.json()["status"] in ("QUEUED", "RUNNING")
+    run2 = await _wait_run(tenant, path, 2)
+    assert run2["simulations"] >= 20000 and run2["expectedLossRatio"] == 0.5
+    r = await tenant.post(path, json={"simulations": 20000, "expectedLossRatio": 0.5})
+    run3 = await _wait_run(tenant, path, 3)
+    # Same inputs, same numbers to the last digit.
+    assert run3["metrics"] == run2["metrics"]
+    assert run3["riskPremium"] == run2["riskPremium"]
+    runs = (await tenant.get(path)).json()
+    assert [r["version"] for r in runs] == [1, 2, 3]
+    current = (await tenant.get(f"/internal/coverages/{coverage['id']}")).json()
+    assert current["expectedLossRatio"] == 0.5 and current["simulations"] == run3["simulations"]
+
+
+async def _wait_run(tenant, path: str, version: int) -> dict:
+    for _ in range(600):
+        run = (await tenant.get(f"{path}/{version}")).json()
+        if run["status"] in ("COMPLETED", "FAILED"):
+            assert run["status"] == "COMPLETED", run
+            return run
+        await asyncio.sleep(0.2)
+    raise AssertionError("pricing run did not finish")
+
+
+@pytest.mark.parametrize(
+    ("query", "status"),
+    [
+        ("targetName=12345", 400),
+        ("targetName=abcdef", 400),
+        ("targetName=999999", 404),
+        ("monitoringTargetId=IN-00.000N-000.000E", 404),
+        ("size=0", 400),
+        ("size=101", 400),
+        ("page=-1", 400),
+        ("targetName=560001&from=2027-06-01&to=2027-01-01", 400),
+        ("targetName=560001&from=2027-13-01", 400),
+    ],
+)
+async def test_bad_catalogue_queries(tenant, query, status):
+    assert_problem(await tenant.get(f"/internal/coverages?{query}"), status)
+
+
+async def test_bad_pricing_run_requests(tenant, bengaluru_catalogue):
+    _, body = bengaluru_catalogue
+    path = f"/internal/coverages/{body['content'][0]['id']}/pricing-runs"
+    for bad in ({"simulations": 10}, {"expectedLossRatio": 0}, {"expectedLossRatio": "NaN"}, {"seed": -1}):
+        assert_problem(await tenant.post(path, json=bad), 400)
+    assert_problem(await tenant.post("/internal/coverages/00000000-0000-0000-0000-000000000000/pricing-runs", json={}), 404)

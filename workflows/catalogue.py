@@ -1,0 +1,166 @@
+"""The coverage catalogue of one monitoring target, as an entity workflow.
+
+Requests arrive as the `ensure` update (update-with-start, id `catalogue:<target>`): the
+slots the catalogue lacks get their terms from the calibrated model and are created, then
+each new coverage is priced by a child CoveragePricingWorkflow (version 1). One workflow per
+target serialises creation, so two requests never price the same coverage twice; it closes
+after an idle spell and the next request starts a new run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy, SearchAttributePair, TypedSearchAttributes
+from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflowError
+from temporalio.workflow import ParentClosePolicy
+
+with workflow.unsafe.imports_passed_through():
+    from activities.catalogue import (
+        create_coverages,
+        find_catalogue_coverages,
+        load_site,
+        propose_coverage_terms,
+    )
+    from models.commands import (
+        CatalogueInput,
+        CreateCoveragesInput,
+        EnsureCoveragesRequest,
+        PlannedCoverage,
+        PriceCoverageInput,
+        ProposeTermsInput,
+        coverage_seed,
+    )
+    from models.workflow_ids import COVERAGE_ID, MONITORING_TARGET_ID, coverage_pricing_workflow_id
+    from workflows.coverage_pricing import CoveragePricingWorkflow
+
+DB_TIMEOUT = timedelta(seconds=30)
+PROPOSAL_TIMEOUT = timedelta(minutes=10)
+PROPOSAL_HEARTBEAT = timedelta(seconds=60)
+RETRY = RetryPolicy(initial_interval=timedelta(milliseconds=500), maximum_interval=timedelta(seconds=30))
+IDLE = timedelta(minutes=2)
+MAX_REQUESTS_PER_RUN = 200  # then continue-as-new keeps the history short
+
+
+@workflow.defn
+class CatalogueWorkflow:
+    @workflow.init
+    def __init__(self, request: CatalogueInput) -> None:
+        self._input = request
+        self._pricing: dict[str, asyncio.Future] = {}
+        self._requests = 0
+        self._lock = asyncio.Lock()
+
+    @workflow.run
+    async def run(self, request: CatalogueInput) -> None:
+        while True:
+            seen = self._requests
+            try:
+                await workflow.wait_condition(lambda: self._requests != seen, timeout=IDLE)
+            except asyncio.TimeoutError:
+                await self._drain()
+                if self._requests == seen:
+                    return
+            if self._requests >= MAX_REQUESTS_PER_RUN:
+                await self._drain()
+                workflow.continue_as_new(request)
+
+    async def _drain(self) -> None:
+        """Close only with no request in flight and no child pricing still running."""
+        await workflow.wait_condition(
+            lambda: workflow.all_handlers_finished() and all(f.done() for f in self._pricing.values())
+        )
+
+    @workflow.update
+    async def ensure(self, request: EnsureCoveragesRequest) -> list[PlannedCoverage]:
+        """Make the catalogue hold coverages for the slots; with `wait_for_pricing`, return
+        only once each of them is priced."""
+        self._requests += 1
+        try:
+            async with self._lock:  # one planning at a time: no slot is created twice
+                planned = await self._plan(request)
+                for coverage in planned:
+                    if coverage.coverage_id is not None and not coverage.priced:
+                        self._start_pricing(coverage)
+            if not request.wait_for_pricing:
+                return planned
+            for coverage in planned:
+                if coverage.coverage_id is not None and not coverage.priced:
+                    await self._pricing[str(coverage.coverage_id)]
+        except (ActivityError, ChildWorkflowError) as err:
+            cause = err.cause if isinstance(err.cause, ApplicationError) else None
+            raise ApplicationError(
+                str(cause.message if cause else err), type=cause.type if cause else "CatalogueFailed"
+            ) from err
+        return [
+            PlannedCoverage(slot=c.slot, coverage_id=c.coverage_id, reason=c.reason, priced=c.coverage_id is not None)
+            for c in planned
+        ]
+
+    async def _plan(self, request: EnsureCoveragesRequest) -> list[PlannedCoverage]:
+        site = await workflow.execute_activity(
+            load_site, self._input.target_id, start_to_close_timeout=DB_TIMEOUT, retry_policy=RETRY
+        )
+        known = await workflow.execute_activity(
+            find_catalogue_coverages,
+            args=[site, request.slots],
+            start_to_close_timeout=DB_TIMEOUT,
+            retry_policy=RETRY,
+        )
+        have = {c.slot for c in known}
+        missing = [s for s in request.slots if s not in have]
+        created: list[PlannedCoverage] = []
+        if missing:
+            proposals = await workflow.execute_activity(
+                propose_coverage_terms,
+                ProposeTermsInput(
+                    site=site, slots=missing, unit_limit=self._input.unit_limit, currency=self._input.currency
+                ),
+                start_to_close_timeout=PROPOSAL_TIMEOUT,
+                heartbeat_timeout=PROPOSAL_HEARTBEAT,
+                retry_policy=RETRY,
+            )
+            created = await workflow.execute_activity(
+                create_coverages,
+                CreateCoveragesInput(
+                    site=site,
+                    proposals=proposals,
+                    created_by=self._input.created_by,
+                    expected_loss_ratio=self._input.expected_loss_ratio,
+                    simulations=self._input.simulations,
+                ),
+                start_to_close_timeout=DB_TIMEOUT,
+                retry_policy=RETRY,
+            )
+        by_slot = {c.slot: c for c in [*known, *created]}
+        return [by_slot[s] for s in request.slots if s in by_slot]
+
+    def _start_pricing(self, coverage: PlannedCoverage) -> None:
+        key = str(coverage.coverage_id)
+        existing = self._pricing.get(key)
+        if existing is not None and not (existing.done() and existing.exception() is not None):
+            return  # running or done: a failed one is retried below
+        run = PriceCoverageInput(
+            coverage_id=coverage.coverage_id,
+            version=1,
+            simulations=self._input.simulations,
+            seed=coverage_seed(coverage.coverage_id),
+            expected_loss_ratio=self._input.expected_loss_ratio,
+            requested_by=self._input.created_by,
+        )
+        self._pricing[key] = asyncio.ensure_future(
+            workflow.execute_child_workflow(
+                CoveragePricingWorkflow.run,
+                run,
+                id=coverage_pricing_workflow_id(coverage.coverage_id, 1),
+                parent_close_policy=ParentClosePolicy.ABANDON,
+                search_attributes=TypedSearchAttributes(
+                    [
+                        SearchAttributePair(COVERAGE_ID, key),
+                        SearchAttributePair(MONITORING_TARGET_ID, self._input.target_id),
+                    ]
+                ),
+            )
+        )

@@ -1,0 +1,74 @@
+"""Pricing of one coverage version: simulate → publish → render documents.
+
+Publishing before rendering lets a freshly priced coverage be quoted at once; its fact
+sheet and technical report follow seconds later (docs/catalogue.md explains the choice).
+Workflow id `coverage-pricing:<coverage id>:<version>`; search attribute CoverageId.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError, ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from activities.pricing_runs import (
+        fail_pricing_run,
+        publish_pricing_run,
+        simulate_coverage,
+        start_pricing_run,
+    )
+    from models.commands import PriceCoverageInput, PricingRunResult, PublishPricingInput
+
+DB_TIMEOUT = timedelta(seconds=30)
+SIMULATION_TIMEOUT = timedelta(minutes=30)
+SIMULATION_HEARTBEAT = timedelta(seconds=20)
+RETRY = RetryPolicy(initial_interval=timedelta(milliseconds=500), maximum_interval=timedelta(seconds=30))
+SIMULATION_RETRY = RetryPolicy(maximum_attempts=3, non_retryable_error_types=["ValueError"])
+
+
+@workflow.defn
+class CoveragePricingWorkflow:
+    def __init__(self) -> None:
+        self._stage = "queued"
+
+    @workflow.query
+    def stage(self) -> str:
+        """queued | loading | simulating | publishing | completed | failed"""
+        return self._stage
+
+    @workflow.run
+    async def run(self, run: PriceCoverageInput) -> PricingRunResult:
+        try:
+            self._stage = "loading"
+            inputs = await workflow.execute_activity(
+                start_pricing_run, run, start_to_close_timeout=DB_TIMEOUT, retry_policy=RETRY
+            )
+            self._stage = "simulating"
+            outcome = await workflow.execute_activity(
+                simulate_coverage,
+                inputs,
+                start_to_close_timeout=SIMULATION_TIMEOUT,
+                heartbeat_timeout=SIMULATION_HEARTBEAT,
+                retry_policy=SIMULATION_RETRY,
+            )
+        except ActivityError as err:
+            self._stage = "failed"
+            await workflow.execute_activity(
+                fail_pricing_run,
+                args=[run, str(err.cause or err)],
+                start_to_close_timeout=DB_TIMEOUT,
+                retry_policy=RETRY,
+            )
+            raise ApplicationError(f"pricing failed: {err.cause or err}", non_retryable=True) from err
+        self._stage = "publishing"
+        result = await workflow.execute_activity(
+            publish_pricing_run,
+            PublishPricingInput(run=run, outcome=outcome),
+            start_to_close_timeout=DB_TIMEOUT,
+            retry_policy=RETRY,
+        )
+        self._stage = "completed"
+        return result

@@ -21,11 +21,14 @@ from api.auth.middleware import PUBLIC_PATHS, AuthMiddleware
 from api.auth.tokens import TokenService
 from api.controllers.business_partners import BusinessPartnerController
 from api.controllers.coverages import CoverageController
+from api.controllers.policies import PolicyController
+from api.controllers.quotes import QuoteController
 from api.controllers.catalogue import IndexDefinitionController, PincodeMappingController
 from api.controllers.health import VERSION, health
 from api.controllers.travel import TravelEventController
 from api.deps import provide_principal, provide_settings
 from api.problems import EXCEPTION_HANDLERS
+from api.quoting import NonViableSlots
 from api.responses import DecimalNumberResponse
 from api.temporal import TemporalHolder
 from models.db import close_pool, open_pool
@@ -40,6 +43,8 @@ ROUTES = [
     BusinessPartnerController,
     TravelEventController,
     CoverageController,
+    QuoteController,
+    PolicyController,
 ]
 
 DESCRIPTION = """
@@ -90,6 +95,7 @@ def create_app(settings: Settings | None = None, temporal_client: Client | None 
                 "settings": settings,
                 "tokens": TokenService(settings),
                 "temporal": TemporalHolder(settings, temporal_client),
+                "nonviable": NonViableSlots(),
             }
         ),
         dependencies={"principal": Provide(provide_principal), "settings": Provide(provide_settings)},

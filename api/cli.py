@@ -79,6 +79,58 @@ def migrate() -> None:
                f"{counts['pin_codes']} pin codes", err=True)
 
 
+@main.command()
+@click.argument("coverage_id", type=click.UUID)
+@click.option("--simulations", "-n", type=click.IntRange(1000, 2_000_000), help="Monte Carlo paths.")
+@click.option("--seed", "-s", type=click.IntRange(0, 2**63 - 1), help="Random seed (default: the coverage's own).")
+@click.option("--elr", type=click.FloatRange(0, 1, min_open=True), help="Expected loss ratio, e.g. 0.65.")
+def reprice(coverage_id, simulations: int | None, seed: int | None, elr: float | None) -> None:
+    """Rerun COVERAGE_ID's pricing with other settings; show progress and the change."""
+    from decimal import Decimal
+
+    from api.reprice import reprice as run_reprice
+    from models.wire import NewPricingRun
+
+    request = NewPricingRun(
+        simulations=simulations, seed=seed, expected_loss_ratio=None if elr is None else Decimal(str(elr))
+    )
+    asyncio.run(run_reprice(load_settings(), coverage_id, request))
+
+
+@main.group()
+def catalogue() -> None:
+    """The coverage catalogue."""
+
+
+@catalogue.command("build")
+@click.argument("pin_codes", nargs=-1, required=True)
+@click.option("--wait/--no-wait", default=True, show_default=True, help="Wait until every coverage is priced.")
+def catalogue_build(pin_codes: tuple[str, ...], wait: bool) -> None:
+    """Create and price the next 12 months' coverages for the targets of PIN_CODES."""
+    from api.catalogue import catalogue_window, ensure_coverages
+    from api.temporal import connect
+    from models.catalogue_store import target_for_pin
+    from models.db import close_pool, open_pool
+
+    settings = load_settings()
+
+    async def _run() -> None:
+        await open_pool()
+        try:
+            client = await connect(settings, retries=3)
+            for pin in pin_codes:
+                target_id = await target_for_pin(pin)
+                if target_id is None:
+                    raise click.ClickException(f"no monitoring target for pin code {pin}")
+                planned = await ensure_coverages(client, settings, target_id, catalogue_window(settings), wait)
+                made = sum(1 for p in planned if p.coverage_id)
+                click.echo(f"{pin} → {target_id}: {made} coverages{' priced' if wait else ' planned'}")
+        finally:
+            await close_pool()
+
+    asyncio.run(_run())
+
+
 @main.group()
 def tenants() -> None:
     """Manage tenants and their API clients."""

@@ -33,3 +33,8 @@ class DecimalNumberResponse(Response):
                 return encode_msgpack(content, enc_hook)
             return super().render(content, media_type, enc_hook)
         return _encoder(enc_hook).encode(content)
+
+
+def encode_json(value: Any) -> bytes:
+    """The bytes a handler would send for `value` (used to store idempotent replays)."""
+    return _encoder(default_serializer).encode(value)

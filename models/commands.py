@@ -155,3 +155,95 @@ class CatalogueInput(msgspec.Struct, frozen=True):
 def coverage_seed(coverage_id: uuid.UUID) -> int:
     """Default seed of a coverage's pricing runs: stable, so a rerun reproduces the numbers."""
     return coverage_id.int % (2**31 - 1)
+
+
+# --- quotes and policies ------------------------------------------------------------------------
+
+
+class CoverSnapshot(msgspec.Struct, frozen=True):
+    """A cover as sold: the coverage's terms and price frozen at quote time."""
+
+    coverage_id: uuid.UUID
+    index_code: str
+    index_definition_id: uuid.UUID
+    start: dt.date
+    end: dt.date
+    direction: str
+    trigger: Decimal
+    exit: Decimal | None
+    currency: str
+    limit_minor: int  # one unit of cover
+    min_payout_minor: int
+    payout_per_unit_minor: int  # per index unit, one unit of cover
+    gross_premium_pct: Decimal  # fraction of the sum insured
+    risk_premium_pct: Decimal
+    pricing_version: int
+
+
+class LineItemDraft(msgspec.Struct, frozen=True):
+    id: uuid.UUID
+    position: int
+    start: dt.date
+    end: dt.date
+    currency: str
+    quantity: Decimal
+    sum_insured_minor: int
+    total_sum_insured_minor: int
+    min_payout_minor: int
+    payout_per_unit_minor: int
+    premium_minor: int
+    covers: list[CoverSnapshot]
+
+
+class QuoteDraft(msgspec.Struct, frozen=True):
+    id: uuid.UUID
+    tenant_id: str
+    kind: str  # TENANT | FAST | TRAVEL
+    name: str
+    monitoring_target_id: str
+    risk_period_from: dt.date
+    risk_period_to: dt.date
+    currency: str
+    sum_insured_minor: int
+    total_sum_insured_minor: int
+    gross_premium_minor: int
+    risk_premium_minor: int
+    external_ref: str | None
+    valid_until: dt.date
+    line_items: list[LineItemDraft]
+
+
+class ConvertQuoteInput(msgspec.Struct, frozen=True):
+    tenant_id: str
+    quote_id: uuid.UUID
+    policy_id: uuid.UUID
+    line_item_ids: list[uuid.UUID]
+
+
+class PolicyTransitionInput(msgspec.Struct, frozen=True):
+    tenant_id: str
+    policy_id: uuid.UUID
+    to_status: str
+    from_statuses: list[str]
+    at: dt.datetime
+
+
+class QuoteTransitionInput(msgspec.Struct, frozen=True):
+    tenant_id: str
+    quote_id: uuid.UUID
+    to_status: str
+    to_state: str
+    from_statuses: list[str]
+
+
+class PolicyWorkflowInput(msgspec.Struct, frozen=True):
+    tenant_id: str
+    policy_id: uuid.UUID
+    monitoring_target_id: str
+    external_ref: str | None
+    # Risk periods of the covers, in order: monitoring wakes at each start and end.
+    periods: list[tuple[dt.date, dt.date]]
+
+
+class QuoteWorkflowInput(msgspec.Struct, frozen=True):
+    draft: QuoteDraft

@@ -293,3 +293,16 @@ class PricingRun(Table, tablename="pricing_run"):
     error = Text(null=True, default=None)
     created_at = Timestamptz()
     completed_at = Timestamptz(null=True, default=None)
+
+
+class IdempotencyRecord(Table, tablename="idempotency_record"):
+    """An Idempotency-Key of a tenant: the first request's body hash and its response."""
+
+    id = Serial(primary_key=True)
+    tenant_id = UUID(index=True)
+    key = Varchar(length=200)
+    request_sha256 = Varchar(length=64)
+    status = Varchar(length=20)  # IN_FLIGHT | DONE
+    response_status = Integer(null=True, default=None)
+    response_body = Text(null=True, default=None)
+    created_at = Timestamptz()

@@ -11,13 +11,16 @@ from temporalio.worker import Worker
 
 from activities.business_partners import save_business_partner
 from activities.catalogue import create_coverages, find_catalogue_coverages, load_site, propose_coverage_terms
+from activities.quotes import convert_quote, persist_quote, transition_policy, transition_quote
 from activities.pricing_runs import fail_pricing_run, publish_pricing_run, simulate_coverage, start_pricing_run
 from models.settings import Settings
 from workflows.business_partners import BusinessPartnerWorkflow
 from workflows.catalogue import CatalogueWorkflow
 from workflows.coverage_pricing import CoveragePricingWorkflow
+from workflows.policy import PolicyWorkflow
+from workflows.quote import QuoteWorkflow
 
-WORKFLOWS = [BusinessPartnerWorkflow, CatalogueWorkflow, CoveragePricingWorkflow]
+WORKFLOWS = [BusinessPartnerWorkflow, CatalogueWorkflow, CoveragePricingWorkflow, QuoteWorkflow, PolicyWorkflow]
 ACTIVITIES = [
     save_business_partner,
     load_site,
@@ -28,6 +31,10 @@ ACTIVITIES = [
     simulate_coverage,
     publish_pricing_run,
     fail_pricing_run,
+    persist_quote,
+    convert_quote,
+    transition_quote,
+    transition_policy,
 ]
 
 log = logging.getLogger("parametric.worker")

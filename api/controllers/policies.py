@@ -1,0 +1,90 @@
+"""Tenant surface: policies (list, activate, cancel)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from typing import Annotated, Literal
+
+from litestar import Controller, delete, get, patch
+from litestar.di import NamedDependency, Provide
+from litestar.params import FromPath, QueryParameter
+from temporalio.client import Client
+
+from api.auth.tokens import Principal
+from api.deps import provide_temporal
+from api.lifecycle import run_update
+from api.openapi_docs import AUTHED, problems
+from api.pagination import PageParam, check_size, page_of
+from api.problems import InvalidInput, NotFound
+from models import quote_store as store
+from models.settings import Settings
+from models.wire import Page, PolicyListItem, PolicyOut
+from models.workflow_ids import policy_workflow_id
+from workflows.policy import PolicyWorkflow
+
+PolicyStatus = Literal["CREATED", "ACCEPTED", "ACTIVE", "CANCELED", "EXPIRED"]
+
+
+async def _policy_or_404(tenant_id: str, policy_id: uuid.UUID) -> dict:
+    row = await store.policy_row(tenant_id, policy_id)
+    if row is None:
+        raise NotFound(f"policy {policy_id} does not exist")
+    return row
+
+
+class PolicyController(Controller):
+    path = "/policies"
+    tags = ["Tenant surface"]
+    dependencies = {"temporal": Provide(provide_temporal)}
+
+    @get(
+        operation_id="listPolicies",
+        summary="The tenant's policies, newest first",
+        description="`from`/`to` keep policies whose cover period overlaps [from, to].",
+        responses=problems(*AUTHED),
+    )
+    async def list_policies(
+        self,
+        principal: NamedDependency[Principal],
+        settings: NamedDependency[Settings],
+        page: PageParam = 0,
+        size: Annotated[int, QueryParameter(description="Items per page (1-100)")] = 20,
+        status: Annotated[PolicyStatus | None, QueryParameter(description="e.g. ACTIVE, CANCELED")] = None,
+        period_from: Annotated[dt.date | None, QueryParameter(name="from", description="YYYY-MM-DD")] = None,
+        period_to: Annotated[dt.date | None, QueryParameter(name="to", description="YYYY-MM-DD")] = None,
+    ) -> Page[PolicyListItem]:
+        check_size(size, settings.max_page_size)
+        if period_from and period_to and period_to < period_from:
+            raise InvalidInput("`to` is before `from`")
+        items, total = await store.list_policies(principal.tenant_id, page, size, status, period_from, period_to)
+        return page_of(items, total, page, size)
+
+    @patch(
+        "/{policy_id:uuid}",
+        operation_id="activatePolicy",
+        summary="Activate a policy draft: it answers ACCEPTED; monitoring starts at each cover's risk-period start",
+        responses=problems(*AUTHED, 404, 409, 503),
+    )
+    async def activate(
+        self, policy_id: FromPath[uuid.UUID], principal: NamedDependency[Principal], temporal: NamedDependency[Client]
+    ) -> PolicyOut:
+        row = await _policy_or_404(principal.tenant_id, policy_id)
+        handle = temporal.get_workflow_handle(policy_workflow_id(principal.tenant_id, policy_id))
+        await run_update(handle, PolicyWorkflow.activate, f"the policy is {row['status']} and cannot be activated")
+        return await store.policy_out(principal.tenant_id, policy_id)
+
+    @delete(
+        "/{policy_id:uuid}",
+        operation_id="cancelPolicy",
+        summary="Cancel an accepted or active policy: its covers no longer trigger",
+        status_code=200,
+        responses=problems(*AUTHED, 404, 409, 503),
+    )
+    async def cancel(
+        self, policy_id: FromPath[uuid.UUID], principal: NamedDependency[Principal], temporal: NamedDependency[Client]
+    ) -> PolicyOut:
+        row = await _policy_or_404(principal.tenant_id, policy_id)
+        handle = temporal.get_workflow_handle(policy_workflow_id(principal.tenant_id, policy_id))
+        await run_update(handle, PolicyWorkflow.cancel, f"the policy is {row['status']} and cannot be cancelled")
+        return await store.policy_out(principal.tenant_id, policy_id)

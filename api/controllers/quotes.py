@@ -1,0 +1,193 @@
+"""Tenant surface: quotes (create, read, list, convert to a policy draft, reject)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from typing import Annotated
+
+import msgspec
+from litestar import Controller, Request, Response, delete, get, patch, post
+from litestar.di import NamedDependency, Provide
+from litestar.params import FromPath, JSONBody, QueryParameter
+from temporalio.client import Client, WithStartWorkflowOperation
+from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDConflictPolicy
+
+from api.auth.tokens import Principal
+from api.deps import provide_temporal
+from api.idempotency import HEADER as IDEMPOTENCY_KEY
+from api.idempotency import Idempotency
+from api.lifecycle import run_update
+from api.openapi_docs import AUTHED, problems
+from api.pagination import PageParam, check_size, page_of
+from api.problems import InvalidInput, NotFound
+from api.quoting import check_period, priced_covers
+from api.responses import encode_json
+from models import quote_store as store
+from models.commands import QuoteWorkflowInput
+from models.money import to_minor
+from models.quote_builder import QuoteError, build_quote, month_segments, slots_for
+from models.settings import Settings
+from models.tables import MonitoringTarget
+from models.wire import FieldError, NewQuote, Page, PolicyOut, QuoteListItem, QuoteOut, QuoteRecord
+from models.workflow_ids import EXTERNAL_REF, MONITORING_TARGET_ID, QUOTE_STATE, TENANT_ID, quote_workflow_id
+from workflows.quote import QuoteWorkflow
+
+SizeParam = Annotated[int, QueryParameter(description="Items per page (1-100)")]
+
+
+async def _quote_or_404(tenant_id: str, quote_id: uuid.UUID) -> dict:
+    row = await store.quote_row(tenant_id, quote_id)
+    if row is None or row["kind"] != "TENANT":
+        raise NotFound(f"quote {quote_id} does not exist")
+    return row
+
+
+class QuoteController(Controller):
+    path = "/quotes"
+    tags = ["Tenant surface"]
+    dependencies = {"temporal": Provide(provide_temporal)}
+
+    @post(
+        operation_id="createQuote",
+        summary="Quote a monitoring target over a risk period: one line item per month, two covers each",
+        description=(
+            "Prices come from the coverage catalogue. Send `Idempotency-Key` to make retries safe: "
+            "the same key and body replay the first response; another body is a 422."
+        ),
+        status_code=200,
+        responses=problems(*AUTHED, 409, 413, 422, 503),
+    )
+    async def create(
+        self,
+        request: Request,
+        data: JSONBody[NewQuote],
+        principal: NamedDependency[Principal],
+        temporal: NamedDependency[Client],
+        settings: NamedDependency[Settings],
+    ) -> Response[QuoteOut]:
+        idempotency = Idempotency(principal.tenant_id, request.headers.get(IDEMPOTENCY_KEY), msgspec.json.encode(data))
+        replay = await idempotency.begin()
+        if replay is not None:
+            return replay
+        try:
+            body = await self._create(data, principal, temporal, settings, request.app.state.nonviable)
+        except BaseException:
+            await idempotency.release()
+            raise
+        await idempotency.complete(200, body)
+        quote_id = msgspec.json.decode(body)["id"]
+        return Response(content=body, media_type="application/json", headers={"Location": f"/quotes/{quote_id}"})
+
+    async def _create(self, data: NewQuote, principal: Principal, temporal: Client, settings: Settings, nonviable) -> bytes:
+        money = data.sum_insured_for_line_item
+        if money.currency != settings.catalogue_currency:
+            raise InvalidInput(
+                f"quotes are written in {settings.catalogue_currency}",
+                errors=[FieldError(field="sumInsuredForLineItem.currency", message=f"must be {settings.catalogue_currency}")],
+            )
+        problem = check_period(data.risk_period_from, data.risk_period_to, dt.date.today())
+        if problem:
+            raise InvalidInput(problem, errors=[FieldError(field="riskPeriodFrom", message=problem)])
+        if not await MonitoringTarget.exists().where(MonitoringTarget.id == data.monitoring_target_id):
+            raise InvalidInput(
+                f"unknown monitoring target {data.monitoring_target_id!r} (see GET /pincode-mapping)",
+                errors=[FieldError(field="monitoringTargetId", message="unknown monitoring target")],
+            )
+        slots = slots_for(data.risk_period_from, data.risk_period_to)
+        covers = await priced_covers(temporal, settings, data.monitoring_target_id, slots, nonviable)
+        quote_id = uuid.uuid4()
+        try:
+            draft = build_quote(
+                quote_id=quote_id,
+                line_item_ids=[uuid.uuid4() for _ in month_segments(data.risk_period_from, data.risk_period_to)],
+                tenant_id=principal.tenant_id,
+                monitoring_target_id=data.monitoring_target_id,
+                start=data.risk_period_from,
+                end=data.risk_period_to,
+                currency=money.currency,
+                sum_insured_minor=to_minor(money.amount, money.currency),
+                external_ref=data.external_ref,
+                covers_by_slot=covers,
+                today=dt.date.today(),
+            )
+        except QuoteError as err:
+            raise InvalidInput(str(err)) from None
+        attributes = [
+            SearchAttributePair(TENANT_ID, principal.tenant_id),
+            SearchAttributePair(QUOTE_STATE, "CREATED"),
+            SearchAttributePair(MONITORING_TARGET_ID, data.monitoring_target_id),
+        ]
+        if data.external_ref:
+            attributes.append(SearchAttributePair(EXTERNAL_REF, data.external_ref))
+        await temporal.execute_update_with_start_workflow(
+            QuoteWorkflow.created,
+            start_workflow_operation=WithStartWorkflowOperation(
+                QuoteWorkflow.run,
+                QuoteWorkflowInput(draft=draft),
+                id=quote_workflow_id(principal.tenant_id, quote_id),
+                task_queue=settings.task_queue,
+                id_conflict_policy=WorkflowIDConflictPolicy.FAIL,
+                search_attributes=TypedSearchAttributes(attributes),
+            ),
+        )
+        return encode_json(await store.quote_out(principal.tenant_id, quote_id))
+
+    @get(
+        "/{quote_id:uuid}",
+        operation_id="getQuote",
+        summary="One quote",
+        responses=problems(*AUTHED, 404),
+    )
+    async def get_one(
+        self,
+        quote_id: FromPath[uuid.UUID],
+        principal: NamedDependency[Principal],
+        settings: NamedDependency[Settings],
+        page: PageParam = 0,
+        size: SizeParam = 20,
+    ) -> QuoteRecord:
+        check_size(size, settings.max_page_size)
+        return store.quote_record(await _quote_or_404(principal.tenant_id, quote_id))
+
+    @get(operation_id="listQuotes", summary="The tenant's quotes, newest first", responses=problems(*AUTHED))
+    async def list_quotes(
+        self,
+        principal: NamedDependency[Principal],
+        settings: NamedDependency[Settings],
+        page: PageParam = 0,
+        size: SizeParam = 20,
+    ) -> Page[QuoteListItem]:
+        check_size(size, settings.max_page_size)
+        items, total = await store.list_quotes(principal.tenant_id, page, size)
+        return page_of(items, total, page, size)
+
+    @patch(
+        "/{quote_id:uuid}",
+        operation_id="convertQuote",
+        summary="Accept the quote: convert it to a policy draft (status CREATED)",
+        description="New ids for the policy and its line items; the coverage ids stay. 409 unless the quote is CREATED.",
+        responses=problems(*AUTHED, 404, 409, 503),
+    )
+    async def convert(
+        self, quote_id: FromPath[uuid.UUID], principal: NamedDependency[Principal], temporal: NamedDependency[Client]
+    ) -> PolicyOut:
+        row = await _quote_or_404(principal.tenant_id, quote_id)
+        handle = temporal.get_workflow_handle(quote_workflow_id(principal.tenant_id, quote_id))
+        policy_id = await run_update(handle, QuoteWorkflow.convert, f"the quote is {row['status']} and cannot be converted")
+        return await store.policy_out(principal.tenant_id, uuid.UUID(policy_id))
+
+    @delete(
+        "/{quote_id:uuid}/reject",
+        operation_id="rejectQuote",
+        summary="Mark the quote as no longer relevant (REJECTED); answers the quote record",
+        status_code=200,
+        responses=problems(*AUTHED, 404, 409, 503),
+    )
+    async def reject(
+        self, quote_id: FromPath[uuid.UUID], principal: NamedDependency[Principal], temporal: NamedDependency[Client]
+    ) -> QuoteRecord:
+        row = await _quote_or_404(principal.tenant_id, quote_id)
+        handle = temporal.get_workflow_handle(quote_workflow_id(principal.tenant_id, quote_id))
+        await run_update(handle, QuoteWorkflow.reject, f"the quote is {row['status']} and cannot be rejected")
+        return store.quote_record(await _quote_or_404(principal.tenant_id, quote_id))

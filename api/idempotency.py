@@ -1,0 +1,77 @@
+"""Idempotency-Key for creation calls: the first response is replayed for the same key and
+body; another body with the key is a 422; a key whose first request is still running is a 409."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+
+from litestar import Response
+
+from api.problems import Conflict, DomainError, InvalidInput
+from models.catalogue_store import is_unique_violation
+from models.clock import utcnow
+from models.db import scoped_select
+from models.tables import IdempotencyRecord
+
+HEADER = "idempotency-key"
+
+
+class KeyReused(DomainError):
+    status, slug, title = 422, "idempotency-key-reused", "Idempotency-Key reused with another body"
+
+
+class Idempotency:
+    """`begin()` claims the key (or returns the replay); `complete()` stores the response;
+    `release()` frees the key after a failure so the client can retry."""
+
+    def __init__(self, tenant_id: str, key: str | None, canonical_body: bytes) -> None:
+        if key is not None and (not 1 <= len(key) <= 200 or not key.isprintable()):
+            raise InvalidInput("Idempotency-Key must be 1 to 200 printable characters")
+        self.key = key
+        self.tenant = uuid.UUID(tenant_id)
+        self.digest = hashlib.sha256(canonical_body).hexdigest()
+        self._where = (IdempotencyRecord.tenant_id == self.tenant) & (IdempotencyRecord.key == key)
+
+    async def begin(self) -> Response | None:
+        if self.key is None:
+            return None
+        try:
+            await IdempotencyRecord.insert(
+                IdempotencyRecord(
+                    tenant_id=self.tenant, key=self.key, request_sha256=self.digest, status="IN_FLIGHT", created_at=utcnow()
+                )
+            )
+            return None
+        except Exception as exc:
+            if not is_unique_violation(exc):
+                raise
+        record = await scoped_select(IdempotencyRecord, self.tenant).where(IdempotencyRecord.key == self.key).first()
+        if record is None or record["status"] != "DONE":
+            if record is not None and record["request_sha256"] != self.digest:
+                raise KeyReused("this Idempotency-Key was used with a different request body")
+            raise Conflict(
+                "the first request with this Idempotency-Key is still in flight", headers={"Retry-After": "1"}
+            )
+        if record["request_sha256"] != self.digest:
+            raise KeyReused("this Idempotency-Key was used with a different request body")
+        return Response(
+            content=record["response_body"].encode(),
+            status_code=record["response_status"],
+            media_type="application/json",
+            headers={"Idempotent-Replayed": "true"},
+        )
+
+    async def complete(self, status: int, body: bytes) -> None:
+        if self.key is not None:
+            await IdempotencyRecord.update(
+                {
+                    IdempotencyRecord.status: "DONE",
+                    IdempotencyRecord.response_status: status,
+                    IdempotencyRecord.response_body: body.decode(),
+                }
+            ).where(self._where)
+
+    async def release(self) -> None:
+        if self.key is not None:
+            await IdempotencyRecord.delete().where(self._where)

@@ -1,0 +1,235 @@
+"""Tenant surface: quotes and policies through HTTP, each lifecycle a Temporal workflow."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from decimal import Decimal
+
+import pytest
+
+from models.workflow_ids import POLICY_STATUS, QUOTE_STATE, TENANT_ID, policy_workflow_id, quote_workflow_id
+from tests.conftest import assert_problem
+
+TARGET = "IN-12.875N-077.625E"  # Bengaluru, pin code 560001
+YEAR = dt.date.today().year + 1
+
+
+def new_quote(**changes) -> dict:
+    body = {
+        "monitoringTargetId": TARGET,
+        "riskPeriodFrom": f"{YEAR}-01-01",
+        "riskPeriodTo": f"{YEAR}-12-31",
+        "sumInsuredForLineItem": {"amount": 250000, "currency": "INR"},
+        "externalRef": "crop-loan-4711",
+    }
+    body.update(changes)
+    return body
+
+
+@pytest.fixture(scope="module")
+async def quote(tenant) -> dict:
+    r = await tenant.post("/quotes", json=new_quote(), timeout=600)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def money(value: dict) -> Decimal:
+    return Decimal(str(value["amount"]))
+
+
+async def test_quote_has_twelve_monthly_line_items_with_two_covers(quote):
+    assert quote["status"] == "CREATED"
+    assert quote["inceptionDate"] == f"{YEAR}-01-01" and quote["expiryDate"] == f"{YEAR}-12-31"
+    assert quote["name"] == f"01-01-{YEAR} - 31-12-{YEAR}"
+    assert quote["externalRef"] == "crop-loan-4711"
+    items = quote["lineItems"]
+    assert len(items) == 12
+    for month, item in enumerate(items, start=1):
+        start = dt.date(YEAR, month, 1)
+        end = (dt.date(YEAR + (month == 12), month % 12 + 1, 1)) - dt.timedelta(days=1)
+        assert item["name"] == f"{start:%d-%m-%Y} - {end:%d-%m-%Y}"
+        assert len(item["coverages"]) == 2
+        for cover in item["coverages"]:
+            assert cover["riskPeriodStart"] == start.isoformat() and cover["riskPeriodEnd"] == end.isoformat()
+            assert cover["monitoringTarget"]["id"] == TARGET
+            assert cover["monitoringTarget"]["geometry"] == {"type": "Point", "coordinates": [77.625, 12.875]}
+            assert 0 < cover["grossWrittenPremiumPct"] < 1
+            assert cover["triggerValue"] > 0 and cover["triggerUnit"] in ("mm", "°C", "km/h")
+            assert set(cover["indexDefinition"]) == {"id", "description"}
+        assert item["sumInsured"] == {"amount": 250000, "currency": "INR"}
+        assert item["quantity"] == 2.5  # 250,000 / the 100,000 unit limit of a catalogue cover
+
+
+async def test_quote_totals_are_exact_sums(quote):
+    items = quote["lineItems"]
+    assert money(quote["totalSumInsured"]) == sum(money(i["totalSumInsured"]) for i in items)
+    assert money(quote["totalSumInsured"]) == sum(money(i["sumInsured"]) for i in items) == Decimal(3_000_000)
+    assert quote["grossPremiumAmount"]["currency"] == "INR"
+    premium = money(quote["grossPremiumAmount"])
+    assert premium == premium.quantize(Decimal("0.01"))
+    expected = sum(
+        (sum(Decimal(str(c["grossWrittenPremiumPct"])) for c in i["coverages"]) * 25_000_000).quantize(Decimal(1))
+        for i in items
+    ) / 100
+    assert premium == expected
+
+
+async def test_get_and_list_quotes(tenant, quote):
+    r = await tenant.get(f"/quotes/{quote['id']}")
+    assert r.status_code == 200
+    assert r.json() == {
+        "id": quote["id"],
+        "status": "CREATED",
+        "monitoringTargetId": TARGET,
+        "riskPeriodFrom": f"{YEAR}-01-01",
+        "riskPeriodTo": f"{YEAR}-12-31",
+        "sumInsuredForLineItem": {"amount": 250000, "currency": "INR"},
+    }
+    page = (await tenant.get("/quotes")).json()
+    assert set(page) == {"content", "totalElements", "totalPages", "size", "number"}
+    assert page["size"] == 20 and page["number"] == 0
+    assert any(q["id"] == quote["id"] for q in page["content"])
+    assert set(page["content"][0]) == {"id", "status", "monitoringTargetId", "riskPeriodFrom", "riskPeriodTo"}
+
+
+async def test_quote_is_a_workflow_with_search_attributes(quote, tenant, temporal_env):
+    handle = temporal_env.client.get_workflow_handle(quote_workflow_id(tenant.id, quote["id"]))
+    description = await handle.describe()
+    assert description.workflow_type == "QuoteWorkflow"
+    attrs = description.typed_search_attributes
+    assert attrs.get(TENANT_ID) == tenant.id and attrs.get(QUOTE_STATE) == "CREATED"
+    assert (await handle.query("status"))["status"] == "CREATED"
+
+
+async def test_convert_activate_cancel(tenant, temporal_env):
+    created = (await tenant.post("/quotes", json=new_quote(externalRef=None))).json()
+    r = await tenant.patch(f"/quotes/{created['id']}")
+    assert r.status_code == 200, r.text
+    policy = r.json()
+    assert policy["status"] == "CREATED" and policy["id"] != created["id"]
+    assert [i["id"] for i in policy["lineItems"]] != [i["id"] for i in created["lineItems"]]
+    assert not {i["id"] for i in policy["lineItems"]} & {i["id"] for i in created["lineItems"]}
+    assert [[c["id"] for c in i["coverages"]] for i in policy["lineItems"]] == [
+        [c["id"] for c in i["coverages"]] for i in created["lineItems"]
+    ]
+    assert policy["totalSumInsured"] == created["totalSumInsured"]
+    assert policy["grossPremiumAmount"] == created["grossPremiumAmount"]
+    assert (await tenant.get(f"/quotes/{created['id']}")).json()["status"] == "ACCEPTED"
+    # A second conversion, a reject after acceptance: refused.
+    assert_problem(await tenant.patch(f"/quotes/{created['id']}"), 409)
+    assert_problem(await tenant.delete(f"/quotes/{created['id']}/reject"), 409)
+    # Drafts cannot be cancelled; activation answers ACCEPTED.
+    assert_problem(await tenant.delete(f"/policies/{policy['id']}"), 409)
+    r = await tenant.patch(f"/policies/{policy['id']}")
+    assert r.status_code == 200, r.text
+    assert r.json()["status"] == "ACCEPTED" and len(r.json()["lineItems"]) == 12
+    assert_problem(await tenant.patch(f"/policies/{policy['id']}"), 409)
+    listed = (await tenant.get("/policies?status=ACCEPTED&size=100")).json()
+    assert any(p["id"] == policy["id"] for p in listed["content"])
+    handle = temporal_env.client.get_workflow_handle(policy_workflow_id(tenant.id, policy["id"]))
+    assert (await handle.describe()).typed_search_attributes.get(POLICY_STATUS) == "ACCEPTED"
+    r = await tenant.delete(f"/policies/{policy['id']}")
+    assert r.status_code == 200 and r.json()["status"] == "CANCELED"
+    assert_problem(await tenant.delete(f"/policies/{policy['id']}"), 409)
+    canceled = (await tenant.get("/policies?status=CANCELED&size=100")).json()
+    assert any(p["id"] == policy["id"] for p in canceled["content"])
+    state = await handle.query("status")
+    assert state["status"] == "CANCELED"
+    await handle.result()  # the workflow ends: no timer left to trigger a cover
+
+
+async def test_reject(tenant):
+    created = (await tenant.post("/quotes", json=new_quote())).json()
+    r = await tenant.delete(f"/quotes/{created['id']}/reject")
+    assert r.status_code == 200 and r.json()["status"] == "REJECTED"
+    assert_problem(await tenant.patch(f"/quotes/{created['id']}"), 409)
+    assert_problem(await tenant.delete(f"/quotes/{created['id']}/reject"), 409)
+
+
+async def test_concurrent_conversions_make_exactly_one_policy(tenant):
+    created = (await tenant.post("/quotes", json=new_quote())).json()
+    results = await asyncio.gather(*[tenant.patch(f"/quotes/{created['id']}") for _ in range(10)])
+    codes = sorted(r.status_code for r in results)
+    assert codes == [200] + [409] * 9, codes
+    from models.tables import Policy
+
+    assert await Policy.count().where(Policy.quote_id == created["id"]) == 1
+
+
+async def test_idempotency_key(tenant):
+    headers = {"Idempotency-Key": "order-981"}
+    first = await tenant.post("/quotes", json=new_quote(), headers=headers)
+    again = await tenant.post("/quotes", json=new_quote(), headers=headers)
+    assert first.status_code == again.status_code == 200
+    assert again.json() == first.json() and again.headers.get("idempotent-replayed") == "true"
+    other = await tenant.post("/quotes", json=new_quote(externalRef="other"), headers=headers)
+    assert_problem(other, 422)
+
+
+async def test_idempotency_key_in_flight_is_409(tenant):
+    headers = {"Idempotency-Key": "burst-1"}
+    results = await asyncio.gather(*[tenant.post("/quotes", json=new_quote(), headers=headers) for _ in range(5)])
+    codes = sorted(r.status_code for r in results)
+    assert codes.count(200) >= 1 and set(codes) <= {200, 409}, codes
+    ids = {r.json()["id"] for r in results if r.status_code == 200}
+    assert len(ids) == 1
+
+
+async def test_other_tenants_see_404_everywhere(tenant, other_tenant):
+    created = (await tenant.post("/quotes", json=new_quote())).json()
+    policy = (await tenant.patch(f"/quotes/{created['id']}")).json()
+    for call in (
+        other_tenant.get(f"/quotes/{created['id']}"),
+        other_tenant.patch(f"/quotes/{created['id']}"),
+        other_tenant.delete(f"/quotes/{created['id']}/reject"),
+        other_tenant.patch(f"/policies/{policy['id']}"),
+        other_tenant.delete(f"/policies/{policy['id']}"),
+    ):
+        assert_problem(await call, 404)
+    assert all(q["id"] != created["id"] for q in (await other_tenant.get("/quotes?size=100")).json()["content"])
+    assert all(p["id"] != policy["id"] for p in (await other_tenant.get("/policies?size=100")).json()["content"])
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        new_quote(monitoringTargetId="IN-00.000N-000.000E"),
+        new_quote(riskPeriodFrom="2020-01-01", riskPeriodTo="2020-12-31"),
+        new_quote(riskPeriodTo=f"{YEAR - 1}-12-31"),
+        new_quote(riskPeriodTo=f"{YEAR + 1}-06-30"),
+        new_quote(riskPeriodFrom="01-01-2027"),
+        new_quote(riskPeriodFrom=f"{YEAR}-02-30"),
+        new_quote(sumInsuredForLineItem={"amount": "NaN", "currency": "INR"}),
+        new_quote(sumInsuredForLineItem={"amount": "Infinity", "currency": "INR"}),
+        new_quote(sumInsuredForLineItem={"amount": -1, "currency": "INR"}),
+        new_quote(sumInsuredForLineItem={"amount": 0, "currency": "INR"}),
+        new_quote(sumInsuredForLineItem={"amount": 1e300, "currency": "INR"}),
+        new_quote(sumInsuredForLineItem={"amount": 10.001, "currency": "INR"}),
+        new_quote(sumInsuredForLineItem={"amount": 1000, "currency": "USD"}),
+        new_quote(sumInsuredForLineItem={"amount": 1000}),
+        new_quote(sumInsuredForLineItem=1000),
+        {k: v for k, v in new_quote().items() if k != "monitoringTargetId"},
+        new_quote(monitoringTargetId=7),
+    ],
+)
+async def test_bad_quotes_are_400(tenant, body):
+    assert_problem(await tenant.post("/quotes", json=body), 400)
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["size=0", "size=101", "page=-1", "status=SLEEPING", "from=yesterday", "from=2027-05-01&to=2027-01-01"],
+)
+async def test_bad_policy_queries_are_400(tenant, query):
+    assert_problem(await tenant.get(f"/policies?{query}"), 400)
+
+
+async def test_unknown_ids_are_404(tenant):
+    for call in (
+        tenant.get("/quotes/7d0a8f0e-0000-4000-8000-000000000000"),
+        tenant.patch("/quotes/7d0a8f0e-0000-4000-8000-000000000000"),
+        tenant.patch("/policies/7d0a8f0e-0000-4000-8000-000000000000"),
+        tenant.delete("/policies/7d0a8f0e-0000-4000-8000-000000000000"),
+    ):
+        assert_problem(await call, 404)

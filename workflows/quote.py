@@ -38,7 +38,6 @@ class QuoteWorkflow:
         self._draft = request.draft
         self._status = "NEW"  # NEW → CREATED → (CONVERTING → ACCEPTED | REJECTING → REJECTED | EXPIRED)
         self._policy_id: uuid.UUID | None = None
-        self._child_start: asyncio.Future | None = None
 
     @workflow.query
     def status(self) -> dict:
@@ -64,8 +63,6 @@ class QuoteWorkflow:
         await workflow.wait_condition(
             lambda: workflow.all_handlers_finished() and self._status in ("ACCEPTED", "REJECTED", "EXPIRED")
         )
-        if self._child_start is not None:
-            await self._child_start
         return self._status
 
     @workflow.update
@@ -104,23 +101,20 @@ class QuoteWorkflow:
         ]
         if draft.external_ref:
             attributes.append(SearchAttributePair(EXTERNAL_REF, draft.external_ref))
-        # Not awaited here: the update answers as soon as the policy is in the database;
-        # run() waits for the start before the quote workflow closes.
-        self._child_start = asyncio.ensure_future(
-            workflow.start_child_workflow(
-                PolicyWorkflow.run,
-                PolicyWorkflowInput(
-                    tenant_id=draft.tenant_id,
-                    policy_id=policy_id,
-                    monitoring_target_id=draft.monitoring_target_id,
-                    external_ref=draft.external_ref,
-                    periods=[(item.start, item.end) for item in draft.line_items],
-                ),
-                id=policy_workflow_id(draft.tenant_id, policy_id),
-                parent_close_policy=ParentClosePolicy.ABANDON,
-                search_attributes=TypedSearchAttributes(attributes),
+        # Started before the update answers: the client may activate the policy right away.
+        await workflow.start_child_workflow(
+            PolicyWorkflow.run,
+            PolicyWorkflowInput(
+                tenant_id=draft.tenant_id,
+                policy_id=policy_id,
+                monitoring_target_id=draft.monitoring_target_id,
+                external_ref=draft.external_ref,
+                periods=[(item.start, item.end) for item in draft.line_items],
+            ),
+            id=policy_workflow_id(draft.tenant_id, policy_id),
+            parent_close_policy=ParentClosePolicy.ABANDON,
+            search_attributes=TypedSearchAttributes(attributes),
             )
-        )
         return str(policy_id)
 
     @convert.validator

@@ -24,6 +24,8 @@ import yaml
 from models.settings import REPO_ROOT, Settings
 
 DEMO_FILE = "demo-tenant.json"
+# Bengaluru, Mumbai, New Delhi, Chennai: their catalogues are priced in the background.
+DEMO_PIN_CODES = ["560001", "400001", "110001", "600001"]
 
 
 def dev_server_config(path: Path = REPO_ROOT / "temporal-dev.yml") -> dict:
@@ -96,6 +98,7 @@ async def _prepare(settings: Settings) -> dict:
 
 def _banner(settings: Settings, ui_port: str, demo: dict, seconds: float) -> str:
     base = settings.public_base_url
+    next_year = time.gmtime().tm_year + 1
     token_url = f"{base}/auth/{demo['tenant_id']}/oauth2/v2.0/token"
     return f"""
   Parametric insurance service is up ({seconds:.1f} s)
@@ -115,7 +118,13 @@ def _banner(settings: Settings, ui_port: str, demo: dict, seconds: float) -> str
       --data-urlencode scope={demo['scope']} -d grant_type=client_credentials \\
       | python3 -c 'import json,sys; print(json.load(sys.stdin)["access_token"])')
     curl -s {base}/index-definitions -H "Authorization: Bearer $TOKEN" -H "x-tenant-id: {demo['tenant_id']}"
+    curl -s -X POST {base}/quotes -H "Authorization: Bearer $TOKEN" -H "x-tenant-id: {demo['tenant_id']}" \\
+      -H 'content-type: application/json' \\
+      -d '{{"monitoringTargetId": "IN-12.875N-077.625E", "riskPeriodFrom": "{next_year}-01-01",
+           "riskPeriodTo": "{next_year}-12-31", "sumInsuredForLineItem": {{"amount": 250000, "currency": "INR"}}}}'
 
+  The coverage catalogues of pin codes {", ".join(DEMO_PIN_CODES)} are being priced in the
+  background (Temporal UI: CatalogueWorkflow, CoveragePricingWorkflow).
   Ctrl-C stops everything.
 """
 
@@ -164,6 +173,8 @@ def run_dev(settings: Settings) -> int:
 
         _wait(api_up, 90, "API")
         print(_banner(settings, ui_port, demo, time.monotonic() - started), flush=True)
+        # Fire and forget: the catalogue workflows price the demo targets while you read.
+        subprocess.Popen([*cli, "catalogue", "build", "--no-wait", *DEMO_PIN_CODES], env=env, stdout=subprocess.DEVNULL)
         while all(p.poll() is None for p in children):
             time.sleep(0.5)
         print("a child process exited; stopping", file=sys.stderr)

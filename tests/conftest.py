@@ -126,6 +126,8 @@ async def service(settings, database, temporal_env):
     worker = build_worker(temporal_env.client, task_queue)
     async with worker:
         async with Server(create_app(app_settings, temporal_env.client), settings.api_port) as server:
+            server.task_queue = task_queue
+            server.temporal_address = app_settings.temporal_address
             yield server
 
 

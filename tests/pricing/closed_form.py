@@ -31,7 +31,9 @@ class ZeroInflatedGamma:
         return self.p0 + (1 - self.p0) * float(gammainc(self.shape, x / self.scale))
 
     def m1(self, a, b):
-        g = lambda x: 0.0 if x <= 0 else 1.0 if x == INF else float(gammainc(self.shape + 1, x / self.scale))  # noqa: E731
+        g = lambda x: (
+            0.0 if x <= 0 else 1.0 if x == INF else float(gammainc(self.shape + 1, x / self.scale))
+        )  # noqa: E731
         return (1 - self.p0) * self.shape * self.scale * (g(b) - g(a))
 
 
@@ -47,7 +49,9 @@ class Normal:
         return 0.0 if x == -INF else 1.0 if x == INF else float(ndtr(self._z(x)))
 
     def m1(self, a, b):
-        phi = lambda x: 0.0 if abs(x) == INF else math.exp(-0.5 * self._z(x) ** 2) / math.sqrt(2 * math.pi)  # noqa: E731
+        phi = lambda x: (
+            0.0 if abs(x) == INF else math.exp(-0.5 * self._z(x) ** 2) / math.sqrt(2 * math.pi)
+        )  # noqa: E731
         return self.mu * (self.cdf(b) - self.cdf(a)) - self.sigma * (phi(b) - phi(a))
 
 

@@ -53,7 +53,9 @@ def test_monthly_means_and_quantiles_match_history(site_models, pin):
     assert worst < 3.5, worst
 
 
-@pytest.mark.parametrize("pin, m1, m2", [("600001", 10, 11), ("110001", 7, 8), ("400001", 6, 7), ("560001", 12, 13)])
+@pytest.mark.parametrize(
+    "pin, m1, m2", [("600001", 10, 11), ("110001", 7, 8), ("400001", 6, 7), ("560001", 12, 13)]
+)
 def test_month_to_month_dependence(site_models, pin, m1, m2):
     """Spearman correlation of consecutive months (Dec–Jan across years): model vs history."""
     model = site_models[pin]
@@ -64,7 +66,10 @@ def test_month_to_month_dependence(site_models, pin, m1, m2):
     # two one-month covers priced jointly share their paths: simulate both through payouts
     from activities.pricing import montecarlo as mc
 
-    plan_requests = [("RAINFALL_MONTHLY_TOTAL", *month(m1)), ("RAINFALL_MONTHLY_TOTAL", date(end_y, end_m, 1), end)]
+    plan_requests = [
+        ("RAINFALL_MONTHLY_TOTAL", *month(m1)),
+        ("RAINFALL_MONTHLY_TOTAL", date(end_y, end_m, 1), end),
+    ]
     cols = []
 
     def sink(plan, st, rows):

@@ -45,7 +45,7 @@ def test_hourly_simulation_is_consistent_with_monthly_totals(hourly):
 def test_daily_window_sums(hourly):
     rng = np.random.default_rng(1)
     totals = np.full(500, 300.0)
-    (day_08_20, whole) = hourly.simulate_daily_windows(totals, 30, ((8, 20), (0, 24)), rng)
+    day_08_20, whole = hourly.simulate_daily_windows(totals, 30, ((8, 20), (0, 24)), rng)
     assert day_08_20.shape == (500, 30)
     assert np.allclose(whole.sum(axis=1), 300.0, rtol=1e-5)
     assert (day_08_20 <= whole + 1e-9).all()
@@ -75,8 +75,10 @@ def test_wind_and_temperature_models(site_models):
     w3 = simulate_index(delhi, "WIND_MAX_SPEED", date(2026, 4, 1), date(2026, 6, 30), n=1 << 14, seed=2)
     assert w3.mean() > w.mean()
     # temperature: seasonal cycle with the latitude, monsoon cooling
-    assert delhi.temperature.mu_c.max() - delhi.temperature.mu_c.min() > \
-        chennai.temperature.mu_c.max() - chennai.temperature.mu_c.min()
+    assert (
+        delhi.temperature.mu_c.max() - delhi.temperature.mu_c.min()
+        > chennai.temperature.mu_c.max() - chennai.temperature.mu_c.min()
+    )
     t = simulate_index(delhi, "TEMPERATURE_MAX", date(2026, 5, 1), date(2026, 5, 31), n=1 << 14, seed=2)
     assert t.mean() == pytest.approx(delhi.temperature.mu_c[4], abs=0.05)
     assert t.std() == pytest.approx(delhi.temperature.sigma_c, rel=0.05)
@@ -87,7 +89,9 @@ def test_wind_and_temperature_models(site_models):
 def test_fast_normal_quantile_accuracy():
     from scipy.special import ndtri
 
-    u = np.concatenate([np.logspace(-9, -1, 5000), np.linspace(0.1, 0.9, 5000), 1 - np.logspace(-9, -1, 5000)])
+    u = np.concatenate(
+        [np.logspace(-9, -1, 5000), np.linspace(0.1, 0.9, 5000), 1 - np.logspace(-9, -1, 5000)]
+    )
     assert np.abs(norm_ppf(u[:, None])[:, 0] - ndtri(u)).max() < 1e-5
 
 

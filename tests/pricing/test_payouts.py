@@ -15,8 +15,9 @@ D0, D1 = date(2026, 7, 1), date(2026, 7, 31)
 
 
 def above(**kw):
-    args = dict(direction="ABOVE", trigger=100.0, exit=150.0, min_payout=1000.0,
-                payout_per_unit=180.0, limit=10000.0)
+    args = dict(
+        direction="ABOVE", trigger=100.0, exit=150.0, min_payout=1000.0, payout_per_unit=180.0, limit=10000.0
+    )
     args.update(kw)
     return args
 
@@ -78,8 +79,9 @@ class TestLinearAbove:
 
 class TestLinearBelow:
     def kw(self, **kw):
-        args = dict(direction="BELOW", trigger=60.0, exit=20.0, min_payout=500.0,
-                    payout_per_unit=237.5, limit=10000.0)
+        args = dict(
+            direction="BELOW", trigger=60.0, exit=20.0, min_payout=500.0, payout_per_unit=237.5, limit=10000.0
+        )
         args.update(kw)
         return args
 
@@ -128,21 +130,42 @@ class TestCountForm:
 
 class TestTerms:
     def test_dispatch_matches_functions(self):
-        t = CoverTerms("RAINFALL_MONTHLY_TOTAL", D0, D1, trigger=100.0, exit=150.0,
-                       limit=Decimal("10000"), min_payout=Decimal("1000"), payout_per_unit=Decimal("180"))
+        t = CoverTerms(
+            "RAINFALL_MONTHLY_TOTAL",
+            D0,
+            D1,
+            trigger=100.0,
+            exit=150.0,
+            limit=Decimal("10000"),
+            min_payout=Decimal("1000"),
+            payout_per_unit=Decimal("180"),
+        )
         x = np.linspace(0, 300, 3001)
         assert np.array_equal(payout(t, x), linear_payout(x, **above()))
 
     def test_deficit_direction_from_index_definition(self):
-        t = CoverTerms("RAINFALL_DEFICIT", D0, D1, trigger=60.0, exit=20.0,
-                       limit=Decimal("10000"), payout_per_unit=Decimal("250"))
+        t = CoverTerms(
+            "RAINFALL_DEFICIT",
+            D0,
+            D1,
+            trigger=60.0,
+            exit=20.0,
+            limit=Decimal("10000"),
+            payout_per_unit=Decimal("250"),
+        )
         assert t.resolved_direction == "BELOW"
         assert float(payout(t, np.array([60.0]))[0]) == 0.0  # min_payout defaults to 0
         assert float(payout(t, np.array([40.0]))[0]) == 5000.0
 
     def test_hotel_dispatch(self):
-        t = CoverTerms("RAINFALL_DAYTIME_HOURS", D0, D1, trigger=10.0, limit=Decimal("500"),
-                       payout_per_unit=Decimal("120"))
+        t = CoverTerms(
+            "RAINFALL_DAYTIME_HOURS",
+            D0,
+            D1,
+            trigger=10.0,
+            limit=Decimal("500"),
+            payout_per_unit=Decimal("120"),
+        )
         assert float(payout(t, np.array([[10.0, 12.0, 1.0, 30.0, 11.0]]))[0]) == 480.0
 
     @pytest.mark.parametrize(
@@ -150,15 +173,24 @@ class TestTerms:
         [
             (dict(index_code="RAINFALL_MONTHLY_TOTAL", trigger=100.0, exit=90.0), "exit must be greater"),
             (dict(index_code="RAINFALL_DEFICIT", trigger=50.0, exit=60.0), "exit must be less"),
-            (dict(index_code="RAINFALL_MONTHLY_TOTAL", trigger=1.0, min_payout=Decimal("20000")), "min_payout"),
+            (
+                dict(index_code="RAINFALL_MONTHLY_TOTAL", trigger=1.0, min_payout=Decimal("20000")),
+                "min_payout",
+            ),
             (dict(index_code="RAINFALL_MONTHLY_TOTAL", trigger=1.0, limit=Decimal("0")), "limit"),
-            (dict(index_code="RAINFALL_MONTHLY_TOTAL", trigger=1.0, payout_per_unit=Decimal("-1")), "payout_per_unit"),
+            (
+                dict(index_code="RAINFALL_MONTHLY_TOTAL", trigger=1.0, payout_per_unit=Decimal("-1")),
+                "payout_per_unit",
+            ),
             (dict(index_code="RAINFALL_DAYTIME_HOURS", trigger=10.0, exit=3.0), "no exit"),
             (dict(index_code="RAINFALL_DAYTIME_HOURS", trigger=10.0, min_payout=Decimal("5")), "no minimum"),
             (dict(index_code="NOPE", trigger=1.0), "unknown index"),
             (dict(index_code="RAINFALL_MONTHLY_TOTAL", trigger=1.0, risk_end=date(2026, 6, 1)), "before"),
             (dict(index_code="RAINFALL_MONTHLY_TOTAL", trigger=1.0, risk_end=date(2027, 8, 1)), "longer"),
-            (dict(index_code="RAINFALL_MONTHLY_TOTAL", trigger=1.0, payout_per_unit=Decimal("0")), "never pay"),
+            (
+                dict(index_code="RAINFALL_MONTHLY_TOTAL", trigger=1.0, payout_per_unit=Decimal("0")),
+                "never pay",
+            ),
         ],
     )
     def test_invalid_terms_rejected(self, kw, message):

@@ -2,20 +2,30 @@
 
 from __future__ import annotations
 
+import json
 from datetime import date
 from decimal import Decimal
 
 import numpy as np
 import pytest
 
-from activities.pricing import burn_analysis, historical_index, price_cover, propose_terms, simulate_index
+from activities.pricing import (
+    as_dict,
+    burn_analysis,
+    historical_index,
+    price_cover,
+    propose_terms,
+    simulate_index,
+)
 from activities.pricing.burn import detrend
 
 JUL = (date(2026, 7, 1), date(2026, 7, 31))
 LIMIT = Decimal("100000")
 
 
-@pytest.mark.parametrize("code, direction", [("RAINFALL_MONTHLY_TOTAL", "ABOVE"), ("RAINFALL_DEFICIT", "BELOW")])
+@pytest.mark.parametrize(
+    "code, direction", [("RAINFALL_MONTHLY_TOTAL", "ABOVE"), ("RAINFALL_DEFICIT", "BELOW")]
+)
 def test_proposal_levels_are_model_return_periods(site_models, code, direction):
     model = site_models["110001"]
     p = propose_terms(model, code, *JUL, LIMIT)
@@ -39,8 +49,13 @@ def test_deficit_in_a_dry_month_is_not_viable(site_models):
 
 
 def test_hotel_proposal(site_models):
-    p = propose_terms(site_models["400001"], "RAINFALL_DAYTIME_HOURS", *JUL, Decimal("20000"),
-                      price_per_night=Decimal("4500"))
+    p = propose_terms(
+        site_models["400001"],
+        "RAINFALL_DAYTIME_HOURS",
+        *JUL,
+        Decimal("20000"),
+        price_per_night=Decimal("4500"),
+    )
     assert p.viable
     assert p.terms.payout_per_unit == Decimal("4500.00") and p.terms.exit is None
     assert p.trigger_probability == pytest.approx(0.1, abs=0.02)
@@ -50,6 +65,9 @@ def test_proposal_is_reproducible(site_models):
     a = propose_terms(site_models["560001"], "RAINFALL_MONTHLY_TOTAL", *JUL, LIMIT)
     b = propose_terms(site_models["560001"], "RAINFALL_MONTHLY_TOTAL", *JUL, LIMIT)
     assert a == b
+    d = as_dict(a)
+    assert d["terms"]["risk_start"] == "2026-07-01" and "_resolved_direction" not in d["terms"]
+    json.dumps(d)
 
 
 def test_detrend_detects_and_removes_a_trend():
@@ -82,6 +100,7 @@ def test_burn_analysis(site_models):
     # the model is calibrated on this history: burn and model agree within a few burn SEs
     assert abs(b.z_score) < 3
     assert b.trend_method
+    json.dumps(as_dict(b))
 
 
 def test_burn_without_history(site_models):

@@ -1,0 +1,212 @@
+"""Monthly rainfall model: zero-inflated gamma margins joined by a Gaussian copula.
+
+For a target with district normals ``N_m`` (mm, calendar month m) in IMD subdivision s:
+
+* Margins. From the 1901–2015 series of s, per calendar month: the probability of a dry
+  month ``p0_m`` (total < ``DRY_MONTH_MM``) and the gamma shape ``k_m`` of the wet months
+  (maximum likelihood, Newton on ``ln k - psi(k) = ln mean - mean ln x``; Choi & Wette 1969,
+  started from Thom's 1958 approximation). The district's monthly total is
+  ``X_m = N_m * R_m`` with ``R_m = 0`` with probability ``p0_m`` and
+  ``R_m ~ Gamma(k_m, theta_m)`` otherwise, ``theta_m = 1 / ((1 - p0_m) k_m)``, so that
+  ``E[X_m] = N_m`` exactly: the level comes from the district, the shape (coefficient of
+  variation, skew, dry months) from the subdivision.
+* Dependence. Normal scores of the subdivision series (mid-ranks per calendar month, ties
+  averaged, ``z = Phi^-1((rank - 1/2) / n)``), correlations of the scores between any two
+  month slots of a risk period (pairwise-complete years; slots in the next calendar year
+  use the next year's value, so December–January dependence is the observed one), repaired
+  to the nearest positive-definite correlation matrix by eigenvalue clipping. A path is
+  ``Z = L G`` with ``L`` the Cholesky factor and ``G`` i.i.d. N(0,1), and
+  ``X_m = N_m * F_m^-1(Phi(Z_m))``.
+* Partial months: a slot covering a fraction ``f`` of the month's days contributes
+  ``f * X_m``. This keeps the mean exact and the month's shape, but understates the relative
+  variability of short periods (rain over half a month is more variable than half the
+  month's rain); see docs/pricing-model.md.
+* History at the district level: ``x_{y,m} * N_m / mean_y(x_{.,m})``.
+
+All amounts are mm.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.special import digamma, gammainccinv, gammaincinv, ndtr, ndtri, polygamma
+from scipy.stats import rankdata
+
+from .climate_data import SubdivisionHistory
+from .sampling import UniformTable
+
+DRY_MONTH_MM = 0.05  # source resolution is 0.1 mm: a month below this is a dry month
+MIN_WET_MONTHS = 8  # fewer wet months than this: shape falls back to FALLBACK_SHAPE
+FALLBACK_SHAPE = 0.5  # ASSUMPTION, only used when a month has < MIN_WET_MONTHS wet years
+EIGEN_FLOOR = 1e-6  # smallest eigenvalue kept when repairing a correlation matrix
+Z_GRID = (-8.5, 8.5, 1 << 12)  # normal-score grid of the quantile tables (lo, hi, cells)
+
+
+def gamma_shape_mle(x: np.ndarray) -> float:
+    """Maximum-likelihood gamma shape of positive data ``x`` (dimensionless)."""
+    x = np.asarray(x, dtype=np.float64)
+    s = float(np.log(x.mean()) - np.log(x).mean())
+    if s <= 1e-12:
+        return 1e6  # (near-)constant data: effectively deterministic
+    k = (3.0 - s + np.sqrt((s - 3.0) ** 2 + 24.0 * s)) / (12.0 * s)
+    for _ in range(50):
+        f = np.log(k) - digamma(k) - s
+        step = f / (1.0 / k - polygamma(1, k))
+        k_new = k - step
+        if k_new <= 0:
+            k_new = k / 2
+        if abs(k_new - k) < 1e-12 * k:
+            k = k_new
+            break
+        k = k_new
+    return float(k)
+
+
+def normal_scores(rain_mm: np.ndarray) -> np.ndarray:
+    """Per-column mid-rank normal scores of a (years, 12) array; NaN stays NaN."""
+    z = np.full(rain_mm.shape, np.nan)
+    for m in range(rain_mm.shape[1]):
+        ok = ~np.isnan(rain_mm[:, m])
+        v = rain_mm[ok, m]
+        z[ok, m] = ndtri((rankdata(v, method="average") - 0.5) / v.size)
+    return z
+
+
+def nearest_correlation(c: np.ndarray, floor: float = EIGEN_FLOOR) -> np.ndarray:
+    """Positive-definite correlation matrix near ``c`` (eigenvalue clipping, unit diagonal)."""
+    c = (c + c.T) / 2
+    w, v = np.linalg.eigh(c)
+    if w.min() >= floor:
+        return c
+    c2 = (v * np.maximum(w, floor)) @ v.T
+    d = np.sqrt(np.diag(c2))
+    c2 = c2 / np.outer(d, d)
+    np.fill_diagonal(c2, 1.0)
+    return c2
+
+
+def zig_quantile(p0: float, shape: float, scale: float, z: np.ndarray) -> np.ndarray:
+    """Quantile of the zero-inflated gamma at normal score ``z`` (exact, in both tails)."""
+    u = ndtr(z)
+    uc = ndtr(-z)
+    out = np.zeros_like(z, dtype=np.float64)
+    wet = u > p0
+    q = (u[wet] - p0) / (1.0 - p0)
+    qc = uc[wet] / (1.0 - p0)
+    lower = q <= 0.5
+    val = np.empty(q.size)
+    val[lower] = gammaincinv(shape, q[lower])
+    val[~lower] = gammainccinv(shape, qc[~lower])
+    out[wet] = val * scale
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class MonthlyRainModel:
+    """Calibrated monthly model of one target (see module docstring).
+
+    ``normals_mm``, ``sub_mean_mm``: 12 values, mm. ``p_zero``: probability of a dry month.
+    ``shape``: gamma shape of wet months. ``scale_rel``: gamma scale relative to the normal
+    (``X = normal * R``, ``R ~ Gamma(shape, scale_rel)``).
+    """
+
+    subdivision: str
+    normals_mm: np.ndarray
+    p_zero: np.ndarray
+    shape: np.ndarray
+    scale_rel: np.ndarray
+    sub_mean_mm: np.ndarray
+    years: np.ndarray
+    sub_history_mm: np.ndarray  # (Y, 12), NaN = missing
+    scores: np.ndarray  # (Y, 12) normal scores, NaN = missing
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    # --- margins ---------------------------------------------------------------------
+    def quantile(self, month: int, z: np.ndarray) -> np.ndarray:
+        """Exact monthly total (mm) at normal scores ``z`` for calendar ``month`` (1..12)."""
+        m = month - 1
+        return self.normals_mm[m] * zig_quantile(
+            self.p_zero[m], self.shape[m], self.scale_rel[m], np.asarray(z, dtype=np.float64)
+        )
+
+    def table(self, month: int) -> UniformTable:
+        """Tabulated quantile function z → mm of calendar ``month`` (1..12), cached."""
+        key = ("table", month)
+        t = self._cache.get(key)
+        if t is None:
+            lo, hi, g = Z_GRID
+            t = UniformTable.from_grid(lo, hi, self.quantile(month, np.linspace(lo, hi, g + 1)))
+            self._cache[key] = t
+        return t
+
+    def mean_mm(self, month: int) -> float:
+        return float(self.normals_mm[month - 1])
+
+    # --- dependence ------------------------------------------------------------------
+    def correlation(self, slot_months: tuple[tuple[int, int], ...]) -> np.ndarray:
+        """Correlation of the normal scores of month slots.
+
+        ``slot_months``: (year offset from the first slot, calendar month 1..12) per slot.
+        """
+        key = ("corr", slot_months)
+        c = self._cache.get(key)
+        if c is not None:
+            return c
+        k = len(slot_months)
+        y = self.scores.shape[0]
+        span = max(o for o, _ in slot_months)
+        cols = np.full((y - span, k), np.nan)
+        for j, (o, m) in enumerate(slot_months):
+            cols[:, j] = self.scores[o : y - span + o, m - 1]
+        c = np.eye(k)
+        for i in range(k):
+            for j in range(i + 1, k):
+                ok = ~np.isnan(cols[:, i]) & ~np.isnan(cols[:, j])
+                if ok.sum() >= 10:
+                    r = np.corrcoef(cols[ok, i], cols[ok, j])[0, 1]
+                    c[i, j] = c[j, i] = r if np.isfinite(r) else 0.0
+        c = nearest_correlation(c)
+        self._cache[key] = c
+        return c
+
+    def cholesky(self, slot_months: tuple[tuple[int, int], ...]) -> np.ndarray:
+        key = ("chol", slot_months)
+        c = self._cache.get(key)
+        if c is None:
+            c = np.linalg.cholesky(self.correlation(slot_months))
+            self._cache[key] = c
+        return c
+
+    # --- history ---------------------------------------------------------------------
+    def district_history_mm(self) -> np.ndarray:
+        """Subdivision history rescaled to the district level, (years, 12) mm, NaN = missing."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratio = np.where(self.sub_mean_mm > 0, self.normals_mm / self.sub_mean_mm, 0.0)
+        return self.sub_history_mm * ratio
+
+
+def fit_monthly_model(history: SubdivisionHistory, normals_mm) -> MonthlyRainModel:
+    """Fit the monthly model of a target from its subdivision history and district normals."""
+    x = history.rain_mm
+    p0 = np.zeros(12)
+    shape = np.zeros(12)
+    for m in range(12):
+        v = x[:, m]
+        v = v[~np.isnan(v)]
+        wet = v[v >= DRY_MONTH_MM]
+        p0[m] = 1.0 - wet.size / v.size
+        shape[m] = gamma_shape_mle(wet) if wet.size >= MIN_WET_MONTHS else FALLBACK_SHAPE
+    scale_rel = 1.0 / ((1.0 - p0) * shape)
+    return MonthlyRainModel(
+        subdivision=history.name,
+        normals_mm=np.asarray(normals_mm, dtype=np.float64),
+        p_zero=p0,
+        shape=shape,
+        scale_rel=scale_rel,
+        sub_mean_mm=np.nanmean(x, axis=0),
+        years=history.years.copy(),
+        sub_history_mm=x.copy(),
+        scores=normal_scores(x),
+    )

@@ -1,0 +1,110 @@
+"""A target's calibrated index models and its real historical index values."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from datetime import date
+
+import numpy as np
+
+from models.index_catalog import BY_CODE
+
+from .climate_data import ClimateData
+from .geography import ClimateSite, climate_site, gazetteer, normalise_name
+from .hourly import HourlyRainModel, fit_hourly_model
+from .periods import month_slots
+from .rainfall import MonthlyRainModel, fit_monthly_model
+from .temperature import TemperatureModel, fit_temperature_model
+from .version import MODEL_VERSION
+from .wind import WindModel, fit_wind_model
+
+RAIN_SUM_CODES = ("RAINFALL_MONTHLY_TOTAL", "RAINFALL_DEFICIT")
+
+
+@dataclass(frozen=True, eq=False)
+class SiteModel:
+    """Everything needed to simulate any catalogue index at one target."""
+
+    site: ClimateSite
+    rain: MonthlyRainModel
+    hourly: HourlyRainModel
+    wind: WindModel
+    temperature: TemperatureModel
+    data_hash: str
+    model_version: str = MODEL_VERSION
+
+
+_HOURLY: dict[str, HourlyRainModel] = {}
+_SITES: dict[tuple, SiteModel] = {}  # per-process memo of built site models (FIFO, bounded)
+_SITES_MAX = 512
+_SITES_LOCK = threading.Lock()
+
+
+def build_site_model(
+    climate: ClimateData,
+    district: str | None,
+    state: str | None,
+    lat: float | None = None,
+    lon: float | None = None,
+) -> SiteModel:
+    """Resolve the place (:func:`climate_site`) and calibrate every index model for it.
+
+    ``lat``/``lon``: decimal degrees, optional (nearest-district fallback, temperature cycle).
+    Built models are memoised per process (same arguments and data hash → same object).
+    """
+    key = (climate.data_hash, district, state, lat, lon)
+    cached = _SITES.get(key)
+    if cached is not None:
+        return cached
+    site = climate_site(climate, district, state, lat, lon)
+    rain = fit_monthly_model(climate.subdivisions[site.subdivision], site.normals_mm)
+    hourly = _HOURLY.get(climate.data_hash)
+    if hourly is None:
+        hourly = _HOURLY[climate.data_hash] = fit_hourly_model(climate.hourly)
+    latitude = lat
+    if latitude is None and site.normals_district is not None:
+        c = gazetteer(climate).centroids.get((site.normals_state, normalise_name(site.normals_district)))
+        latitude = c[0] if c else None
+    model = SiteModel(
+        site=site,
+        rain=rain,
+        hourly=hourly,
+        wind=fit_wind_model(climate.hourly),
+        temperature=fit_temperature_model(climate.hourly, latitude, site.normals_mm),
+        data_hash=climate.data_hash,
+    )
+    with _SITES_LOCK:
+        if len(_SITES) >= _SITES_MAX:
+            _SITES.pop(next(iter(_SITES)))
+        return _SITES.setdefault(key, model)
+
+
+def historical_index(model: SiteModel, index_code: str, risk_start: date, risk_end: date) -> dict[int, float]:
+    """Real index values of the risk period per historical year, where data exists.
+
+    Rainfall SUM indices: the subdivision's 1901–2015 monthly series rescaled to the district
+    level (mm), partial months scaled by their day fraction; the key is the year in which the
+    period starts (a Dec–Jan period of 1950 uses Dec 1950 and Jan 1951); years with a
+    missing month are left out. Wind, temperature and the hourly index have no historical
+    series at Indian targets: an empty dict.
+    """
+    spec = BY_CODE[index_code]
+    if index_code not in RAIN_SUM_CODES or spec.aggregation != "SUM":
+        return {}
+    slots = month_slots(risk_start, risk_end)
+    hist = model.rain.district_history_mm()
+    years = model.rain.years
+    out: dict[int, float] = {}
+    span = slots[-1].year - slots[0].year
+    for i in range(years.size - span):
+        total = 0.0
+        for s in slots:
+            v = hist[i + s.year - slots[0].year, s.month - 1]
+            if np.isnan(v):
+                total = np.nan
+                break
+            total += s.fraction * v
+        if not np.isnan(total):
+            out[int(years[i])] = float(total)
+    return out

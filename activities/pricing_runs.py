@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextvars
-import threading
 import time
 from decimal import Decimal
 
@@ -41,36 +39,29 @@ def _pct(value: float) -> Decimal:
     return (Decimal(repr(float(value))) / 100).quantize(FRACTION)
 
 
-class _Heartbeat:
-    """Heartbeats from a side thread while one long numpy call runs, so a lost worker is
-    noticed within the heartbeat timeout; `progress` is what the heartbeat reports."""
+class _Progress:
+    """Heartbeats `{"stage", "done", "total"}` (paths) at most every half second: they keep
+    the activity alive and feed the reprice progress bar."""
 
-    def __init__(self, every: float = 2.0) -> None:
-        self._stop = threading.Event()
-        self._every = every
-        self.progress = "starting"
-        # The thread runs in a copy of this context: heartbeats need the activity context.
-        context = contextvars.copy_context()
-        self._thread = threading.Thread(target=context.run, args=(self._loop,), daemon=True)
+    def __init__(self) -> None:
+        self._last = 0.0
 
-    def _loop(self) -> None:
-        while not self._stop.wait(self._every):
-            activity.heartbeat(self.progress)
+    def stage(self, stage: str, done: int = 0, total: int = 0) -> None:
+        activity.heartbeat({"stage": stage, "done": done, "total": total})
 
-    def __enter__(self) -> "_Heartbeat":
-        activity.heartbeat(self.progress)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join()
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - self._last >= 0.5 or done >= total:
+            self._last = now
+            self.stage("simulating", done, total)
 
 
 @activity.defn
 def simulate_coverage(request: SimulationInput) -> PricingOutcome:
-    """Monte Carlo pricing and burn analysis of one coverage (CPU, on the thread pool)."""
-    from activities.pricing import CoverTerms, as_dict, burn_analysis, price_cover
+    """Monte Carlo pricing, burn analysis and the report's summaries of one coverage (CPU,
+    on the worker's thread pool)."""
+    from activities.pricing import CoverTerms, as_dict, burn_analysis, price_sample, simulate_payouts
+    from activities.pricing.summaries import convergence_summary, fit_summary, loss_summary
 
     started = time.perf_counter()
     t = request.terms
@@ -86,19 +77,25 @@ def simulate_coverage(request: SimulationInput) -> PricingOutcome:
         direction=t.direction,
         cover_id=str(request.run.coverage_id),
     )
-    with _Heartbeat() as beat:
-        beat.progress = "calibrating"
-        model = site_model(request.site)
-        beat.progress = "simulating"
-        priced = price_cover(
-            model,
-            terms,
-            n=request.run.simulations,
-            seed=request.run.seed,
-            expected_loss_ratio=float(request.run.expected_loss_ratio),
-        )
-        beat.progress = "burn analysis"
-        burn = burn_analysis(model, terms, priced)
+    progress = _Progress()
+    progress.stage("calibrating")
+    model = site_model(request.site)
+    run = request.run
+    sample = simulate_payouts(model, [terms], run.simulations, run.seed, progress=progress)
+    priced = price_sample(model, [terms], sample, run.seed, float(run.expected_loss_ratio)).covers[0]
+    progress.stage("burn analysis", sample.n, sample.n)
+    burn = burn_analysis(model, terms, priced)
+    report = {
+        "loss": as_dict(loss_summary(sample.dense(0), float(terms.limit))),
+        "convergence": as_dict(convergence_summary(sample)),
+        "fit": as_dict(fit_summary(model, t.index_code, t.start, t.end, run.seed)),
+        "site": {
+            "subdivision": model.site.subdivision,
+            "matchKind": model.site.match_kind,
+            "normalsDistrict": model.site.normals_district,
+            "normalsState": model.site.normals_state,
+        },
+    }
     m = priced.metrics
     metrics = {
         "expectedLoss": str(m.expected_loss),
@@ -114,8 +111,6 @@ def simulate_coverage(request: SimulationInput) -> PricingOutcome:
         "varianceReduction": repr(m.variance_reduction),
         "method": priced.method,
         "batches": str(priced.batches),
-        "subdivision": model.site.subdivision,
-        "matchKind": model.site.match_kind,
     }
     return PricingOutcome(
         model_version=priced.model_version,
@@ -128,6 +123,7 @@ def simulate_coverage(request: SimulationInput) -> PricingOutcome:
         gross_premium_indication_pct=_pct(priced.gross_premium_indication_pct),
         metrics=metrics,
         burn=as_dict(burn),
+        report=report,
         seconds=time.perf_counter() - started,
     )
 

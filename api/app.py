@@ -21,6 +21,7 @@ from api.auth.middleware import PUBLIC_PATHS, AuthMiddleware
 from api.auth.tokens import TokenService
 from api.controllers.business_partners import BusinessPartnerController
 from api.controllers.coverages import CoverageController
+from api.controllers.files import InternalFileController, TenantFileController
 from api.controllers.policies import PolicyController
 from api.controllers.quotes import QuoteController
 from api.controllers.catalogue import IndexDefinitionController, PincodeMappingController
@@ -45,6 +46,8 @@ ROUTES = [
     CoverageController,
     QuoteController,
     PolicyController,
+    InternalFileController,
+    TenantFileController,
 ]
 
 DESCRIPTION = """

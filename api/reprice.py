@@ -65,7 +65,7 @@ async def _progress(handle, client) -> float | None:
             details = await client.data_converter.decode(pending.heartbeat_details.payloads)
             value = details[0] if details else None
             if isinstance(value, dict) and value.get("total"):
-                return value["done"] / value["total"]
+                return min(1.0, value["done"] / value["total"])
     return None
 
 

@@ -250,6 +250,7 @@ async def publish_run(coverage_id: uuid.UUID, version: int, outcome: PricingOutc
                 PricingRun.gross_premium_indication_pct: outcome.gross_premium_indication_pct,
                 PricingRun.metrics: outcome.metrics,
                 PricingRun.burn: outcome.burn,
+                PricingRun.report: outcome.report,
                 PricingRun.completed_at: utcnow(),
             }
         ).where((PricingRun.coverage_id == coverage_id) & (PricingRun.version == version))

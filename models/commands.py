@@ -125,6 +125,7 @@ class PricingOutcome(msgspec.Struct, frozen=True):
     gross_premium_indication_pct: Decimal
     metrics: dict[str, str]
     burn: dict[str, Any]
+    report: dict[str, Any]
     seconds: float
 
 

@@ -287,6 +287,7 @@ class PricingRun(Table, tablename="pricing_run"):
     gross_premium_indication_pct = Numeric(digits=RATE, null=True, default=None)
     metrics = JSON(null=True, default=None)  # risk metrics, money as strings
     burn = JSON(null=True, default=None)  # burn analysis per year
+    report = JSON(null=True, default=None)  # loss distribution, convergence, model fit (for the PDF)
     fact_sheet_file_id = UUID(null=True, default=None)
     technical_report_file_id = UUID(null=True, default=None)
     requested_by = Varchar(length=200)

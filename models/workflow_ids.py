@@ -44,3 +44,7 @@ def coverage_pricing_workflow_id(coverage_id: uuid.UUID | str, version: int) -> 
 
 def catalogue_workflow_id(target_id: str) -> str:
     return f"catalogue:{target_id}"
+
+
+def coverage_documents_workflow_id(coverage_id: uuid.UUID | str, version: int) -> str:
+    return f"coverage-documents:{coverage_id}:{version}"

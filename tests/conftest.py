@@ -115,7 +115,7 @@ async def service(settings, database, temporal_env):
     from dataclasses import replace
 
     from api.app import create_app
-    from workflows.worker import build_worker
+    from workflows.worker import build_document_worker, build_worker
 
     task_queue = f"test-{uuid.uuid4()}"
     app_settings = replace(
@@ -124,7 +124,7 @@ async def service(settings, database, temporal_env):
         task_queue=task_queue,
     )
     worker = build_worker(temporal_env.client, task_queue)
-    async with worker:
+    async with worker, build_document_worker(temporal_env.client, task_queue):
         async with Server(create_app(app_settings, temporal_env.client), settings.api_port) as server:
             server.task_queue = task_queue
             server.temporal_address = app_settings.temporal_address

@@ -24,7 +24,7 @@ from models.quote_builder import build_quote, month_segments
 from models.workflow_ids import SEARCH_ATTRIBUTES, policy_workflow_id, quote_workflow_id
 from workflows.policy import DATA_LATENCY, PolicyWorkflow
 from workflows.quote import QuoteWorkflow
-from workflows.worker import build_worker
+from workflows.worker import build_document_worker, build_worker
 
 
 @pytest.fixture
@@ -57,7 +57,7 @@ class ClockWorkflow:
 @pytest.fixture
 async def worker(skipping_env, database):
     queue = f"skip-{uuid.uuid4()}"
-    async with build_worker(skipping_env.client, queue), Worker(
+    async with build_worker(skipping_env.client, queue), build_document_worker(skipping_env.client, queue), Worker(
         skipping_env.client, task_queue=f"{queue}-clock", workflows=[ClockWorkflow]
     ):
         yield queue

@@ -1,4 +1,4 @@
-"""Pricing of one coverage version: simulate → publish → render documents.
+"""Pricing of one coverage version: simulate → publish → documents (their own workflow).
 
 Publishing before rendering lets a freshly priced coverage be quoted at once; its fact
 sheet and technical report follow seconds later (docs/catalogue.md explains the choice).
@@ -12,6 +12,7 @@ from datetime import timedelta
 from temporalio import workflow
 from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.pricing_runs import (
@@ -21,6 +22,8 @@ with workflow.unsafe.imports_passed_through():
         start_pricing_run,
     )
     from models.commands import PriceCoverageInput, PricingRunResult, PublishPricingInput
+    from models.workflow_ids import coverage_documents_workflow_id
+    from workflows.coverage_documents import CoverageDocumentsWorkflow
 
 DB_TIMEOUT = timedelta(seconds=30)
 SIMULATION_TIMEOUT = timedelta(minutes=30)
@@ -69,6 +72,12 @@ class CoveragePricingWorkflow:
             PublishPricingInput(run=run, outcome=outcome),
             start_to_close_timeout=DB_TIMEOUT,
             retry_policy=RETRY,
+        )
+        await workflow.start_child_workflow(
+            CoverageDocumentsWorkflow.run,
+            args=[run.coverage_id, run.version],
+            id=coverage_documents_workflow_id(run.coverage_id, run.version),
+            parent_close_policy=ParentClosePolicy.ABANDON,
         )
         self._stage = "completed"
         return result

@@ -15,9 +15,11 @@ import datetime as dt
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from activities.documents import PolicyScheduleRequest, render_policy_schedule
     from activities.quotes import transition_policy
     from models.commands import PolicyTransitionInput, PolicyWorkflowInput
     from models.workflow_ids import POLICY_STATUS
+    from workflows.coverage_documents import RENDER_RETRY, RENDER_TIMEOUT
     from workflows.lifecycle import WRITE_RETRY, WRITE_TIMEOUT, refuse
 
 # Observations of a day are final this long after it ends (settlement waits for them).
@@ -43,6 +45,13 @@ class PolicyWorkflow:
     @workflow.run
     async def run(self, request: PolicyWorkflowInput) -> str:
         await workflow.wait_condition(lambda: self._status in ("ACCEPTED", "CANCELED"))
+        if self._status == "ACCEPTED":
+            await workflow.execute_activity(
+                render_policy_schedule,
+                PolicyScheduleRequest(tenant_id=request.tenant_id, policy_id=request.policy_id),
+                start_to_close_timeout=RENDER_TIMEOUT,
+                retry_policy=RENDER_RETRY,
+            )
         starts = sorted({s for s, _ in request.periods})
         for start in starts:
             if await self._sleep_until(_start_of(start)):

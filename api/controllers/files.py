@@ -15,7 +15,7 @@ from api.problems import NotFound
 from models.files_store import readable_file
 
 
-def _download(request: Request, row: dict | None, file_id: uuid.UUID) -> Response[bytes]:
+def file_response(request: Request, row: dict | None, file_id: uuid.UUID) -> Response[bytes]:
     if row is None:
         raise NotFound(f"file {file_id} does not exist")
     etag = f'"{row["sha256"]}"'
@@ -47,7 +47,7 @@ class InternalFileController(Controller):
     async def download(
         self, request: Request, file_id: FromPath[uuid.UUID], principal: NamedDependency[Principal]
     ) -> Response[bytes]:
-        return _download(request, await readable_file(file_id, principal.tenant_id, include_catalogue=True), file_id)
+        return file_response(request, await readable_file(file_id, principal.tenant_id, include_catalogue=True), file_id)
 
 
 class TenantFileController(Controller):
@@ -64,4 +64,4 @@ class TenantFileController(Controller):
     async def download(
         self, request: Request, file_id: FromPath[uuid.UUID], principal: NamedDependency[Principal]
     ) -> Response[bytes]:
-        return _download(request, await readable_file(file_id, principal.tenant_id, include_catalogue=False), file_id)
+        return file_response(request, await readable_file(file_id, principal.tenant_id, include_catalogue=False), file_id)

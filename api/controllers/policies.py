@@ -6,18 +6,20 @@ import datetime as dt
 import uuid
 from typing import Annotated, Literal
 
-from litestar import Controller, delete, get, patch
+from litestar import Controller, Request, Response, delete, get, patch
 from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, QueryParameter
 from temporalio.client import Client
 
 from api.auth.tokens import Principal
+from api.controllers.files import file_response
 from api.deps import provide_temporal
 from api.lifecycle import run_update
 from api.openapi_docs import AUTHED, problems
 from api.pagination import PageParam, check_size, page_of
 from api.problems import InvalidInput, NotFound
 from models import quote_store as store
+from models.files_store import readable_file
 from models.settings import Settings
 from models.wire import Page, PolicyListItem, PolicyOut
 from models.workflow_ids import policy_workflow_id
@@ -59,6 +61,25 @@ class PolicyController(Controller):
             raise InvalidInput("`to` is before `from`")
         items, total = await store.list_policies(principal.tenant_id, page, size, status, period_from, period_to)
         return page_of(items, total, page, size)
+
+    @get(
+        "/{policy_id:uuid}/schedule",
+        operation_id="getPolicySchedule",
+        summary="The policy schedule (PDF), rendered after activation",
+        media_type="application/pdf",
+        responses=problems(*AUTHED, 404),
+    )
+    async def schedule(
+        self, request: Request, policy_id: FromPath[uuid.UUID], principal: NamedDependency[Principal]
+    ) -> Response[bytes]:
+        row = await _policy_or_404(principal.tenant_id, policy_id)
+        if row["schedule_file_id"] is None:
+            raise NotFound(
+                "the policy schedule is not available yet: it is rendered once the policy is activated",
+                headers={"Retry-After": "2"} if row["status"] != "CREATED" else None,
+            )
+        file = await readable_file(row["schedule_file_id"], principal.tenant_id, include_catalogue=False)
+        return file_response(request, file, row["schedule_file_id"])
 
     @patch(
         "/{policy_id:uuid}",

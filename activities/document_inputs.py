@@ -1,0 +1,352 @@
+"""Our stored pricing runs, coverages and policies → the report inputs (pure mapping).
+
+Kept apart from the activities so the mapping can be read and tested on its own."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from decimal import Decimal
+from typing import Any
+
+from models.commands import CoverSnapshot
+from models.index_catalog import BY_CODE, BY_ID
+from models.money import from_minor
+from reports.inputs import (
+    BurnRow,
+    CalibrationFit,
+    Convergence,
+    ConvergencePoint,
+    CoverFacts,
+    DataSource,
+    Direction,
+    ExceedancePoint,
+    FactSheetInput,
+    HistoricalYear,
+    LossDistribution,
+    MonthlyFit,
+    NamedValue,
+    Party,
+    PayoutCurve,
+    PayoutPoint,
+    PolicyLineItem,
+    PolicyScheduleInput,
+    QuantilePair,
+    RiskMetrics,
+    TechnicalPricingReportInput,
+)
+
+IMD_SUBDIVISIONS = DataSource(
+    id="IMD-SUBDIV-MONTHLY",
+    description="IMD monthly rainfall by meteorological subdivision",
+    data_set="rainfall_in_india_1901-2015.csv",
+    period="1901–2015",
+    attribution="India Meteorological Department, data.gov.in (GODL-India)",
+)
+IMD_NORMALS = DataSource(
+    id="IMD-DISTRICT-NORMALS",
+    description="IMD long-period monthly rainfall normals by district",
+    data_set="district_wise_rainfall_normal.csv",
+    period="long-period normals",
+    attribution="India Meteorological Department, data.gov.in (GODL-India)",
+)
+HOURLY = DataSource(
+    id="BEIJING-AOTIZHONGXIN-HOURLY",
+    description="Hourly rain, wind and temperature at one CMA station (structure of rain, spread of wind and heat)",
+    data_set="beijing_aotizhongxin_hourly_weather_2013-2017.csv",
+    period="2013–2017",
+    attribution="Zhang et al. (2017), UCI Machine Learning Repository, CC BY 4.0",
+)
+
+MODELS = {
+    "RAINFALL": (
+        "Zero-inflated gamma per calendar month, Gaussian copula across months",
+        "Gamma by maximum likelihood on the subdivision's wet months, rescaled to the district normal; "
+        "dry-month probability and copula correlation from the subdivision history",
+    ),
+    "WIND": ("Gumbel (extreme value type I) of the period maximum", "Spread from the hourly station; level assumed"),
+    "TEMPERATURE": ("Normal period maximum with a seasonal cycle", "Seasonal cycle by latitude; spread from the hourly station"),
+}
+
+NOTES = {
+    "RAINFALL": (
+        "The year-to-year spread comes from the subdivision series, an area average: a single district's "
+        "variability is probably understated.",
+        "A partial month is the month's total scaled by its share of days, which understates the spread of short periods.",
+    ),
+    "WIND": ("Wind levels are assumptions, not data: no Indian wind series is calibrated yet.",),
+    "TEMPERATURE": ("Temperature levels follow a latitude rule, not station data: no Indian series is calibrated yet.",),
+}
+
+
+def _dec(value: Any) -> Decimal:
+    return value if isinstance(value, Decimal) else Decimal(str(value))
+
+
+def payout_curve(direction: str, trigger: Decimal, exit_: Decimal | None, min_payout: Decimal,
+                 payout_per_unit: Decimal, limit: Decimal) -> PayoutCurve:
+    """Piecewise-linear payout per unit of cover, with margins either side."""
+    t = float(trigger)
+    if exit_ is None:
+        span = float((limit - min_payout) / payout_per_unit) if payout_per_unit > 0 else max(abs(t) * 0.5, 1.0)
+        e = t + span if direction == "ABOVE" else t - span
+    else:
+        e = float(exit_)
+    lo, hi = min(t, e), max(t, e)
+    margin = max((hi - lo) * 0.35, 1.0)
+    left, right = lo - margin, hi + margin
+    if direction == "BELOW" or lo >= 0:
+        left = max(left, 0.0) if lo >= 0 else left
+    m, lim = float(min_payout), float(limit)
+    if direction == "ABOVE":
+        points = [(left, 0.0), (t, 0.0), (t, m), (e, lim), (right, lim)]
+    else:
+        points = [(left, lim), (e, lim), (t, m), (t, 0.0), (right, 0.0)]
+    cleaned = []
+    for x, y in points:
+        if cleaned and x < cleaned[-1][0]:
+            x = cleaned[-1][0]
+        cleaned.append((x, y))
+    return PayoutCurve(points=tuple(PayoutPoint(index_value=x, payout=y) for x, y in cleaned))
+
+
+def cover_facts(
+    *,
+    coverage_id: uuid.UUID,
+    index_code: str,
+    start: dt.date,
+    end: dt.date,
+    direction: str,
+    trigger: Decimal,
+    exit_: Decimal | None,
+    min_payout: Decimal,
+    payout_per_unit: Decimal,
+    limit: Decimal,
+    currency: str,
+    premium_pct: Decimal,
+    target: dict,
+    pin_codes: tuple[str, ...] = (),
+    risk_carrier: str | None = None,
+    label: str | None = None,
+) -> CoverFacts:
+    spec = BY_CODE[index_code]
+    return CoverFacts(
+        coverage_id=str(coverage_id),
+        label=label or f"{spec.name}, {start:%B %Y}",
+        index_name=spec.name,
+        index_description=spec.description,
+        unit=spec.unit,
+        direction=Direction(direction),
+        monitoring_target_id=target["id"],
+        monitoring_target_name=target["name"],
+        latitude=float(target["latitude"]),
+        longitude=float(target["longitude"]),
+        risk_period_start=start,
+        risk_period_end=end,
+        trigger=_dec(trigger),
+        exit=None if exit_ is None else _dec(exit_),
+        min_payout=min_payout,
+        payout_per_unit=payout_per_unit,
+        limit=limit,
+        currency=currency,
+        premium_indication_pct=_dec(premium_pct),
+        gross_premium=(limit * _dec(premium_pct)).quantize(Decimal("0.01")),
+        pin_codes=pin_codes,
+        data_source=spec.data_source_description,
+        risk_carrier=risk_carrier,
+    )
+
+
+def coverage_cover_facts(coverage: dict, run: dict, target: dict, pin_codes: tuple[str, ...]) -> CoverFacts:
+    currency = coverage["currency"]
+    return cover_facts(
+        coverage_id=coverage["id"],
+        index_code=BY_ID[uuid.UUID(str(coverage["index_definition_id"]))].code,
+        start=coverage["risk_period_start"],
+        end=coverage["risk_period_end"],
+        direction=coverage["direction"],
+        trigger=_dec(coverage["trigger"]),
+        exit_=None if coverage["exit"] is None else _dec(coverage["exit"]),
+        min_payout=from_minor(coverage["min_payout_minor"], currency),
+        payout_per_unit=from_minor(coverage["payout_per_unit_minor"], currency),
+        limit=from_minor(coverage["limit_minor"], currency),
+        currency=currency,
+        premium_pct=_dec(run["gross_premium_indication_pct"]),
+        target=target,
+        pin_codes=pin_codes,
+        risk_carrier=coverage["risk_carrier"],
+        label=coverage["label"],
+    )
+
+
+def _aware(moment: dt.datetime) -> dt.datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
+
+
+def fact_sheet_input(cover: CoverFacts, run: dict, document_id: uuid.UUID) -> FactSheetInput:
+    burn = run["burn"] or {}
+    return FactSheetInput(
+        cover=cover,
+        payout_curve=payout_curve(
+            cover.direction.value, cover.trigger, cover.exit, cover.min_payout, cover.payout_per_unit, cover.limit
+        ),
+        history=tuple(
+            HistoricalYear(year=y["year"], index_value=y["index"], payout=_dec(y["payout"])) for y in burn.get("years", [])
+        ),
+        document_id=str(document_id),
+        issued_at=_aware(run["completed_at"]),
+        pricing_version=f"v{run['version']}",
+        issuer=cover.risk_carrier,
+    )
+
+
+def technical_report_input(
+    cover: CoverFacts, index_code: str, run: dict, document_id: uuid.UUID
+) -> TechnicalPricingReportInput:
+    metrics = run["metrics"]
+    report = run["report"]
+    burn = run["burn"] or {}
+    currency = cover.currency
+    risk_type = BY_CODE[index_code].risk_type_id
+    loss = report["loss"]
+    fit = report["fit"]
+    distribution, method = MODELS[risk_type]
+    site = report.get("site", {})
+    statistics = [NamedValue(name="Model mean of the period index", value=fit["simulated_mean"], unit=cover.unit)]
+    if fit.get("observed_mean") is not None:
+        statistics.append(NamedValue(name="Observed mean of the period index", value=fit["observed_mean"], unit=cover.unit,
+                                     note=f"{fit['observed_years']} years"))
+    gross = from_minor(run["gross_premium_minor"], currency)
+    return TechnicalPricingReportInput(
+        cover=cover,
+        payout_curve=payout_curve(
+            cover.direction.value, cover.trigger, cover.exit, cover.min_payout, cover.payout_per_unit, cover.limit
+        ),
+        metrics=RiskMetrics(
+            expected_loss=_dec(metrics["expectedLoss"]),
+            standard_deviation=_dec(metrics["standardDeviation"]),
+            standard_error=_dec(metrics["expectedLossStandardError"]),
+            p_attach=float(metrics["probabilityOfAttachment"]),
+            p_exhaust=float(metrics["probabilityOfExhaustion"]),
+            var_99=_dec(metrics["var99"]),
+            tvar_99=_dec(metrics["tvar99"]),
+            var_995=_dec(metrics["var995"]),
+            tvar_995=_dec(metrics["tvar995"]),
+            risk_premium=_dec(metrics["expectedLoss"]),
+            gross_premium=gross,
+            expected_loss_ratio=_dec(run["expected_loss_ratio"]),
+            simulations=run["simulations"],
+            seed=run["seed"],
+            model_version=run["model_version"],
+            data_hash=run["data_hash"],
+            loading_note="Risk premium = expected loss; gross premium = risk premium ÷ expected loss ratio. "
+            f"Standard error from {metrics.get('batches', '16')} independently scrambled Sobol' batches "
+            f"({metrics.get('method', 'sobol')}).",
+        ),
+        loss_distribution=LossDistribution(
+            bin_edges=tuple(loss["bin_edges"]),
+            counts=tuple(loss["counts"]),
+            zero_count=loss["zero_count"],
+            exceedance=tuple(ExceedancePoint(loss=x, probability=p) for x, p in loss["exceedance"]),
+        ),
+        convergence=Convergence(
+            points=tuple(
+                ConvergencePoint(simulations=n, estimate=e, standard_error=se)
+                for n, e, se in report["convergence"]["points"]
+            )
+        ),
+        calibration=CalibrationFit(
+            distribution=distribution,
+            method=method,
+            parameters=(
+                NamedValue(name="Trigger", value=float(cover.trigger), unit=cover.unit),
+                *(() if cover.exit is None else (NamedValue(name="Exit", value=float(cover.exit), unit=cover.unit),)),
+            ),
+            data_sources=(IMD_SUBDIVISIONS, IMD_NORMALS, HOURLY) if risk_type == "RAINFALL" else (HOURLY,),
+            monthly=tuple(MonthlyFit(month=m, observed_mean=o, fitted_mean=f) for m, o, f in fit["monthly"]),
+            quantiles=tuple(
+                QuantilePair(probability=p, observed=o, fitted=f) for p, o, f in fit["quantiles"] if o is not None
+            ),
+            statistics=tuple(statistics),
+        ),
+        burn_rows=tuple(
+            BurnRow(
+                year=y["year"],
+                index_value=y["index"],
+                payout=_dec(y["payout"]),
+                adjusted_index_value=y["index_used"] if burn.get("detrended") else None,
+            )
+            for y in burn.get("years", [])
+        ),
+        document_id=str(document_id),
+        issued_at=_aware(run["completed_at"]),
+        pricing_version=f"v{run['version']}",
+        notes=(
+            f"Calibrated for subdivision {site.get('subdivision', '?')} "
+            f"(district match: {site.get('matchKind', '?')}).",
+            f"Burn analysis: {burn.get('trend_method') or 'no history'}; {burn.get('note') or ''}".strip().rstrip(";"),
+            *NOTES[risk_type],
+        ),
+    )
+
+
+def snapshot_facts(cover: CoverSnapshot, target: dict, risk_carrier: str) -> CoverFacts:
+    currency = cover.currency
+    return cover_facts(
+        coverage_id=cover.coverage_id,
+        index_code=cover.index_code,
+        start=cover.start,
+        end=cover.end,
+        direction=cover.direction,
+        trigger=cover.trigger,
+        exit_=cover.exit,
+        min_payout=from_minor(cover.min_payout_minor, currency),
+        payout_per_unit=from_minor(cover.payout_per_unit_minor, currency),
+        limit=from_minor(cover.limit_minor, currency),
+        currency=currency,
+        premium_pct=cover.gross_premium_pct,
+        target=target,
+        risk_carrier=risk_carrier,
+    )
+
+
+def policy_schedule_input(
+    policy: dict, line_items: list[tuple[dict, list[CoverSnapshot]]], target: dict, tenant_name: str,
+    risk_carrier: str, document_id: uuid.UUID,
+) -> PolicyScheduleInput:
+    currency = policy["currency"]
+    items = []
+    for row, covers in line_items:
+        items.append(
+            PolicyLineItem(
+                line_item_id=str(row["id"]),
+                name=row["name"],
+                quantity=_dec(row["quantity"]),
+                sum_insured=from_minor(covers[0].limit_minor, currency),
+                total_sum_insured=from_minor(row["total_sum_insured_minor"], currency),
+                covers=tuple(snapshot_facts(c, target, risk_carrier) for c in covers),
+                min_payout=from_minor(row["min_payout_minor"], currency),
+                payout_per_unit=from_minor(row["payout_per_unit_minor"], currency),
+                premium=from_minor(row["premium_minor"], currency),
+            )
+        )
+    return PolicyScheduleInput(
+        policy_id=str(policy["id"]),
+        policy_name=policy["name"],
+        status=policy["status"],
+        currency=currency,
+        insurer=Party(name=risk_carrier),
+        policy_holder=Party(name=tenant_name, reference=policy["external_ref"]),
+        line_items=tuple(items),
+        inception_date=policy["inception_date"],
+        expiry_date=policy["expiry_date"],
+        total_sum_insured=from_minor(policy["total_sum_insured_minor"], currency),
+        gross_premium=from_minor(policy["gross_premium_minor"], currency),
+        issued_at=_aware(policy["activated_at"] or policy["updated_at"]),
+        activated_at=None if policy["activated_at"] is None else _aware(policy["activated_at"]),
+        signature_confirmed=bool(policy["signature_confirmed"]),
+        risk_premium=from_minor(policy["risk_premium_minor"], currency),
+        quote_id=str(policy["quote_id"]),
+        external_ref=policy["external_ref"],
+        local_timezone="Asia/Kolkata",
+    )

@@ -1,0 +1,102 @@
+"""Document activities: render with WeasyPrint (on a thread: CPU), store once, link.
+
+Idempotent: file ids are derived from (kind, owner, version), and a document already
+stored is not rendered again, so a retried activity neither duplicates nor re-renders."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+
+import msgspec
+from temporalio import activity
+
+from activities.document_inputs import (
+    coverage_cover_facts,
+    fact_sheet_input,
+    policy_schedule_input,
+    technical_report_input,
+)
+from models import catalogue_store, quote_store
+from models.commands import CoverSnapshot
+from models.files_store import file_id_for, file_meta, store_file
+from models.index_catalog import BY_ID
+from models.settings import load_settings
+from models.tables import MonitoringTarget, PincodeMapping, Policy, PricingRun, Tenant
+
+PDF = "application/pdf"
+
+
+class CoverageDocuments(msgspec.Struct, frozen=True):
+    fact_sheet_file_id: uuid.UUID
+    technical_report_file_id: uuid.UUID
+
+
+class PolicyScheduleRequest(msgspec.Struct, frozen=True):
+    tenant_id: str
+    policy_id: uuid.UUID
+
+
+def _json(value):
+    return json.loads(value) if isinstance(value, str) else value
+
+
+async def _target(target_id: str) -> dict:
+    return await MonitoringTarget.select().where(MonitoringTarget.id == target_id).first()
+
+
+@activity.defn
+async def render_coverage_documents(coverage_id: uuid.UUID, version: int) -> CoverageDocuments:
+    """Fact sheet and technical pricing report of one pricing version, linked to it."""
+    from reports import render_fact_sheet, render_technical_pricing_report
+
+    fact_id = file_id_for("fact-sheet", coverage_id, version)
+    report_id = file_id_for("technical-pricing-report", coverage_id, version)
+    if await file_meta(fact_id) is None or await file_meta(report_id) is None:
+        coverage = await catalogue_store.coverage_row(coverage_id)
+        run = await PricingRun.select().where(
+            (PricingRun.coverage_id == coverage_id) & (PricingRun.version == version)
+        ).first()
+        for key in ("metrics", "burn", "report"):
+            run[key] = _json(run[key])
+        target = await _target(coverage["monitoring_target_id"])
+        pins = await PincodeMapping.select(PincodeMapping.pin_code).where(
+            PincodeMapping.monitoring_target_id == coverage["monitoring_target_id"]
+        ).order_by(PincodeMapping.pin_code)
+        cover = coverage_cover_facts(coverage, run, target, tuple(p["pin_code"] for p in pins))
+        index_code = BY_ID[uuid.UUID(str(coverage["index_definition_id"]))].code
+        fact_pdf = await asyncio.to_thread(render_fact_sheet, fact_sheet_input(cover, run, fact_id))
+        await store_file(fact_id, None, "fact-sheet", f"fact-sheet-{coverage_id}-v{version}.pdf", PDF, fact_pdf)
+        report_pdf = await asyncio.to_thread(
+            render_technical_pricing_report, technical_report_input(cover, index_code, run, report_id)
+        )
+        await store_file(
+            report_id, None, "technical-pricing-report", f"technical-pricing-report-{coverage_id}-v{version}.pdf", PDF, report_pdf
+        )
+    await catalogue_store.attach_documents(coverage_id, version, fact_id, report_id)
+    return CoverageDocuments(fact_sheet_file_id=fact_id, technical_report_file_id=report_id)
+
+
+@activity.defn
+async def render_policy_schedule(request: PolicyScheduleRequest) -> uuid.UUID:
+    """The schedule of an activated policy, stored as the tenant's document."""
+    from reports import render_policy_schedule as render
+
+    file_id = file_id_for("policy-schedule", request.policy_id)
+    if await file_meta(file_id) is None:
+        policy = await quote_store.policy_row(request.tenant_id, request.policy_id)
+        quote = await quote_store.quote_row(request.tenant_id, policy["quote_id"])
+        rows = await quote_store.line_item_rows(request.tenant_id, policy_id=request.policy_id)
+        items = [(row, msgspec.convert(_json(row["covers"]), list[CoverSnapshot])) for row in rows]
+        target = await _target(quote["monitoring_target_id"])
+        tenant = await Tenant.select(Tenant.name).where(Tenant.id == uuid.UUID(request.tenant_id)).first()
+        data = policy_schedule_input(
+            policy, items, target, tenant["name"] if tenant else request.tenant_id, load_settings().risk_carrier, file_id
+        )
+        pdf = await asyncio.to_thread(render, data)
+        await store_file(file_id, request.tenant_id, "policy-schedule", f"policy-schedule-{request.policy_id}.pdf", PDF, pdf)
+    await Policy.update({Policy.schedule_file_id: file_id}).where(
+        (Policy.id == request.policy_id) & (Policy.tenant_id == uuid.UUID(request.tenant_id))
+    )
+    return file_id

@@ -1,0 +1,101 @@
+"""Documents as PDFs: every priced coverage links a fact sheet and a technical pricing
+report; an activated policy gets its schedule. Downloads are scoped by tenant."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+
+import pytest
+from pypdf import PdfReader
+
+from tests.api.test_quotes_policies import new_quote
+from tests.conftest import assert_problem
+
+CHENNAI = "600001"
+
+
+def pdf_text(content: bytes) -> str:
+    return "\n".join(page.extract_text() for page in PdfReader(io.BytesIO(content)).pages)
+
+
+@pytest.fixture(scope="module")
+async def documented_coverage(tenant) -> dict:
+    query = f"targetName={CHENNAI}&from=2027-11-01&to=2027-11-30&size=10"
+    for _ in range(900):
+        body = (await tenant.get(f"/internal/coverages?{query}")).json()
+        rain = [c for c in body["content"] if c["riskTypeId"] == "RAINFALL" and c["triggerLabel"].endswith("above")]
+        if rain and rain[0]["factSheetReportFileId"] and rain[0]["technicalPricingReportFileId"]:
+            return rain[0]
+        await asyncio.sleep(0.2)
+    raise AssertionError("documents were not rendered")
+
+
+async def test_fact_sheet_downloads_as_a_pdf_with_the_cover_in_plain_words(tenant, documented_coverage):
+    c = documented_coverage
+    r = await tenant.get(f"/internal/files/{c['factSheetReportFileId']}")
+    assert r.status_code == 200
+    assert r.headers["content-type"] == "application/pdf"
+    assert r.content.startswith(b"%PDF")
+    reader = PdfReader(io.BytesIO(r.content))
+    assert 1 <= len(reader.pages) <= 2
+    text = pdf_text(r.content)
+    assert "Chennai" in text
+    assert "mm" in text
+    assert f"{c['trigger']:g}".split(".")[0] in text.replace(",", "")
+    assert r.headers["etag"].strip('"') == r.headers["x-content-sha256"]
+
+
+async def test_technical_report_has_the_actuarial_content(tenant, documented_coverage):
+    c = documented_coverage
+    r = await tenant.get(f"/internal/files/{c['technicalPricingReportFileId']}")
+    assert r.status_code == 200
+    text = pdf_text(r.content)
+    for words in ("sha256:", "pricing-2026", "TVaR", "99.5", "Burn", "1901"):
+        assert words in text, words
+    runs = (await tenant.get(f"/internal/coverages/{c['id']}/pricing-runs")).json()
+    assert runs[-1]["technicalPricingReportFileId"] == c["technicalPricingReportFileId"]
+
+
+async def test_catalogue_documents_are_shared_but_not_on_the_tenant_surface(tenant, other_tenant, documented_coverage):
+    file_id = documented_coverage["factSheetReportFileId"]
+    assert (await other_tenant.get(f"/internal/files/{file_id}")).status_code == 200
+    assert_problem(await tenant.get(f"/files/{file_id}"), 404)
+    assert_problem(await tenant.get("/internal/files/7d0a8f0e-0000-4000-8000-000000000000"), 404)
+
+
+async def test_activated_policy_gets_a_schedule_only_its_tenant_can_read(tenant, other_tenant):
+    quote = (await tenant.post("/quotes", json=new_quote())).json()
+    policy = (await tenant.patch(f"/quotes/{quote['id']}")).json()
+    assert_problem(await tenant.get(f"/policies/{policy['id']}/schedule"), 404)  # a draft has none
+    assert (await tenant.patch(f"/policies/{policy['id']}")).status_code == 200
+    for _ in range(600):
+        r = await tenant.get(f"/policies/{policy['id']}/schedule")
+        if r.status_code == 200:
+            break
+        await asyncio.sleep(0.2)
+    assert r.status_code == 200 and r.content.startswith(b"%PDF")
+    text = pdf_text(r.content)
+    assert policy["id"] in text.replace("\n", "") or policy["id"][:8] in text
+    assert "ACCEPTED" in text or "Accepted" in text
+    assert_problem(await other_tenant.get(f"/policies/{policy['id']}/schedule"), 404)
+    from models.quote_store import policy_row
+
+    row = await policy_row(tenant.id, policy["id"])
+    file_id = row["schedule_file_id"]
+    assert (await tenant.get(f"/files/{file_id}")).status_code == 200
+    assert (await tenant.get(f"/internal/files/{file_id}")).status_code == 200
+    assert_problem(await other_tenant.get(f"/files/{file_id}"), 404)
+    assert_problem(await other_tenant.get(f"/internal/files/{file_id}"), 404)
+
+
+async def test_rendering_twice_stores_once(documented_coverage):
+    """A retried render activity finds its files and stores nothing new."""
+    from activities.documents import render_coverage_documents
+    from models.tables import StoredFile
+
+    before = await StoredFile.count()
+    version = 1
+    result = await render_coverage_documents(documented_coverage["id"], version)
+    assert str(result.fact_sheet_file_id) == documented_coverage["factSheetReportFileId"]
+    assert await StoredFile.count() == before

@@ -19,6 +19,7 @@ from temporalio.client import Client
 from api.auth.controller import TokenController, jwks
 from api.auth.middleware import PUBLIC_PATHS, AuthMiddleware
 from api.auth.tokens import TokenService
+from api.content_type import RequireJSON
 from api.controllers.business_partners import BusinessPartnerController
 from api.controllers.coverages import CoverageController
 from api.controllers.files import InternalFileController, TenantFileController
@@ -30,6 +31,7 @@ from api.controllers.travel import TravelEventController
 from api.deps import provide_principal, provide_settings
 from api.problems import EXCEPTION_HANDLERS
 from api.quoting import NonViableSlots
+from api.ratelimit import RateLimiter
 from api.responses import DecimalNumberResponse
 from api.temporal import TemporalHolder
 from models.db import close_pool, open_pool
@@ -99,10 +101,12 @@ def create_app(settings: Settings | None = None, temporal_client: Client | None 
                 "tokens": TokenService(settings),
                 "temporal": TemporalHolder(settings, temporal_client),
                 "nonviable": NonViableSlots(),
+                "client_limiter": RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst),
+                "token_limiter": RateLimiter(settings.token_rate_per_second, int(settings.token_rate_per_second * 3)),
             }
         ),
         dependencies={"principal": Provide(provide_principal), "settings": Provide(provide_settings)},
-        middleware=[DefineMiddleware(AuthMiddleware, exclude=PUBLIC_PATHS)],
+        middleware=[RequireJSON(), DefineMiddleware(AuthMiddleware, exclude=PUBLIC_PATHS)],
         exception_handlers=EXCEPTION_HANDLERS,
         response_class=DecimalNumberResponse,
         openapi_config=openapi,

@@ -136,28 +136,83 @@ def tenants() -> None:
     """Manage tenants and their API clients."""
 
 
-@tenants.command("create")
-@click.argument("name")
-@click.option("--internal", is_flag=True, help="The client may call the /internal surface.")
-def tenants_create(name: str, internal: bool) -> None:
-    """Create tenant NAME (or add a client to it) and print its credentials as JSON.
-
-    The secret and API key are shown once; only their hashes are stored."""
-    settings = load_settings()
-
+def _tenant_command(operation) -> None:
     async def _run():
-        from api.auth.tenants import create_tenant
         from models.db import close_pool, migrate as run_migrations, open_pool
 
         await open_pool()
         try:
             await run_migrations()
-            return await create_tenant(name, internal, settings.scope)
+            return await operation()
         finally:
             await close_pool()
 
-    credentials = asyncio.run(_run())
+    return asyncio.run(_run())
+
+
+@tenants.command("create")
+@click.argument("name")
+@click.option("--internal", is_flag=True, help="The client may call the /internal surface.")
+def tenants_create(name: str, internal: bool) -> None:
+    """Create tenant NAME with a first client and print its credentials as JSON.
+
+    The secret and API key are shown once; only their hashes are stored."""
+    from api.auth.tenants import TenantExists, create_tenant
+
+    try:
+        credentials = _tenant_command(lambda: create_tenant(name, internal, load_settings().scope))
+    except (TenantExists, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
     click.echo(json.dumps(credentials.to_dict(), indent=2))
+
+
+@tenants.command("add-client")
+@click.argument("name")
+@click.option("--internal", is_flag=True, help="The client may call the /internal surface.")
+def tenants_add_client(name: str, internal: bool) -> None:
+    """Add a client (own secret and API key) to the existing tenant NAME; prints JSON."""
+    from api.auth.tenants import UnknownTenant, add_client
+
+    try:
+        credentials = _tenant_command(lambda: add_client(name, internal, load_settings().scope))
+    except (UnknownTenant, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(json.dumps(credentials.to_dict(), indent=2))
+
+
+@tenants.command("disable-client")
+@click.argument("client_id", type=click.UUID)
+def tenants_disable_client(client_id) -> None:
+    """Revoke CLIENT_ID: no new tokens; its API key stops working at once."""
+    from api.auth.tenants import disable_client
+
+    if not _tenant_command(lambda: disable_client(str(client_id))):
+        raise click.ClickException(f"no client {client_id}")
+    click.echo(f"client {client_id} disabled", err=True)
+
+
+@tenants.command("list")
+def tenants_list() -> None:
+    """Tenants and their clients (ids only, never secrets), as JSON."""
+
+    async def listing():
+        from models.tables import ApiClient, Tenant
+
+        clients = await ApiClient.select(ApiClient.id, ApiClient.tenant_id, ApiClient.internal, ApiClient.disabled)
+        return [
+            {
+                "tenant_id": str(t["id"]),
+                "name": t["name"],
+                "clients": [
+                    {"client_id": str(c["id"]), "internal": c["internal"], "disabled": c["disabled"]}
+                    for c in clients
+                    if c["tenant_id"] == t["id"]
+                ],
+            }
+            for t in await Tenant.select().order_by(Tenant.name)
+        ]
+
+    click.echo(json.dumps(_tenant_command(listing), indent=2))
 
 
 if __name__ == "__main__":

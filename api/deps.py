@@ -10,6 +10,13 @@ from api.problems import Unavailable
 from models.settings import Settings
 
 
+# How long a request waits on a workflow (update or result) before answering 503; the
+# workflow itself goes on, and an Idempotency-Key makes the client's retry safe.
+WORKFLOW_DEADLINE = 20.0
+# A quote for a target or month not seen before waits for its catalogue pricing.
+CATALOGUE_DEADLINE = 90.0
+
+
 async def provide_principal(request: Request) -> Principal:
     return request.user
 

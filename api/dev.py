@@ -72,7 +72,7 @@ def _wait(predicate, timeout: float, what: str) -> None:
 
 
 async def _prepare(settings: Settings) -> dict:
-    from api.auth.tenants import create_tenant
+    from api.auth.tenants import TenantExists, add_client, create_tenant
     from models.db import close_pool, migrate, open_pool
     from models.reference_data import load_reference_data
     from models.tables import ApiClient
@@ -86,7 +86,11 @@ async def _prepare(settings: Settings) -> dict:
             demo = json.loads(demo_path.read_text())
             if await ApiClient.exists().where(ApiClient.id == demo["client_id"]):
                 return demo
-        credentials = (await create_tenant(settings.demo_tenant_name, True, settings.scope)).to_dict()
+        try:
+            created = await create_tenant(settings.demo_tenant_name, True, settings.scope)
+        except TenantExists:  # its credentials file was lost: give it a new client
+            created = await add_client(settings.demo_tenant_name, True, settings.scope)
+        credentials = created.to_dict()
         demo_path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(demo_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as fh:
@@ -150,6 +154,7 @@ def run_dev(settings: Settings) -> int:
                 proc.kill()
 
     signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGHUP, _interrupt)  # a closed terminal stops the children too
     try:
         if _port_open(settings.temporal_address):
             print(f"Temporal already listening on {settings.temporal_address}: using it", file=sys.stderr)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from http import HTTPStatus
 
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import HeaderParameter
 
 from models.wire import Problem
 
@@ -33,3 +34,15 @@ def problems(*codes: int) -> dict[int, ResponseSpec]:
 
 
 AUTHED = (400, 401, 403)
+
+
+def tenant_header(required: bool = True) -> dict:
+    """The `x-tenant-id` header, declared for the OpenAPI document (the auth middleware checks it)."""
+    return {
+        "x_tenant_id": HeaderParameter(
+            name="x-tenant-id",
+            required=required,
+            description="The caller's tenant id; must be the tenant of the access token"
+            + ("" if required else " (optional here: the path names the tenant)"),
+        )
+    }

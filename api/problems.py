@@ -7,12 +7,14 @@ unexpected to a problem body; a 500 never carries a stack trace.
 from __future__ import annotations
 
 import logging
+import re
 from http import HTTPStatus
 from typing import Any
 
 import msgspec
 from litestar import MediaType, Request, Response
 from litestar.exceptions import HTTPException, ValidationException
+from temporalio.service import RPCError, RPCStatusCode
 
 from models.wire import FieldError, Problem
 
@@ -52,6 +54,22 @@ class Unavailable(DomainError):
     status, slug, title = 503, "unavailable", "Service unavailable"
 
 
+# One title per problem type, whichever path raised it.
+TITLES = {
+    "invalid-input": "Invalid input",
+    "unauthorized": "Unauthorized",
+    "forbidden": "Forbidden",
+    "not-found": "Resource not found",
+    "method-not-allowed": "Method not allowed",
+    "conflict": "Conflict with the current state",
+    "payload-too-large": "Request body too large",
+    "unsupported-media-type": "Unsupported media type",
+    "idempotency-key-reused": "Idempotency-Key reused with another body",
+    "rate-limited": "Too many requests",
+    "internal-error": "Internal server error",
+    "unavailable": "Service unavailable",
+}
+
 _SLUGS = {
     400: "invalid-input",
     401: "unauthorized",
@@ -78,9 +96,10 @@ def problem_response(
     errors: list[FieldError] | None = None,
     headers: dict[str, str] | None = None,
 ) -> Response[Any]:
+    slug = slug or _SLUGS.get(status, "error")
     body = Problem(
-        type=TYPE_BASE + (slug or _SLUGS.get(status, "error")),
-        title=title or HTTPStatus(status).phrase,
+        type=TYPE_BASE + slug,
+        title=TITLES.get(slug) or title or HTTPStatus(status).phrase,
         status=status,
         detail=detail,
         instance=request.url.path,
@@ -94,14 +113,33 @@ def problem_response(
     )
 
 
+_AT = re.compile(r"\s*-\s*at `\$(?P<path>[^`]*)`\s*$")
+_MISSING = re.compile(r"missing required field `(?P<field>[^`]+)`")
+
+
+def field_of(message: str, fallback: str) -> tuple[str, str]:
+    """msgspec says where: "Expected `int` - at `$.address.city`" → ("address.city", "Expected `int`")."""
+    field = "" if fallback == "body" else fallback
+    match = _AT.search(message)
+    if match:
+        field = match.group("path").lstrip(".").replace("[", ".").replace("]", "")
+        message = message[: match.start()]
+    missing = _MISSING.search(message)
+    if missing:
+        field = f"{field}.{missing.group('field')}" if field else missing.group("field")
+    return field or fallback, message.strip()
+
+
 def _field_errors(extra: Any) -> list[FieldError] | None:
     if not isinstance(extra, list):
         return None
     errors = []
     for item in extra:
         if isinstance(item, dict) and "message" in item:
-            field = item.get("key") or item.get("source") or "body"
-            errors.append(FieldError(field=str(field), message=str(item["message"])))
+            key = item.get("key")
+            fallback = "body" if key in (None, "data") else str(key)
+            field, message = field_of(str(item["message"]), fallback)
+            errors.append(FieldError(field=field, message=message))
     return errors or None
 
 
@@ -115,6 +153,8 @@ def handle_validation(request: Request, exc: ValidationException) -> Response[An
     detail = exc.detail if exc.detail and exc.detail != "Bad Request" else "The request is not valid"
     if errors and len(errors) == 1:
         detail = f"{errors[0].field}: {errors[0].message}" if errors[0].field != "body" else errors[0].message
+        if errors[0].message in ("'data'", "data"):
+            detail, errors = "a JSON request body is required", [FieldError(field="body", message="required")]
     return problem_response(request, 400, _clean(detail), slug="invalid-input", errors=errors)
 
 
@@ -141,6 +181,27 @@ def handle_recursion(request: Request, exc: RecursionError) -> Response[Any]:
     return problem_response(request, 400, "The JSON body is nested too deeply.", slug="invalid-input")
 
 
+def handle_unicode(request: Request, exc: UnicodeError) -> Response[Any]:
+    return problem_response(request, 400, "The request body is not valid UTF-8.", slug="invalid-input")
+
+
+def handle_temporal(request: Request, exc: RPCError) -> Response[Any]:
+    """Temporal unreachable or too slow is a 503 the client can retry; anything else a 500."""
+    if exc.status in (RPCStatusCode.UNAVAILABLE, RPCStatusCode.DEADLINE_EXCEEDED, RPCStatusCode.CANCELLED) or (
+        "timeout" in str(exc).lower()
+    ):
+        log.warning("Temporal unavailable on %s: %s", request.url.path, exc)
+        return problem_response(
+            request, 503, "The workflow engine did not answer in time; retry shortly.", headers={"Retry-After": "2"}
+        )
+    return handle_unexpected(request, exc)
+
+
+def handle_timeout(request: Request, exc: TimeoutError) -> Response[Any]:
+    log.warning("timed out on %s", request.url.path)
+    return problem_response(request, 503, "The request did not complete in time; retry shortly.", headers={"Retry-After": "2"})
+
+
 def handle_unexpected(request: Request, exc: Exception) -> Response[Any]:
     log.exception("unhandled error on %s %s", request.method, request.url.path)
     return problem_response(request, 500, "The server could not complete the request.")
@@ -151,6 +212,9 @@ EXCEPTION_HANDLERS = {
     HTTPException: handle_http,
     DomainError: handle_domain,
     RecursionError: handle_recursion,
+    UnicodeError: handle_unicode,
+    RPCError: handle_temporal,
+    TimeoutError: handle_timeout,
     Exception: handle_unexpected,
 }
 

@@ -5,6 +5,7 @@ its catalogue pricing (seconds, once)."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import uuid
 from decimal import Decimal
@@ -12,6 +13,7 @@ from decimal import Decimal
 from temporalio.client import Client
 
 from api.catalogue import ensure_coverages
+from api.deps import CATALOGUE_DEADLINE
 from models.catalogue_store import find_coverages
 from models.commands import CoverageSlot, CoverSnapshot
 from models.index_catalog import BY_ID
@@ -64,7 +66,9 @@ async def priced_covers(
 ) -> dict[CoverageSlot, CoverSnapshot]:
     rows = await find_coverages(target_id, slots)
     if not _complete(rows, target_id, slots, nonviable):
-        planned = await ensure_coverages(temporal, settings, target_id, slots, wait_for_pricing=True)
+        planned = await asyncio.wait_for(
+            ensure_coverages(temporal, settings, target_id, slots, wait_for_pricing=True), CATALOGUE_DEADLINE
+        )
         for p in planned:
             if p.coverage_id is None:
                 nonviable.add(target_id, p.slot)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from models.tables import BusinessPartner
+from models.timefmt import iso_millis
 from models.wire import Address
 from models.wire import BusinessPartner as BusinessPartnerOut
 
@@ -21,7 +22,7 @@ def partner_out(row: BusinessPartner) -> BusinessPartnerOut:
         contact_phone_number=row.contact_phone,
         address=Address(**fields),
         tax_status=row.tax_status,
-        created_at=row.created_at,
+        created_at=iso_millis(row.created_at),
     )
 
 

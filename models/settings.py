@@ -41,6 +41,9 @@ class Settings:
     internal_role: str
     max_page_size: int
     max_body_bytes: int
+    rate_limit_per_second: float  # per API client; 0 turns the limit off
+    rate_limit_burst: int
+    token_rate_per_second: float  # token endpoint, per client address
     risk_carrier: str = "Parametric Re Ltd"
     catalogue_currency: str = "INR"
     catalogue_unit_limit: Decimal = Decimal("100000")  # the limit of one unit of cover
@@ -94,6 +97,9 @@ def load_settings() -> Settings:
         internal_role=_env("AUTH_INTERNAL_ROLE", "internal"),
         max_page_size=int(_env("MAX_PAGE_SIZE", "100")),
         max_body_bytes=int(_env("MAX_BODY_BYTES", str(1024 * 1024))),
+        rate_limit_per_second=float(_env("RATE_LIMIT_PER_SECOND", "100")),
+        rate_limit_burst=int(_env("RATE_LIMIT_BURST", "200")),
+        token_rate_per_second=float(_env("TOKEN_RATE_PER_SECOND", "10")),
         risk_carrier=_env("RISK_CARRIER", "Parametric Re Ltd"),
         catalogue_currency=_env("CATALOGUE_CURRENCY", "INR"),
         catalogue_unit_limit=Decimal(_env("CATALOGUE_UNIT_LIMIT", "100000")),

@@ -21,10 +21,14 @@ from models.money import MoneyError, check_amount, minor_units
 T = TypeVar("T")
 
 CURRENCY_RE = re.compile(r"^[A-Z]{3}$")
-EMAIL_RE = re.compile(r"^[^@\s]{1,64}@[^@\s]{1,190}\.[^@\s]{2,63}$")
 
-ShortText = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
-OptionalText = Annotated[str, msgspec.Meta(max_length=200)]
+# No control characters (NUL breaks PostgreSQL), no bidi overrides or zero-width characters
+# (they disguise names), and - for required text - not blank.
+_CLEAN = r"[^\x00-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]"
+ShortText = Annotated[
+    str, msgspec.Meta(min_length=1, max_length=200, pattern=rf"^(?=.*\S){_CLEAN}*\Z", description="1-200 characters")
+]
+OptionalText = Annotated[str, msgspec.Meta(max_length=200, pattern=rf"^{_CLEAN}*\Z")]
 
 
 class CamelStruct(msgspec.Struct, rename="camel", forbid_unknown_fields=False, omit_defaults=False):
@@ -118,7 +122,7 @@ class MonitoringTargetOut(CamelStruct):
 
 
 class NewAddress(CamelStruct, tag_field="@type", tag="NewAddress"):
-    country_code: Annotated[str, msgspec.Meta(pattern=r"^[A-Z]{2}$")]
+    country_code: Annotated[str, msgspec.Meta(pattern=r"^[A-Z]{2}\Z")]
     house_number: OptionalText = ""
     street: OptionalText = ""
     country: OptionalText = ""
@@ -139,14 +143,12 @@ class NewBusinessPartner(CamelStruct, tag_field="@type", tag="NewBusinessPartner
     name: ShortText
     role: PartnerRole
     contact_name: ShortText
-    contact_email_address: Annotated[str, msgspec.Meta(max_length=254)]
-    contact_phone_number: Annotated[str, msgspec.Meta(pattern=r"^\+?[0-9 ()\-]{6,20}$")]
+    contact_email_address: Annotated[
+        str, msgspec.Meta(max_length=254, pattern=r"^[^@\s]{1,64}@[^@\s]{1,190}\.[^@\s]{2,63}\Z")
+    ]
+    contact_phone_number: Annotated[str, msgspec.Meta(pattern=r"^\+?[0-9 ()\-]{6,20}\Z")]
     address: NewAddress
     tax_status: TaxStatus
-
-    def __post_init__(self) -> None:
-        if not EMAIL_RE.match(self.contact_email_address):
-            raise ValueError("contactEmailAddress is not an e-mail address")
 
 
 class Address(CamelStruct, tag_field="@type", tag="Address"):
@@ -171,7 +173,7 @@ class BusinessPartner(CamelStruct, tag_field="@type", tag="BusinessPartner"):
     contact_phone_number: str
     address: Address
     tax_status: str
-    created_at: dt.datetime
+    created_at: str  # YYYY-MM-DDThh:mm:ss.SSS+00:00
 
 
 # --- health --------------------------------------------------------------------------------
@@ -344,7 +346,7 @@ class NewQuote(CamelStruct, forbid_unknown_fields=False):
     risk_period_from: dt.date
     risk_period_to: dt.date
     sum_insured_for_line_item: Money
-    external_ref: Annotated[str, msgspec.Meta(min_length=1, max_length=200)] | None = None
+    external_ref: ShortText | None = None
 
     def __post_init__(self) -> None:
         if self.risk_period_to < self.risk_period_from:

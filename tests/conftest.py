@@ -35,6 +35,7 @@ else:
     os.environ.pop("DATABASE_URL", None)
 os.environ.setdefault("PICCOLO_CONF", "models.piccolo_conf")
 os.environ.pop("AUTH_JWKS_URL", None)
+os.environ["TOKEN_RATE_PER_SECOND"] = "1000"  # the suite asks for many tokens; limits have their own test
 
 import httpx  # noqa: E402
 import uvicorn  # noqa: E402

@@ -4,6 +4,7 @@ its last; a cancelled one never turns ACTIVE; an unconverted quote expires."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import sys
 import uuid
@@ -187,8 +188,8 @@ async def test_cancelled_policy_never_turns_active(skipping_env, worker):
     with env.auto_time_skipping_disabled():
         await handle.execute_update(PolicyWorkflow.activate)
         assert await handle.execute_update(PolicyWorkflow.cancel) == "CANCELED"
+    assert await asyncio.wait_for(handle.result(), 60) == "CANCELED"
     assert (await handle.describe()).status.name == "COMPLETED"  # no pending timer is left
-    assert await handle.result() == "CANCELED"
     start_at = dt.datetime.combine(start, dt.time(0), tzinfo=dt.timezone.utc)
     await advance(env, worker, _until(start_at, await env.get_current_time()) + dt.timedelta(days=40))
     assert await _status(tenant_id, policy_id) == "CANCELED"

@@ -16,7 +16,9 @@ with workflow.unsafe.imports_passed_through():
     from models.wire import BusinessPartner
 
 DB_WRITE_TIMEOUT = timedelta(seconds=30)
-DB_RETRY = RetryPolicy(initial_interval=timedelta(milliseconds=200), maximum_interval=timedelta(seconds=10))
+DB_RETRY = RetryPolicy(
+    initial_interval=timedelta(milliseconds=200), maximum_interval=timedelta(seconds=10), maximum_attempts=10
+)
 
 
 @workflow.defn

@@ -13,6 +13,7 @@ import asyncio
 import datetime as dt
 
 from temporalio import workflow
+from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     from activities.documents import PolicyScheduleRequest, render_policy_schedule
@@ -20,7 +21,7 @@ with workflow.unsafe.imports_passed_through():
     from models.commands import PolicyTransitionInput, PolicyWorkflowInput
     from models.workflow_ids import POLICY_STATUS
     from workflows.coverage_documents import RENDER_RETRY, RENDER_TIMEOUT
-    from workflows.lifecycle import WRITE_RETRY, WRITE_TIMEOUT, refuse
+    from workflows.lifecycle import BACKGROUND_WRITE_RETRY, WRITE_RETRY, WRITE_TIMEOUT, refuse, write_failed
 
 # Observations of a day are final this long after it ends (settlement waits for them).
 DATA_LATENCY = dt.timedelta(days=3)
@@ -61,7 +62,7 @@ class PolicyWorkflow:
                     period["monitoring"] = "MONITORING"
             if self._status == "ACCEPTED":
                 self._status = "ACTIVATING"
-                await self._write("ACTIVE", ["ACCEPTED"])
+                await self._write("ACTIVE", ["ACCEPTED"], background=True)
                 self._set("ACTIVE")
         last_end = max(e for _, e in request.periods)
         if await self._sleep_until(_start_of(last_end) + dt.timedelta(days=1) + DATA_LATENCY):
@@ -69,7 +70,7 @@ class PolicyWorkflow:
         for period in self._periods:
             period["monitoring"] = "ENDED"
         self._status = "EXPIRING"
-        await self._write("EXPIRED", ["ACTIVE"])
+        await self._write("EXPIRED", ["ACTIVE"], background=True)
         self._set("EXPIRED")
         return await self._finish()
 
@@ -97,7 +98,11 @@ class PolicyWorkflow:
         if self._status != "CREATED":
             raise refuse("activate the policy", self._status)
         self._status = "ACTIVATING"
-        await self._write("ACCEPTED", ["CREATED"])
+        try:
+            await self._write("ACCEPTED", ["CREATED"])
+        except ActivityError as err:
+            self._status = "CREATED"
+            raise write_failed(err) from err
         self._set("ACCEPTED")
         return self._status
 
@@ -114,7 +119,11 @@ class PolicyWorkflow:
             raise refuse("cancel the policy", self._status)
         previous = self._status
         self._status = "CANCELING"
-        await self._write("CANCELED", [previous])
+        try:
+            await self._write("CANCELED", [previous])
+        except ActivityError as err:
+            self._status = previous
+            raise write_failed(err) from err
         self._set("CANCELED")
         return self._status
 
@@ -123,7 +132,7 @@ class PolicyWorkflow:
         if self._status not in ("ACCEPTED", "ACTIVATING", "ACTIVE"):
             raise refuse("cancel the policy", self._status)
 
-    async def _write(self, to_status: str, from_statuses: list[str]) -> None:
+    async def _write(self, to_status: str, from_statuses: list[str], background: bool = False) -> None:
         await workflow.execute_local_activity(
             transition_policy,
             PolicyTransitionInput(
@@ -134,7 +143,7 @@ class PolicyWorkflow:
                 at=workflow.now(),
             ),
             start_to_close_timeout=WRITE_TIMEOUT,
-            retry_policy=WRITE_RETRY,
+            retry_policy=BACKGROUND_WRITE_RETRY if background else WRITE_RETRY,
         )
 
     def _set(self, status: str) -> None:

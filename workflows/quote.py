@@ -13,6 +13,7 @@ import datetime as dt
 import uuid
 
 from temporalio import workflow
+from temporalio.exceptions import ActivityError
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
 from temporalio.workflow import ParentClosePolicy
 
@@ -27,7 +28,7 @@ with workflow.unsafe.imports_passed_through():
         TENANT_ID,
         policy_workflow_id,
     )
-    from workflows.lifecycle import WRITE_RETRY, WRITE_TIMEOUT, refuse
+    from workflows.lifecycle import BACKGROUND_WRITE_RETRY, WRITE_RETRY, WRITE_TIMEOUT, refuse, write_failed
     from workflows.policy import PolicyWorkflow
 
 
@@ -58,7 +59,7 @@ class QuoteWorkflow:
         except asyncio.TimeoutError:
             if self._status == "CREATED":
                 self._status = "EXPIRING"
-                await self._write("EXPIRED", ["CREATED"])
+                await self._write("EXPIRED", ["CREATED"], background=True)
                 self._set("EXPIRED")
         await workflow.wait_condition(
             lambda: workflow.all_handlers_finished() and self._status in ("ACCEPTED", "REJECTED", "EXPIRED")
@@ -78,17 +79,21 @@ class QuoteWorkflow:
         self._status = "CONVERTING"
         draft = self._draft
         policy_id = workflow.uuid4()
-        converted = await workflow.execute_local_activity(
-            convert_quote,
-            ConvertQuoteInput(
-                tenant_id=draft.tenant_id,
-                quote_id=draft.id,
-                policy_id=policy_id,
-                line_item_ids=[workflow.uuid4() for _ in draft.line_items],
-            ),
-            start_to_close_timeout=WRITE_TIMEOUT,
-            retry_policy=WRITE_RETRY,
-        )
+        try:
+            converted = await workflow.execute_local_activity(
+                convert_quote,
+                ConvertQuoteInput(
+                    tenant_id=draft.tenant_id,
+                    quote_id=draft.id,
+                    policy_id=policy_id,
+                    line_item_ids=[workflow.uuid4() for _ in draft.line_items],
+                ),
+                start_to_close_timeout=WRITE_TIMEOUT,
+                retry_policy=WRITE_RETRY,
+            )
+        except ActivityError as err:
+            self._status = "CREATED"
+            raise write_failed(err) from err
         if not converted:
             self._status = "CREATED"
             raise refuse("convert the quote", "changed in the database")
@@ -127,7 +132,11 @@ class QuoteWorkflow:
         if self._status != "CREATED":
             raise refuse("reject the quote", self._status)
         self._status = "REJECTING"
-        await self._write("REJECTED", ["CREATED"])
+        try:
+            await self._write("REJECTED", ["CREATED"])
+        except ActivityError as err:
+            self._status = "CREATED"
+            raise write_failed(err) from err
         self._set("REJECTED")
         return self._status
 
@@ -136,7 +145,7 @@ class QuoteWorkflow:
         if self._status != "CREATED":
             raise refuse("reject the quote", self._status)
 
-    async def _write(self, to_status: str, from_statuses: list[str]) -> None:
+    async def _write(self, to_status: str, from_statuses: list[str], background: bool = False) -> None:
         await workflow.execute_local_activity(
             transition_quote,
             QuoteTransitionInput(
@@ -147,7 +156,7 @@ class QuoteWorkflow:
                 from_statuses=from_statuses,
             ),
             start_to_close_timeout=WRITE_TIMEOUT,
-            retry_policy=WRITE_RETRY,
+            retry_policy=BACKGROUND_WRITE_RETRY if background else WRITE_RETRY,
         )
 
     def _set(self, status: str) -> None:

@@ -15,6 +15,9 @@ from litestar.params import FromPath
 
 from api.auth.tenants import authenticate_client
 from api.auth.tokens import TokenService
+from api.ratelimit import RateLimited
+from api.problems import NotFound
+from models.tables import Tenant
 from models.wire import OAuthError, TokenResponse
 
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
@@ -42,6 +45,15 @@ def _basic_credentials(request: Request) -> tuple[str, str] | None:
     return (unquote_plus(client_id), unquote_plus(secret)) if sep else None
 
 
+async def _known_tenant(tenant_id: str) -> None:
+    try:
+        known = await Tenant.exists().where(Tenant.id == uuid.UUID(tenant_id))
+    except ValueError:
+        known = False
+    if not known:
+        raise NotFound("no such tenant")
+
+
 class TokenController(Controller):
     path = "/auth/{tenant_id:str}"
     tags = ["Authentication"]
@@ -61,6 +73,11 @@ class TokenController(Controller):
     async def token(self, request: Request, tenant_id: FromPath[str]) -> Response[Any]:
         tokens: TokenService = request.app.state.tokens
         settings = tokens.settings
+        limiter = request.app.state.token_limiter
+        try:
+            limiter.check(request.client.host if request.client else "unknown", "token requests")
+        except RateLimited as exc:
+            return _oauth_error(429, "slow_down", exc.detail, exc.headers)
         if not request.headers.get("content-type", "").startswith("application/x-www-form-urlencoded"):
             return _oauth_error(400, "invalid_request", "the body must be application/x-www-form-urlencoded")
         form = await request.form()
@@ -97,6 +114,7 @@ class TokenController(Controller):
 
     @get("/discovery/v2.0/keys", operation_id="getTenantJwks", summary="The token signing keys (JWKS)")
     async def jwks(self, request: Request, tenant_id: FromPath[str]) -> dict[str, Any]:
+        await _known_tenant(tenant_id)
         return request.app.state.tokens.keys.jwks
 
     @get(
@@ -105,6 +123,7 @@ class TokenController(Controller):
         summary="Issuer metadata (issuer, token endpoint, JWKS address)",
     )
     async def openid_configuration(self, request: Request, tenant_id: FromPath[str]) -> dict[str, Any]:
+        await _known_tenant(tenant_id)
         settings = request.app.state.tokens.settings
         base = settings.public_base_url
         return {

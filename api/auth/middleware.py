@@ -62,8 +62,12 @@ class AuthMiddleware(AbstractAuthenticationMiddleware):
         tokens: TokenService = connection.app.state.tokens
         travel = _TRAVEL.match(connection.url.path)
         header_tenant = connection.headers.get(TENANT_HEADER, "").strip()
+        if len(connection.headers.getall(TENANT_HEADER, [])) > 1:
+            raise InvalidInput(f"send the {TENANT_HEADER} header once")
         if travel:
-            return await self._travel(connection, tokens, travel.group(1), header_tenant)
+            result = await self._travel(connection, tokens, travel.group(1), header_tenant)
+            connection.app.state.client_limiter.check(result.user.client_id)
+            return result
         if not header_tenant:
             raise InvalidInput(f"the {TENANT_HEADER} header is required")
         principal = await self._verify(tokens, _bearer(connection))
@@ -71,6 +75,7 @@ class AuthMiddleware(AbstractAuthenticationMiddleware):
             raise PermissionDeniedException(detail=f"the token does not belong to tenant {header_tenant!r}")
         if connection.url.path.startswith("/internal") and not principal.internal:
             raise PermissionDeniedException(detail="the internal surface needs a client with the internal role")
+        connection.app.state.client_limiter.check(principal.client_id)
         return AuthenticationResult(user=principal, auth=None)
 
     @staticmethod

@@ -3,20 +3,38 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
 import secrets
+import unicodedata
 import uuid
 from dataclasses import asdict, dataclass
-
-import anyio
-from argon2 import PasswordHasher
-from argon2.exceptions import InvalidHashError, VerificationError
 
 from models.clock import utcnow
 from models.tables import ApiClient, Tenant
 
-_hasher = PasswordHasher()
-# Verified against when the client id is unknown, so both paths cost the same (no timing oracle).
-_DUMMY_HASH = _hasher.hash("not-a-secret")
+# Client secrets and API keys are 256-bit random strings, not passwords: nobody can guess
+# one, so a plain SHA-256 protects them at rest as well as a slow hash would, and checking
+# one costs microseconds, so a flood of bad credentials cannot tie up the API's CPU.
+SECRET_SCHEME = "sha256$"
+_DUMMY_HASH = SECRET_SCHEME + hashlib.sha256(b"not-a-secret").hexdigest()
+
+
+class TenantExists(ValueError):
+    pass
+
+
+class UnknownTenant(LookupError):
+    pass
+
+
+def check_tenant_name(name: str) -> str:
+    """1-100 printable characters, not blank; returns it stripped."""
+    cleaned = name.strip()
+    if not cleaned or len(cleaned) > 100:
+        raise ValueError("a tenant name has 1 to 100 characters")
+    if any(unicodedata.category(ch).startswith("C") for ch in cleaned):
+        raise ValueError("a tenant name cannot contain control or format characters")
+    return cleaned
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,19 +54,40 @@ def api_key_digest(api_key: str) -> str:
     return hashlib.sha256(api_key.encode()).hexdigest()
 
 
+def hash_secret(secret: str) -> str:
+    return SECRET_SCHEME + hashlib.sha256(secret.encode()).hexdigest()
+
+
 async def create_tenant(name: str, internal: bool, scope: str) -> NewCredentials:
-    """Create tenant NAME (or reuse it) with a new client; returns the secrets, once."""
-    tenant = await Tenant.objects().where(Tenant.name == name).first()
-    if tenant is None:
-        tenant = Tenant(id=uuid.uuid4(), name=name, created_at=utcnow())
-        await tenant.save()
+    """Create tenant NAME with its first client; returns the secrets, once."""
+    name = check_tenant_name(name)
+    if await Tenant.exists().where(Tenant.name == name):
+        raise TenantExists(f"tenant {name!r} exists; use `parametric tenants add-client {name}`")
+    tenant = Tenant(id=uuid.uuid4(), name=name, created_at=utcnow())
+    await tenant.save()
     return await create_client(str(tenant.id), name, internal, scope)
+
+
+async def add_client(name: str, internal: bool, scope: str) -> NewCredentials:
+    """Another client (own secret and API key) for the existing tenant NAME."""
+    tenant = await Tenant.objects().where(Tenant.name == check_tenant_name(name)).first()
+    if tenant is None:
+        raise UnknownTenant(f"no tenant named {name!r}")
+    return await create_client(str(tenant.id), tenant.name, internal, scope)
+
+
+async def disable_client(client_id: str) -> bool:
+    """Revoke a client: no new tokens, its API key stops working (issued tokens run out)."""
+    updated = await ApiClient.update({ApiClient.disabled: True}).where(ApiClient.id == uuid.UUID(client_id)).returning(
+        ApiClient.id
+    )
+    return bool(updated)
 
 
 async def create_client(tenant_id: str, name: str, internal: bool, scope: str) -> NewCredentials:
     client_secret = secrets.token_urlsafe(32)
     api_key = "pk_" + secrets.token_urlsafe(32)
-    secret_hash = await anyio.to_thread.run_sync(_hasher.hash, client_secret)
+    secret_hash = hash_secret(client_secret)
     client = ApiClient(
         id=uuid.uuid4(),
         tenant_id=uuid.UUID(tenant_id),
@@ -70,10 +109,7 @@ async def create_client(tenant_id: str, name: str, internal: bool, scope: str) -
 
 
 def _verify(secret_hash: str, secret: str) -> bool:
-    try:
-        return _hasher.verify(secret_hash, secret)
-    except (VerificationError, InvalidHashError):
-        return False
+    return hmac.compare_digest(secret_hash, hash_secret(secret))
 
 
 async def authenticate_client(tenant_id: str, client_id: str, client_secret: str) -> ApiClient | None:
@@ -88,7 +124,7 @@ async def authenticate_client(tenant_id: str, client_id: str, client_secret: str
     except ValueError:  # not a UUID: unknown client
         client = None
     secret_hash = client.secret_hash if client is not None and not client.disabled else _DUMMY_HASH
-    ok = await anyio.to_thread.run_sync(_verify, secret_hash, client_secret)
+    ok = _verify(secret_hash, client_secret)
     return client if ok and client is not None and not client.disabled else None
 
 

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 
-from litestar import Controller, Response, get, post
+import msgspec
+from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, JSONBody
 from temporalio.client import Client
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
 
 from api.auth.tokens import Principal
-from api.deps import provide_temporal
-from api.openapi_docs import AUTHED, problems
+from api.deps import WORKFLOW_DEADLINE, provide_temporal
+from api.idempotency import HEADER as IDEMPOTENCY_KEY
+from api.idempotency import Idempotency
+from api.openapi_docs import AUTHED, problems, tenant_header
 from api.problems import NotFound
+from api.responses import encode_json
 from models.settings import Settings
 from models.commands import RegisterBusinessPartnerInput
 from models.db import scoped_objects
@@ -27,6 +32,7 @@ from workflows.business_partners import BusinessPartnerWorkflow
 class BusinessPartnerController(Controller):
     path = "/internal/business-partners"
     tags = ["Internal surface"]
+    parameters = tenant_header()
     dependencies = {"temporal": Provide(provide_temporal)}
 
     @post(
@@ -37,26 +43,43 @@ class BusinessPartnerController(Controller):
     )
     async def create(
         self,
+        request: Request,
         data: JSONBody[NewBusinessPartner],
         principal: NamedDependency[Principal],
         temporal: NamedDependency[Client],
         settings: NamedDependency[Settings],
     ) -> Response[BusinessPartner]:
-        partner_id = uuid.uuid4()
-        command = RegisterBusinessPartnerInput(
-            tenant_id=principal.tenant_id, partner_id=partner_id, partner=data, requested_by=principal.client_id
-        )
-        partner = await temporal.execute_workflow(
-            BusinessPartnerWorkflow.run,
-            command,
-            id=business_partner_workflow_id(principal.tenant_id, partner_id),
-            task_queue=settings.task_queue,
-            search_attributes=TypedSearchAttributes(
-                [SearchAttributePair(TENANT_ID, principal.tenant_id), SearchAttributePair(PARTNER_ROLE, data.role)]
-            ),
-        )
+        idempotency = Idempotency(principal.tenant_id, request.headers.get(IDEMPOTENCY_KEY), msgspec.json.encode(data))
+        replay = await idempotency.begin()
+        if replay is not None:
+            return replay
+        try:
+            partner_id = uuid.uuid4()
+            command = RegisterBusinessPartnerInput(
+                tenant_id=principal.tenant_id, partner_id=partner_id, partner=data, requested_by=principal.client_id
+            )
+            partner = await asyncio.wait_for(
+                temporal.execute_workflow(
+                    BusinessPartnerWorkflow.run,
+                    command,
+                    id=business_partner_workflow_id(principal.tenant_id, partner_id),
+                    task_queue=settings.task_queue,
+                    search_attributes=TypedSearchAttributes(
+                        [SearchAttributePair(TENANT_ID, principal.tenant_id), SearchAttributePair(PARTNER_ROLE, data.role)]
+                    ),
+                ),
+                WORKFLOW_DEADLINE,
+            )
+            body = encode_json(partner)
+        except BaseException:
+            await idempotency.release()
+            raise
+        await idempotency.complete(201, body)
         return Response(
-            content=partner, status_code=201, headers={"Location": f"/internal/business-partners/{partner_id}"}
+            content=body,
+            status_code=201,
+            media_type="application/json",
+            headers={"Location": f"/internal/business-partners/{partner_id}"},
         )
 
     @get(

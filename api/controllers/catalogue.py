@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import csv
+import gzip
 import hashlib
 import io
 
 from litestar import Controller, Request, Response, get
 
-from api.openapi_docs import AUTHED, problems
+from api.openapi_docs import AUTHED, problems, tenant_header
 from models.tables import IndexDefinition, MonitoringTarget, PincodeMapping
 from models.wire import ContentEnvelope, IndexDefinitionOut
 
@@ -16,6 +17,7 @@ from models.wire import ContentEnvelope, IndexDefinitionOut
 class IndexDefinitionController(Controller):
     path = "/index-definitions"
     tags = ["Tenant surface"]
+    parameters = tenant_header()
 
     @get(
         operation_id="listIndexDefinitions",
@@ -37,6 +39,7 @@ class IndexDefinitionController(Controller):
 class PincodeMappingController(Controller):
     path = "/pincode-mapping"
     tags = ["Tenant surface"]
+    parameters = tenant_header()
 
     @get(
         operation_id="getPincodeMapping",
@@ -46,17 +49,16 @@ class PincodeMappingController(Controller):
         responses=problems(*AUTHED),
     )
     async def pincode_mapping(self, request: Request) -> Response[bytes]:
-        body, etag = await _mapping_csv(request)
+        body, gzipped, etag = await _mapping_csv(request)
         if request.headers.get("if-none-match") == etag:
             return Response(content=b"", status_code=304, headers={"ETag": etag})
-        return Response(
-            content=body,
-            media_type="text/csv; charset=utf-8",
-            headers={"ETag": etag, "Content-Disposition": 'attachment; filename="pincode-mapping.csv"'},
-        )
+        headers = {"ETag": etag, "Content-Disposition": 'attachment; filename="pincode-mapping.csv"', "Vary": "Accept-Encoding"}
+        if "gzip" in request.headers.get("accept-encoding", ""):
+            return Response(content=gzipped, media_type="text/csv", headers={**headers, "Content-Encoding": "gzip"})
+        return Response(content=body, media_type="text/csv", headers=headers)
 
 
-async def _mapping_csv(request: Request) -> tuple[bytes, str]:
+async def _mapping_csv(request: Request) -> tuple[bytes, bytes, str]:
     """Built once per process (the mapping changes only with a reference-data release)."""
     cached = getattr(request.app.state, "pincode_csv", None)
     if cached is not None:
@@ -71,7 +73,7 @@ async def _mapping_csv(request: Request) -> tuple[bytes, str]:
     for r in rows:
         writer.writerow([r["pin_code"], r["monitoring_target_id"], names.get(r["monitoring_target_id"], "")])
     body = buffer.getvalue().encode()
-    result = (body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"')
+    result = (body, gzip.compress(body, compresslevel=6, mtime=0), '"' + hashlib.sha256(body).hexdigest()[:32] + '"')
     if rows:
         request.app.state.pincode_csv = result
     return result

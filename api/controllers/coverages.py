@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import re
 import uuid
@@ -15,8 +16,8 @@ from temporalio.common import SearchAttributePair, TypedSearchAttributes
 
 from api.auth.tokens import Principal
 from api.catalogue import catalogue_window, check_window, ensure_coverages, MONTHLY_INDEX_CODES
-from api.deps import provide_temporal
-from api.openapi_docs import AUTHED, problems
+from api.deps import WORKFLOW_DEADLINE, provide_temporal
+from api.openapi_docs import AUTHED, problems, tenant_header
 from api.pagination import PageParam, check_size, rich_page_of
 from api.problems import InvalidInput, NotFound
 from models import catalogue_store as store
@@ -62,6 +63,7 @@ async def _target_from_query(target_name: str | None, monitoring_target_id: str 
 class CoverageController(Controller):
     path = "/internal/coverages"
     tags = ["Internal surface"]
+    parameters = tenant_header()
     dependencies = {"temporal": Provide(provide_temporal)}
 
     @get(
@@ -99,7 +101,9 @@ class CoverageController(Controller):
                 slots = month_slots(MONTHLY_INDEX_CODES, start.replace(day=1), months)
             else:
                 slots = catalogue_window(settings)
-            await ensure_coverages(temporal, settings, target_id, slots, wait_for_pricing=False)
+            await asyncio.wait_for(
+                ensure_coverages(temporal, settings, target_id, slots, wait_for_pricing=False), WORKFLOW_DEADLINE
+            )
             first, last = min(s.start for s in slots), max(s.end for s in slots)
             where = (
                 (Coverage.monitoring_target_id == target_id)

@@ -10,7 +10,7 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath
 
 from api.auth.tokens import Principal
-from api.openapi_docs import AUTHED, problems
+from api.openapi_docs import AUTHED, problems, tenant_header
 from api.problems import NotFound
 from models.files_store import readable_file
 
@@ -36,6 +36,7 @@ def file_response(request: Request, row: dict | None, file_id: uuid.UUID) -> Res
 class InternalFileController(Controller):
     path = "/internal/files"
     tags = ["Internal surface"]
+    parameters = tenant_header()
 
     @get(
         "/{file_id:uuid}",
@@ -53,6 +54,7 @@ class InternalFileController(Controller):
 class TenantFileController(Controller):
     path = "/files"
     tags = ["Tenant surface"]
+    parameters = tenant_header()
 
     @get(
         "/{file_id:uuid}",

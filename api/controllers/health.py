@@ -6,6 +6,7 @@ import asyncio
 from importlib.metadata import PackageNotFoundError, version
 
 from litestar import Request, Response, get
+from litestar.openapi.datastructures import ResponseSpec
 
 from models.db import ping
 from models.wire import ComponentHealth, Health
@@ -39,6 +40,7 @@ async def _temporal(request: Request) -> ComponentHealth:
     summary="Database and Temporal reachable (200 ok, 503 degraded)",
     tags=["Operations"],
     security=[{}],
+    responses={503: ResponseSpec(Health, description="Database or Temporal down")},
 )
 async def health(request: Request) -> Response[Health]:
     database, temporal = await asyncio.gather(_database(), _temporal(request))

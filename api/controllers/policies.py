@@ -15,7 +15,7 @@ from api.auth.tokens import Principal
 from api.controllers.files import file_response
 from api.deps import provide_temporal
 from api.lifecycle import run_update
-from api.openapi_docs import AUTHED, problems
+from api.openapi_docs import AUTHED, problems, tenant_header
 from api.pagination import PageParam, check_size, page_of
 from api.problems import InvalidInput, NotFound
 from models import quote_store as store
@@ -38,6 +38,7 @@ async def _policy_or_404(tenant_id: str, policy_id: uuid.UUID) -> dict:
 class PolicyController(Controller):
     path = "/policies"
     tags = ["Tenant surface"]
+    parameters = tenant_header()
     dependencies = {"temporal": Provide(provide_temporal)}
 
     @get(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import uuid
 from typing import Annotated
@@ -14,11 +15,11 @@ from temporalio.client import Client, WithStartWorkflowOperation
 from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDConflictPolicy
 
 from api.auth.tokens import Principal
-from api.deps import provide_temporal
+from api.deps import WORKFLOW_DEADLINE, provide_temporal
 from api.idempotency import HEADER as IDEMPOTENCY_KEY
 from api.idempotency import Idempotency
 from api.lifecycle import run_update
-from api.openapi_docs import AUTHED, problems
+from api.openapi_docs import AUTHED, problems, tenant_header
 from api.pagination import PageParam, check_size, page_of
 from api.problems import InvalidInput, NotFound
 from api.quoting import check_period, priced_covers
@@ -46,6 +47,7 @@ async def _quote_or_404(tenant_id: str, quote_id: uuid.UUID) -> dict:
 class QuoteController(Controller):
     path = "/quotes"
     tags = ["Tenant surface"]
+    parameters = tenant_header()
     dependencies = {"temporal": Provide(provide_temporal)}
 
     @post(
@@ -120,7 +122,7 @@ class QuoteController(Controller):
         ]
         if data.external_ref:
             attributes.append(SearchAttributePair(EXTERNAL_REF, data.external_ref))
-        await temporal.execute_update_with_start_workflow(
+        await asyncio.wait_for(temporal.execute_update_with_start_workflow(
             QuoteWorkflow.created,
             start_workflow_operation=WithStartWorkflowOperation(
                 QuoteWorkflow.run,
@@ -130,7 +132,7 @@ class QuoteController(Controller):
                 id_conflict_policy=WorkflowIDConflictPolicy.FAIL,
                 search_attributes=TypedSearchAttributes(attributes),
             ),
-        )
+        ), WORKFLOW_DEADLINE)
         return encode_json(await store.quote_out(principal.tenant_id, quote_id))
 
     @get(

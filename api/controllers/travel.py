@@ -13,7 +13,7 @@ from litestar.params import FromPath, QueryParameter
 from typing import Annotated
 
 from api.auth.tokens import Principal
-from api.openapi_docs import AUTHED, problems
+from api.openapi_docs import AUTHED, problems, tenant_header
 from models.db import scoped_select
 from models.money import from_minor
 from models.tables import ParametricEvent
@@ -23,6 +23,7 @@ from models.wire import ValidatedEvent, ValidatedEvents
 class TravelEventController(Controller):
     path = "/travel/{tenant_id:str}"
     tags = ["Travel sample surface"]
+    parameters = tenant_header(required=False)
 
     @get(
         "/parametric-event",

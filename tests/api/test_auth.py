@@ -217,3 +217,35 @@ async def test_public_endpoints_need_no_credentials(http):
     assert (await http.get("/health")).status_code == 200
     assert (await http.get("/schema/openapi.json")).status_code == 200
     assert (await http.get("/.well-known/jwks.json")).status_code == 200
+
+
+async def test_discovery_documents_exist_only_for_real_tenants(http, tenant):
+    assert (await http.get(f"/auth/{tenant.id}/discovery/v2.0/keys")).status_code == 200
+    for bogus in ("not-a-tenant", "%3Cscript%3E", "7d0a8f0e-0000-4000-8000-000000000000"):
+        assert_problem(await http.get(f"/auth/{bogus}/v2.0/.well-known/openid-configuration"), 404)
+        assert_problem(await http.get(f"/auth/{bogus}/discovery/v2.0/keys"), 404)
+
+
+async def test_rate_limits_answer_429_with_retry_after(settings, database, temporal_env, tenant):
+    """Per-client API limit and per-address token limit, on an app with low limits."""
+    from dataclasses import replace
+
+    import httpx
+
+    from api.app import create_app
+    from tests.conftest import Server, free_port
+
+    strict = replace(settings, rate_limit_per_second=1, rate_limit_burst=3, token_rate_per_second=1)
+    async with Server(create_app(strict, temporal_env.client), free_port()) as api:
+        async with httpx.AsyncClient(base_url=api.base_url) as client:
+            headers = await tenant.headers()
+            codes = [(await client.get("/index-definitions", headers=headers)).status_code for _ in range(6)]
+            assert codes[:3] == [200, 200, 200] and 429 in codes[3:], codes
+            limited = await client.get("/index-definitions", headers=headers)
+            assert_problem(limited, 429)
+            assert int(limited.headers["retry-after"]) >= 1
+            token_codes = [
+                (await client.post(TOKEN_PATH.format(tenant.id), data=form(tenant.credentials))).status_code
+                for _ in range(6)
+            ]
+            assert 429 in token_codes and token_codes[0] == 200, token_codes

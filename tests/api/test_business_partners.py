@@ -84,3 +84,20 @@ async def test_type_tag_is_optional_but_checked(tenant):
     assert (await tenant.post("/internal/business-partners", json=body)).status_code == 201
     wrong = {**PARTNER, "@type": "NewFastQuote"}
     assert_problem(await tenant.post("/internal/business-partners", json=wrong), 400)
+
+
+async def test_created_at_uses_the_spec_date_time_form(tenant):
+    body = (await tenant.post("/internal/business-partners", json=PARTNER)).json()
+    import re
+
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00", body["createdAt"]), body["createdAt"]
+
+
+async def test_idempotency_key_makes_creation_safe_to_retry(tenant):
+    headers = {"Idempotency-Key": "partner-onboarding-77"}
+    first = await tenant.post("/internal/business-partners", json=PARTNER, headers=headers)
+    again = await tenant.post("/internal/business-partners", json=PARTNER, headers=headers)
+    assert first.status_code == again.status_code == 201
+    assert again.json()["id"] == first.json()["id"]
+    other = await tenant.post("/internal/business-partners", json={**PARTNER, "name": "Other"}, headers=headers)
+    assert_problem(other, 422)

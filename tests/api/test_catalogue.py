@@ -62,3 +62,15 @@ async def test_health_reports_database_and_temporal(http):
     body = r.json()
     assert body["status"] == "ok"
     assert body["database"]["status"] == "ok" and body["temporal"]["status"] == "ok"
+
+
+async def test_pincode_mapping_is_served_gzipped_to_clients_that_accept_it(tenant):
+    import gzip
+
+    plain = await tenant.get("/pincode-mapping", headers={"Accept-Encoding": "identity"})
+    packed = await tenant.get("/pincode-mapping", headers={"Accept-Encoding": "gzip"})
+    assert plain.headers["content-type"] == "text/csv; charset=utf-8"
+    assert packed.headers["content-encoding"] == "gzip"
+    assert int(packed.headers["content-length"]) < len(plain.content) / 3
+    assert packed.content == plain.content  # httpx decodes it
+    assert gzip.decompress(gzip.compress(plain.content)) == plain.content

@@ -23,15 +23,21 @@ def with_(**changes):
     ("body", "field"),
     [
         (with_(role="CUSTOMER"), "role"),
+        (with_(name="   "), "name"),
+        (with_(name="a\u0000b"), "name"),
+        (with_(name="evil\u202etxt.exe"), "name"),
+        (with_(contactPhoneNumber="+91 12345678\n"), "contactPhoneNumber"),
+        (with_(contactEmailAddress=""), "contactEmailAddress"),
         (with_(role=3), "role"),
         (with_(name=""), "name"),
         (with_(name="x" * 500), "name"),
-        (with_(contactEmailAddress="not-an-email"), None),
+        (with_(contactEmailAddress="not-an-email"), "contactEmailAddress"),
         (with_(contactPhoneNumber="call me"), "contactPhoneNumber"),
         (with_(taxStatus="NaN"), "taxStatus"),
         (with_(address={"countryCode": "India"}), "address.countryCode"),
         (with_(address="Bengaluru"), "address"),
         ({k: v for k, v in PARTNER.items() if k != "name"}, "name"),
+        (with_(address={k: v for k, v in PARTNER["address"].items() if k != "countryCode"}), "address.countryCode"),
         ([], None),
         ("just a string", None),
     ],
@@ -40,12 +46,23 @@ async def test_invalid_fields_are_400_with_field_errors(tenant, body, field):
     r = await tenant.post(PATH, json=body)
     problem = assert_problem(r, 400)
     if field:
-        assert field in json.dumps(problem), problem
+        assert field in [e["field"] for e in problem.get("errors", [])] or field in problem["detail"], problem
+    assert problem["title"] == "Invalid input"
 
 
 @pytest.mark.parametrize(
     "raw",
-    [b"{not json", b"", b'{"name": "a",}', b"\xff\xfe", b"NaN", b'{"name": NaN}', b'{"name": Infinity}'],
+    [
+        b"{not json",
+        b"",
+        b'{"name": "a",}',
+        b"\xff\xfe",
+        b"NaN",
+        b'{"name": NaN}',
+        b'{"name": Infinity}',
+        b'{"name": "\xff"}',
+        b'{"name": "Mons\xe9on", "role": "INTERMEDIARY"}',
+    ],
 )
 async def test_malformed_json_is_400(tenant, raw):
     r = await tenant.post(PATH, content=raw, headers={"content-type": "application/json"})
@@ -89,3 +106,30 @@ async def test_server_errors_leak_no_stack_trace(service, tenant, monkeypatch):
     assert "secret" not in r.text and "Traceback" not in r.text and "RuntimeError" not in r.text
     assert body["detail"] == "The server could not complete the request."
     assert catalogue  # the module under test
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded", "application/xml"])
+async def test_non_json_bodies_are_415(tenant, content_type):
+    r = await tenant.post(PATH, content=json.dumps(PARTNER), headers={"content-type": content_type})
+    assert_problem(r, 415)
+
+
+async def test_empty_body_says_a_body_is_required(tenant):
+    r = await tenant.post(PATH, content=b"", headers={"content-type": "application/json"})
+    body = assert_problem(r, 400)
+    assert "body" in body["detail"]
+
+
+async def test_duplicate_tenant_header_is_400(http, tenant, other_tenant):
+    headers = [
+        ("Authorization", f"Bearer {await tenant.token()}"),
+        ("x-tenant-id", tenant.id),
+        ("x-tenant-id", other_tenant.id),
+    ]
+    assert_problem(await http.get("/index-definitions", headers=headers), 400)
+
+
+async def test_problem_titles_are_one_per_type(tenant):
+    a = (await tenant.get("/no-such-thing")).json()
+    b = (await tenant.get("/internal/business-partners/7d0a8f0e-0000-4000-8000-000000000000")).json()
+    assert a["type"] == b["type"] and a["title"] == b["title"] == "Resource not found"

@@ -44,3 +44,14 @@ async def test_docs_page_is_served(http):
     r = await http.get("/schema")
     assert r.status_code == 200
     assert "text/html" in r.headers["content-type"]
+
+
+async def test_every_authenticated_operation_declares_the_tenant_header(http):
+    doc = (await http.get("/schema/openapi.json")).json()
+    for path, operations in doc["paths"].items():
+        if path.startswith("/auth") or path in ("/health", "/.well-known/jwks.json"):
+            continue
+        for method, op in operations.items():
+            headers = {p["name"]: p for p in op.get("parameters", []) if p["in"] == "header"}
+            assert "x-tenant-id" in headers, (path, method)
+            assert headers["x-tenant-id"]["required"] is (not path.startswith("/travel")), (path, method)

@@ -13,7 +13,7 @@ import pytest
 
 from reports import charts, samples
 from reports.formatting import NBSP
-from reports.inputs import Direction
+from reports.inputs import Direction, PayoutCurve, PayoutPoint
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -191,3 +191,25 @@ def test_exceedance_drops_to_the_floor_past_the_largest_payout(tech):
     floors = [float(y1) for x1, y1, x2, y2 in segments if y1 == y2]
     assert floors and any(abs(last_y - y) < 0.01 for y in floors)
     assert Decimal(tech.metrics.p_exhaust) > 0
+
+
+def test_labels_never_cross_the_trigger_line():
+    fact = samples.sample_fact_sheet_input()
+    # A trigger close to the left edge leaves no room for the label before it.
+    tight = lambda c: PayoutCurve(  # noqa: E731  the curve starts just before the trigger
+        tuple(
+            PayoutPoint(x, y)
+            for x, y in ((195.0, 0.0), (200.0, 0.0), (200.0, float(c.min_payout)), (260.0, float(c.limit)), (280.0, float(c.limit)))
+        )
+    )
+    for cover, curve in ((fact.cover, fact.payout_curve), (fact.cover, tight(fact.cover))):
+        chart = charts.payout_curve_chart(cover, curve)
+        root = ET.fromstring(chart.svg)
+        red = next(p for p in root.iter(f"{SVG}path") if p.get("stroke") == charts.RED)
+        x, y1, _, y2 = map(float, re.match(r"M([\d.]+) ([\d.]+)L([\d.]+) ([\d.]+)", red.get("d")).groups())
+        for label in chart.labels:
+            if label.text.startswith(("Limit", "Exit")):
+                w = charts.text_width(label.text, label.size)
+                left = {"start": label.x, "middle": label.x - w / 2, "end": label.x - w}[label.anchor]
+                crosses = left < x < left + w and min(y1, y2) < label.y and label.y - label.size < max(y1, y2)
+                assert not crosses, (label.text, left, x)

@@ -17,6 +17,7 @@ import pytest
 
 from reports import (
     MEDIA_TYPE,
+    Direction,
     Party,
     render_fact_sheet,
     render_policy_schedule,
@@ -504,3 +505,47 @@ def test_quote_with_one_cover_and_no_distribution(quote_input):
     assert S("Total, 1 cover ") in r.flat() and S("Total, 1 covers") not in r.flat()
     assert "P(payout > x)" not in r.text
     assert len(r.reader.pages) <= 2
+
+
+def test_fact_sheet_with_long_names_stays_on_one_page(fact_input):
+    """What the catalogue produces: long labels and target names, dozens of pin codes."""
+    cover = dataclasses.replace(
+        fact_input.cover,
+        label="Monthly total rainfall · Chennai, Tamil Nadu · Nov 2027",
+        monitoring_target_name="Chennai, Tamil Nadu (13.125°N 80.375°E)",
+        pin_codes=tuple(f"6000{i:02d}" for i in range(1, 25)),
+        limit=Decimal("100000"),
+        min_payout=Decimal("10000"),
+        payout_per_unit=Decimal("355.74"),
+        trigger=Decimal("639.8"),
+        exit=Decimal("892.8"),
+    )
+    data = dataclasses.replace(fact_input, cover=cover, payout_curve=samples.payout_curve(cover))
+    r = _read(render_fact_sheet(data))
+    assert len(r.reader.pages) == 1
+    assert S("600001, 600002, 600003, 600004, 600005, 600006 and 18 more") in r.flat()
+    assert "(13.125°N 80.375°E), at" not in r.text  # coordinates not repeated
+
+
+def test_schedule_fits_extreme_terms_without_cutting_values(policy_input):
+    """Terms as the pricing engine produces them: odd decimals, steep payouts per unit."""
+    li = policy_input.line_items[4]
+    rain, heat = li.covers
+    steep = dataclasses.replace(
+        rain,
+        index_name="Daytime rainfall (08:00-20:00)",
+        direction=Direction.BELOW,
+        trigger=Decimal("0.5"),
+        exit=Decimal("0"),
+        payout_per_unit=Decimal("900000"),
+        limit=Decimal("100000"),
+        min_payout=Decimal("10000"),
+    )
+    wide = dataclasses.replace(heat, trigger=Decimal("167.4"), exit=Decimal("219.7"))
+    item = dataclasses.replace(li, covers=(steep, wide), quantity=Decimal("2.5"), premium=Decimal("43442.80"))
+    data = dataclasses.replace(policy_input, line_items=(item,) + policy_input.line_items[5:])
+    r = _read(render_policy_schedule(data))
+    schedule = r.pages[1]
+    assert "…" not in schedule
+    for value in ("Daytime rainfall (08:00-20:00)", "₹900,000/mm", "≤ 0.5 mm", "≥ 167.4 °C", "219.7 °C", "₹43,442.80", "₹250,000"):
+        assert value in schedule.replace("\u00a0", " "), value

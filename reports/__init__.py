@@ -1,0 +1,72 @@
+"""Documents as PDF: fact sheet, technical pricing report, quote document, policy schedule.
+
+Pure rendering: input dataclasses in (``reports.inputs``), PDF bytes out. No Temporal, no
+database, no numpy. The activities that store the files call these functions; see
+``docs/documents.md`` for what each document holds and for whom.
+"""
+
+from .inputs import (
+    AggregatedPricing,
+    BurnRow,
+    CalibrationFit,
+    Convergence,
+    ConvergencePoint,
+    CoverFacts,
+    DataSource,
+    Direction,
+    ExceedancePoint,
+    FactSheetInput,
+    HistoricalYear,
+    LossDistribution,
+    MonthlyFit,
+    NamedValue,
+    Party,
+    PayoutCurve,
+    PayoutPoint,
+    PolicyLineItem,
+    PolicyScheduleInput,
+    QuantilePair,
+    QuoteCover,
+    QuoteDocumentInput,
+    RiskMetrics,
+    TechnicalPricingReportInput,
+)
+from .render import (
+    MEDIA_TYPE,
+    render_fact_sheet,
+    render_policy_schedule,
+    render_quote_document,
+    render_technical_pricing_report,
+)
+
+__all__ = [
+    "MEDIA_TYPE",
+    "AggregatedPricing",
+    "BurnRow",
+    "CalibrationFit",
+    "Convergence",
+    "ConvergencePoint",
+    "CoverFacts",
+    "DataSource",
+    "Direction",
+    "ExceedancePoint",
+    "FactSheetInput",
+    "HistoricalYear",
+    "LossDistribution",
+    "MonthlyFit",
+    "NamedValue",
+    "Party",
+    "PayoutCurve",
+    "PayoutPoint",
+    "PolicyLineItem",
+    "PolicyScheduleInput",
+    "QuantilePair",
+    "QuoteCover",
+    "QuoteDocumentInput",
+    "RiskMetrics",
+    "TechnicalPricingReportInput",
+    "render_fact_sheet",
+    "render_policy_schedule",
+    "render_quote_document",
+    "render_technical_pricing_report",
+]

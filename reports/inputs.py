@@ -1,0 +1,547 @@
+"""What the document renderers need, and nothing more.
+
+These types are deliberately decoupled from the pricing engine, the database tables and the
+wire Structs: the activity that renders a document maps whatever it has onto them. They are
+frozen dataclasses built from plain values (str, int, float, Decimal, date, datetime, enum,
+tuples), so msgspec (and therefore the Temporal data converter) encodes and decodes them as
+they are.
+
+Conventions, so that nobody has to guess a unit:
+
+* Money is a ``Decimal`` in the major unit of the enclosing object's ``currency`` (ISO 4217
+  code, e.g. ``"INR"``): rupees, not paise. Floats are refused for money.
+* Percentages are fractions: ``Decimal("0.0685")`` (or ``0.0685`` for probabilities) means
+  6.85 %.
+* Index values (trigger, exit, observations) are in the cover's ``unit`` (mm, km/h, °C...).
+  Contract terms (trigger, exit) are ``Decimal`` because they are agreed numbers; statistical
+  values (observations, fitted quantiles, simulated losses in charts) are ``float``.
+* Dates are calendar dates, risk periods are inclusive at both ends; date-times must be
+  timezone-aware.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+__all__ = [
+    "AggregatedPricing",
+    "BurnRow",
+    "CalibrationFit",
+    "Convergence",
+    "ConvergencePoint",
+    "CoverFacts",
+    "DataSource",
+    "Direction",
+    "ExceedancePoint",
+    "FactSheetInput",
+    "HistoricalYear",
+    "LossDistribution",
+    "MonthlyFit",
+    "NamedValue",
+    "Party",
+    "PayoutCurve",
+    "PayoutPoint",
+    "PolicyLineItem",
+    "PolicyScheduleInput",
+    "QuantilePair",
+    "QuoteCover",
+    "QuoteDocumentInput",
+    "RiskMetrics",
+    "TechnicalPricingReportInput",
+]
+
+
+class Direction(enum.StrEnum):
+    """Which side of the trigger pays."""
+
+    ABOVE = "ABOVE"  # pays when the index is at or above the trigger (excess rain, wind, heat)
+    BELOW = "BELOW"  # pays when the index is at or below the trigger (deficit rain, frost)
+
+
+# --- validation helpers -------------------------------------------------------------------
+
+
+def _decimal(owner: object, *names: str) -> None:
+    """Money and contract terms must be exact: Decimal, finite."""
+    for name in names:
+        value = getattr(owner, name)
+        if value is None:
+            continue
+        if not isinstance(value, Decimal):
+            raise TypeError(
+                f"{type(owner).__name__}.{name} must be a Decimal, got {type(value).__name__}"
+            )
+        if not value.is_finite():
+            raise ValueError(f"{type(owner).__name__}.{name} must be finite, got {value}")
+
+
+def _finite(owner: object, *names: str) -> None:
+    for name in names:
+        value = getattr(owner, name)
+        if value is None:
+            continue
+        if isinstance(value, Decimal):
+            ok = value.is_finite()
+        else:
+            ok = isinstance(value, (int, float)) and math.isfinite(value)
+        if not ok:
+            raise ValueError(f"{type(owner).__name__}.{name} must be a finite number, got {value!r}")
+
+
+def _probability(owner: object, *names: str) -> None:
+    _finite(owner, *names)
+    for name in names:
+        value = getattr(owner, name)
+        if value is not None and not 0 <= value <= 1:
+            raise ValueError(f"{type(owner).__name__}.{name} is a probability in [0, 1], got {value}")
+
+
+def _currency(owner: object, currency: str) -> None:
+    if not (isinstance(currency, str) and len(currency) == 3 and currency.isalpha() and currency.isupper()):
+        raise ValueError(f"{type(owner).__name__}.currency must be an ISO 4217 code, got {currency!r}")
+
+
+def _aware(owner: object, *names: str) -> None:
+    for name in names:
+        value = getattr(owner, name)
+        if value is not None and (not isinstance(value, dt.datetime) or value.utcoffset() is None):
+            raise ValueError(f"{type(owner).__name__}.{name} must be a timezone-aware datetime")
+
+
+def _same_currency(owner: object, currency: str, covers: Iterable[CoverFacts]) -> None:
+    for cover in covers:
+        if cover.currency != currency:
+            raise ValueError(
+                f"{type(owner).__name__}: cover {cover.coverage_id} is in {cover.currency}, "
+                f"the document in {currency}"
+            )
+
+
+# --- parties and covers --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Party:
+    """A party named on a document: insurer (risk carrier), customer/policyholder, intermediary."""
+
+    name: str
+    address_lines: tuple[str, ...] = ()
+    contact_name: str | None = None
+    email: str | None = None
+    phone: str | None = None
+    tax_id: str | None = None  # e.g. a GSTIN; printed as given
+    reference: str | None = None  # the party's id in our records
+
+
+@dataclass(frozen=True, slots=True)
+class CoverFacts:
+    """One priced cover: where, when, what index, and how it pays.
+
+    Payout structure as printed: nothing unless the index reaches the trigger (at or above it
+    for ``ABOVE``, at or below for ``BELOW``); at the trigger ``min_payout``; then
+    ``payout_per_unit`` for each index unit beyond the trigger; never more than ``limit``
+    (reached at ``exit`` when there is one). All money is per unit of cover (quantity 1).
+    """
+
+    coverage_id: str
+    label: str  # short human name, e.g. "Excess rainfall, September 2026"
+    index_name: str  # e.g. "Monthly total rainfall"
+    index_description: str  # plain words: what is measured and how it is aggregated
+    unit: str  # index unit, e.g. "mm"
+    direction: Direction
+    monitoring_target_id: str
+    monitoring_target_name: str
+    latitude: float  # degrees north
+    longitude: float  # degrees east
+    risk_period_start: dt.date
+    risk_period_end: dt.date  # inclusive
+    trigger: Decimal  # index unit
+    exit: Decimal | None  # index unit; None when the payout only stops at the limit
+    min_payout: Decimal  # money, paid when the trigger is reached
+    payout_per_unit: Decimal  # money per index unit beyond the trigger
+    limit: Decimal  # money, maximum payout of the cover
+    currency: str
+    premium_indication_pct: Decimal  # fraction of the limit, e.g. Decimal("0.0685")
+    gross_premium: Decimal  # money per unit of cover
+    pin_codes: tuple[str, ...] = ()  # postal codes mapped to the monitoring target
+    data_source: str | None = None  # who measures the index, in plain words
+    risk_carrier: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.direction, Direction):
+            raise TypeError("CoverFacts.direction must be a Direction")
+        _currency(self, self.currency)
+        _decimal(self, "min_payout", "payout_per_unit", "limit", "gross_premium")
+        _decimal(self, "trigger", "exit", "premium_indication_pct")
+        _finite(self, "latitude", "longitude")
+        if self.risk_period_end < self.risk_period_start:
+            raise ValueError("CoverFacts: risk period ends before it starts")
+        if self.limit <= 0 or self.min_payout < 0 or self.payout_per_unit < 0:
+            raise ValueError("CoverFacts: limit must be positive, payouts non-negative")
+        if self.min_payout > self.limit:
+            raise ValueError("CoverFacts: min_payout exceeds the limit")
+        if self.exit is not None:
+            wrong_side = self.exit <= self.trigger if self.direction is Direction.ABOVE else self.exit >= self.trigger
+            if wrong_side:
+                raise ValueError(f"CoverFacts: exit {self.exit} is on the wrong side of trigger {self.trigger}")
+
+
+@dataclass(frozen=True, slots=True)
+class PayoutPoint:
+    index_value: float  # index unit
+    payout: float  # money per unit of cover
+
+
+@dataclass(frozen=True, slots=True)
+class PayoutCurve:
+    """Payout as a function of the index, as piecewise-linear points sorted by index value.
+
+    A jump (the minimum payout at the trigger) is two points with the same index value.
+    """
+
+    points: tuple[PayoutPoint, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.points) < 2:
+            raise ValueError("PayoutCurve needs at least two points")
+        xs = [p.index_value for p in self.points]
+        if any(b < a for a, b in zip(xs, xs[1:])):
+            raise ValueError("PayoutCurve points must be sorted by index value")
+        for p in self.points:
+            _finite(p, "index_value", "payout")
+
+
+@dataclass(frozen=True, slots=True)
+class HistoricalYear:
+    """The index over the cover's risk period in a past year, and what the cover would have paid."""
+
+    year: int
+    index_value: float | None  # index unit; None when the data are missing for that year
+    payout: Decimal  # money per unit of cover
+
+    def __post_init__(self) -> None:
+        _decimal(self, "payout")
+        _finite(self, "index_value")
+
+
+# --- pricing ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RiskMetrics:
+    """Monte Carlo results for one cover (per unit of cover) or for a whole quote.
+
+    Money is in the currency of the document; probabilities are fractions.
+    """
+
+    expected_loss: Decimal  # EL, mean simulated payout
+    standard_deviation: Decimal  # σ of the simulated payout
+    standard_error: Decimal  # standard error of the EL estimate, σ / √N
+    p_attach: float  # P(payout > 0)
+    p_exhaust: float  # P(payout = limit)
+    var_99: Decimal  # 99 % quantile of the payout
+    tvar_99: Decimal  # mean payout beyond the 99 % quantile
+    var_995: Decimal
+    tvar_995: Decimal
+    risk_premium: Decimal  # EL plus the risk loading
+    gross_premium: Decimal  # risk premium plus expense and profit loadings
+    expected_loss_ratio: Decimal  # fraction, EL / gross premium
+    simulations: int  # N
+    seed: int
+    model_version: str
+    data_hash: str  # hash of the calibration data set, as printed
+    loading_note: str | None = None  # how risk and gross premium follow from EL, in one line
+
+    def __post_init__(self) -> None:
+        _decimal(
+            self,
+            "expected_loss",
+            "standard_deviation",
+            "standard_error",
+            "var_99",
+            "tvar_99",
+            "var_995",
+            "tvar_995",
+            "risk_premium",
+            "gross_premium",
+            "expected_loss_ratio",
+        )
+        _probability(self, "p_attach", "p_exhaust")
+        if self.simulations <= 0:
+            raise ValueError("RiskMetrics.simulations must be positive")
+
+
+@dataclass(frozen=True, slots=True)
+class ExceedancePoint:
+    loss: float  # money
+    probability: float  # P(payout > loss), fraction
+
+
+@dataclass(frozen=True, slots=True)
+class LossDistribution:
+    """Simulated payouts, binned.
+
+    ``counts[i]`` is the number of simulations with a positive payout in
+    ``(bin_edges[i], bin_edges[i + 1]]``; simulations without any payout are counted in
+    ``zero_count`` only, because for a parametric cover they usually dwarf everything else.
+    """
+
+    bin_edges: tuple[float, ...]  # money, ascending, len(counts) + 1
+    counts: tuple[int, ...]
+    zero_count: int
+    exceedance: tuple[ExceedancePoint, ...]  # sorted by loss
+
+    def __post_init__(self) -> None:
+        if len(self.bin_edges) != len(self.counts) + 1 or not self.counts:
+            raise ValueError("LossDistribution: need len(bin_edges) == len(counts) + 1 >= 2")
+        if any(b <= a for a, b in zip(self.bin_edges, self.bin_edges[1:])):
+            raise ValueError("LossDistribution: bin edges must increase")
+        if min(self.counts) < 0 or self.zero_count < 0:
+            raise ValueError("LossDistribution: counts must be non-negative")
+        for p in self.exceedance:
+            _probability(p, "probability")
+
+    @property
+    def simulations(self) -> int:
+        return self.zero_count + sum(self.counts)
+
+
+@dataclass(frozen=True, slots=True)
+class ConvergencePoint:
+    simulations: int  # N so far
+    estimate: float  # money, running EL estimate
+    standard_error: float  # money, its standard error
+
+
+@dataclass(frozen=True, slots=True)
+class Convergence:
+    points: tuple[ConvergencePoint, ...]  # sorted by N
+
+    def __post_init__(self) -> None:
+        if not self.points:
+            raise ValueError("Convergence needs at least one point")
+        ns = [p.simulations for p in self.points]
+        if ns != sorted(ns) or ns[0] <= 0:
+            raise ValueError("Convergence points must be sorted by a positive N")
+
+
+@dataclass(frozen=True, slots=True)
+class NamedValue:
+    """A named number: a distribution parameter or a goodness-of-fit statistic."""
+
+    name: str
+    value: float
+    unit: str = ""
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class MonthlyFit:
+    """Observed against fitted statistics of the index for one calendar month (index unit)."""
+
+    month: int  # 1..12
+    observed_mean: float
+    fitted_mean: float
+    observed_p10: float | None = None
+    observed_p90: float | None = None
+    fitted_p10: float | None = None
+    fitted_p90: float | None = None
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.month <= 12:
+            raise ValueError("MonthlyFit.month is 1..12")
+
+
+@dataclass(frozen=True, slots=True)
+class QuantilePair:
+    """One point of a QQ plot for the cover's risk-period index (index unit)."""
+
+    probability: float
+    observed: float
+    fitted: float
+
+
+@dataclass(frozen=True, slots=True)
+class DataSource:
+    id: str
+    description: str
+    data_set: str
+    period: str  # e.g. "1901–2015"
+    attribution: str = ""
+    records: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CalibrationFit:
+    """How the index model was calibrated, and how well it fits."""
+
+    distribution: str  # e.g. "Zero-inflated gamma"
+    method: str  # e.g. "maximum likelihood per calendar month, location 0"
+    parameters: tuple[NamedValue, ...]  # for the cover's risk period
+    data_sources: tuple[DataSource, ...]
+    monthly: tuple[MonthlyFit, ...] = ()
+    quantiles: tuple[QuantilePair, ...] = ()
+    statistics: tuple[NamedValue, ...] = ()  # goodness of fit, e.g. Kolmogorov–Smirnov D
+
+
+@dataclass(frozen=True, slots=True)
+class BurnRow:
+    """One year of the burn analysis: the historical index and the payout it would have caused."""
+
+    year: int
+    index_value: float | None  # index unit; None when missing
+    payout: Decimal  # money per unit of cover
+    adjusted_index_value: float | None = None  # e.g. detrended; printed when any row has one
+
+    def __post_init__(self) -> None:
+        _decimal(self, "payout")
+        _finite(self, "index_value", "adjusted_index_value")
+
+
+# --- documents --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FactSheetInput:
+    """The buyer's one- or two-page summary of a cover."""
+
+    cover: CoverFacts
+    payout_curve: PayoutCurve
+    history: tuple[HistoricalYear, ...]  # sorted by year
+    document_id: str
+    issued_at: dt.datetime  # printed and written into the PDF metadata (keeps output reproducible)
+    pricing_version: str | None = None
+    issuer: str | None = None  # who publishes the fact sheet, printed in the footer
+
+    def __post_init__(self) -> None:
+        _aware(self, "issued_at")
+
+
+@dataclass(frozen=True, slots=True)
+class TechnicalPricingReportInput:
+    """Everything an actuary needs to review the price of one cover."""
+
+    cover: CoverFacts
+    payout_curve: PayoutCurve
+    metrics: RiskMetrics  # per unit of cover, in cover.currency
+    loss_distribution: LossDistribution
+    convergence: Convergence
+    calibration: CalibrationFit
+    burn_rows: tuple[BurnRow, ...]  # sorted by year
+    document_id: str
+    issued_at: dt.datetime
+    pricing_version: str | None = None
+    notes: tuple[str, ...] = ()  # assumptions and caveats, one paragraph each
+
+    def __post_init__(self) -> None:
+        _aware(self, "issued_at")
+
+
+@dataclass(frozen=True, slots=True)
+class QuoteCover:
+    """A cover as offered in a quote, with its quantity and price."""
+
+    cover: CoverFacts
+    quantity: Decimal  # units of cover
+    sum_insured: Decimal  # money, maximum payout of this cover in the quote (quantity × limit)
+    premium: Decimal  # money, gross premium for this cover in the quote
+    line_item: str | None = None  # e.g. the month label "01-09-2026 - 30-09-2026"
+    expected_loss: Decimal | None = None  # money, for this cover in the quote (quantity included)
+
+    def __post_init__(self) -> None:
+        _decimal(self, "quantity", "sum_insured", "premium", "expected_loss")
+
+
+@dataclass(frozen=True, slots=True)
+class AggregatedPricing:
+    """Joint pricing of all covers in a quote (money in the quote's currency)."""
+
+    metrics: RiskMetrics
+    loss_distribution: LossDistribution | None = None  # of the total annual payout
+
+
+@dataclass(frozen=True, slots=True)
+class QuoteDocumentInput:
+    quote_id: str
+    quote_name: str
+    currency: str
+    insurer: Party  # risk carrier
+    customer: Party
+    covers: tuple[QuoteCover, ...]
+    total_sum_insured: Decimal
+    gross_premium: Decimal
+    pricing: AggregatedPricing
+    issued_at: dt.datetime
+    valid_until: dt.date
+    intermediary: Party | None = None
+    external_ref: str | None = None
+    state: str | None = None  # e.g. "completed"
+    conditions: tuple[str, ...] = ()  # subjectivities and conditions, one paragraph each
+
+    def __post_init__(self) -> None:
+        _currency(self, self.currency)
+        _decimal(self, "total_sum_insured", "gross_premium")
+        _aware(self, "issued_at")
+        if not self.covers:
+            raise ValueError("QuoteDocumentInput needs at least one cover")
+        _same_currency(self, self.currency, (c.cover for c in self.covers))
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyLineItem:
+    """One line item of a policy (one month on the tenant surface) and its covers."""
+
+    line_item_id: str
+    name: str  # e.g. "01-09-2026 - 30-09-2026"
+    quantity: Decimal  # units of cover
+    sum_insured: Decimal  # money per unit
+    total_sum_insured: Decimal  # money, quantity × sum_insured
+    covers: tuple[CoverFacts, ...]
+    min_payout: Decimal | None = None  # money, as on the line item (tenant surface)
+    payout_per_unit: Decimal | None = None  # money per index unit, as on the line item
+    premium: Decimal | None = None  # money, gross premium of the line item
+
+    def __post_init__(self) -> None:
+        _decimal(self, "quantity", "sum_insured", "total_sum_insured", "min_payout", "payout_per_unit", "premium")
+        if not self.covers:
+            raise ValueError("PolicyLineItem needs at least one cover")
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyScheduleInput:
+    policy_id: str
+    policy_name: str
+    status: str  # e.g. "ACCEPTED"
+    currency: str
+    insurer: Party
+    policy_holder: Party
+    line_items: tuple[PolicyLineItem, ...]
+    inception_date: dt.date
+    expiry_date: dt.date
+    total_sum_insured: Decimal
+    gross_premium: Decimal
+    issued_at: dt.datetime
+    activated_at: dt.datetime | None = None
+    signature_confirmed: bool = False
+    risk_premium: Decimal | None = None
+    intermediary: Party | None = None
+    quote_id: str | None = None
+    external_ref: str | None = None
+    exclusions: tuple[str, ...] = ()
+    local_timezone: str | None = None  # IANA name, e.g. "Asia/Kolkata": times are also shown in it
+    notes: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        _currency(self, self.currency)
+        _decimal(self, "total_sum_insured", "gross_premium", "risk_premium")
+        _aware(self, "issued_at", "activated_at")
+        if not self.line_items:
+            raise ValueError("PolicyScheduleInput needs at least one line item")
+        if self.expiry_date < self.inception_date:
+            raise ValueError("PolicyScheduleInput: expiry before inception")
+        _same_currency(self, self.currency, (c for li in self.line_items for c in li.covers))

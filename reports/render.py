@@ -1,0 +1,784 @@
+"""Render the four documents to PDF bytes.
+
+Each document is HTML from a Jinja2 template in ``templates/`` plus the one stylesheet
+``templates/report.css``, laid out by WeasyPrint. The Python side (``*_html``) prepares every
+figure, sentence and table row; templates only place them. Charts come from ``charts.py``
+as SVG and are embedded as images with their longer labels as HTML text (see ``_chart``).
+
+Rendering is pure: no clock, no network, no file access. The PDF metadata date is the
+document's ``issued_at``, so the same input gives the same bytes (useful for checksums and
+idempotent storage). WeasyPrint is imported on first use (it costs about 0.7 s), so importing
+this package for its input types stays cheap.
+
+Fonts: the stylesheet asks fontconfig for "DejaVu Sans" and "DejaVu Sans Mono" (Debian
+``fonts-dejavu-core``); WeasyPrint embeds the subset of glyphs used. Install Debian
+``libharfbuzz-subset0`` too: without it WeasyPrint subsets fonts with fontTools, about 0.4 s
+slower per document, and the bytes differ from run to run.
+
+Layout choices are driven by WeasyPrint's cost per box and per text line (see
+docs/documents.md, "Render time"): fixed table layouts, whole columns as preformatted
+lines in the big tables, inline blocks instead of flex or grid.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import jinja2
+from markupsafe import Markup, escape
+
+from . import charts
+from .formatting import (
+    currency_symbol,
+    decimal_places,
+    format_coordinates,
+    format_date,
+    format_datetime,
+    format_index,
+    format_money,
+    format_number,
+    format_pct,
+    format_period,
+    format_period_short,
+    format_probability,
+    text_width_em,
+)
+from .inputs import (
+    CoverFacts,
+    Direction,
+    FactSheetInput,
+    PayoutCurve,
+    PolicyScheduleInput,
+    QuoteDocumentInput,
+    RiskMetrics,
+    TechnicalPricingReportInput,
+)
+
+if TYPE_CHECKING:
+    import weasyprint
+
+__all__ = [
+    "MEDIA_TYPE",
+    "fact_sheet_html",
+    "policy_schedule_html",
+    "quote_document_html",
+    "render_fact_sheet",
+    "render_policy_schedule",
+    "render_quote_document",
+    "render_technical_pricing_report",
+    "technical_pricing_report_html",
+]
+
+MEDIA_TYPE = "application/pdf"
+TEMPLATES = Path(__file__).with_name("templates")
+STYLESHEET = TEMPLATES / "report.css"
+
+
+# --- Jinja2 and WeasyPrint plumbing ----------------------------------------------------------
+
+
+@cache
+def _env() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=jinja2.select_autoescape(["html"]),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(
+        money=format_money,
+        pct=format_pct,
+        prob=format_probability,
+        num=format_number,
+        index=format_index,
+        date=format_date,
+        period=format_period,
+        period_short=format_period_short,
+        datetime=format_datetime,
+        coords=format_coordinates,
+    )
+    return env
+
+
+_local = threading.local()
+
+
+def _stylesheet() -> weasyprint.CSS:
+    # One parsed stylesheet per thread: activities may render on a thread pool, and a parsed
+    # CSS object is not documented as safe to share between concurrent renders.
+    css = getattr(_local, "css", None)
+    if css is None:
+        import weasyprint
+
+        css = weasyprint.CSS(string=STYLESHEET.read_text(encoding="utf-8"), url_fetcher=_fetcher())
+        _local.css = css
+    return css
+
+
+def _fetcher() -> Any:
+    from weasyprint.urls import URLFetcher
+
+    # Documents hold customer-provided text: never let anything in them fetch a URL or a
+    # file. Only data: URLs (charts, the table rules) are allowed.
+    return URLFetcher(allowed_protocols=("data",))
+
+
+def _write_pdf(html: str) -> bytes:
+    import weasyprint
+
+    document = weasyprint.HTML(string=html, url_fetcher=_fetcher())
+    return document.write_pdf(stylesheets=[_stylesheet()])
+
+
+@dataclass(frozen=True)
+class _Doc:
+    """What the base template needs: title, header ids, footer line, PDF metadata."""
+
+    kind: str
+    title: str
+    ids: str
+    footer: str
+    author: str
+    issued_at: dt.datetime
+
+    @property
+    def created(self) -> str:
+        return self.issued_at.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _html(template: str, doc: _Doc, **context: Any) -> str:
+    return _env().get_template(template).render(doc=doc, **context)
+
+
+# Distance from the top of a ``line-height: 1`` box to the baseline, in em, for DejaVu Sans
+# (ascent 0.928 em, descent 0.236 em, half-leading −0.082 em). Puts an HTML label's baseline
+# exactly where the SVG text's baseline would be.
+_BASELINE_EM = 0.846
+# Width of the box that carries a label: wider than any label, so text-align can anchor it.
+_LABEL_BOX = 400.0
+
+
+# Label typography as classes (see report.css): an inline style is parsed per element,
+# and with a hundred labels a page that parsing showed up in the profile.
+_ANCHOR_CLASS = {"start": "ls", "middle": "lm", "end": "le"}
+_SIZE_CLASS = {charts.TICK_SIZE: "", charts.LABEL_SIZE: " lt"}
+_COLOR_CLASS = {
+    charts.INK: "",
+    charts.AXIS: " ca",
+    charts.RED: " cr",
+    charts.ORANGE: " co",
+    charts.GREY: " cg",
+    charts.BLUE: " cb",
+    "white": " cw",
+}
+
+
+def _label_html(label: charts.Label) -> Markup:
+    top = label.y - _BASELINE_EM * label.size
+    left = {"start": label.x, "middle": label.x - _LABEL_BOX / 2, "end": label.x - _LABEL_BOX}[label.anchor]
+    classes = _ANCHOR_CLASS[label.anchor] + _SIZE_CLASS.get(label.size, "") + _COLOR_CLASS.get(label.fill, "")
+    if label.weight == "bold":
+        classes += " lb"
+    style = f"left:{left:.1f}px;top:{top:.1f}px"
+    if label.size not in _SIZE_CLASS:
+        style += f";font-size:{label.size:g}px"
+    if label.fill not in _COLOR_CLASS:
+        style += f";color:{label.fill}"
+    if label.rotate:
+        # Rotate about the anchor point, as SVG's rotate(a x y) does.
+        style += f";transform-origin:{label.x - left:.1f}px {label.y - top:.1f}px;transform:rotate({label.rotate:g}deg)"
+    return Markup('<span class="{}" style="{}">{}</span>').format(classes, style, label.text)
+
+
+def _chart(chart: charts.Chart) -> Markup:
+    """A chart for the PDF: the SVG (shapes, short labels) as an image, the longer labels
+    as HTML text on top (see ``charts.Chart``).
+
+    Why not inline ``<svg>``: every SVG element would go through the HTML cascade, and
+    WeasyPrint lays out SVG text one glyph at a time; both were most of the render time.
+    """
+    data = base64.b64encode(chart.image_svg.encode("utf-8")).decode("ascii")
+    labels = Markup("").join(_label_html(label) for label in chart.overlay)
+    return Markup(
+        '<div class="chart" data-chart="{}" style="width:{:g}px;height:{:g}px">'
+        '<img alt="{}" src="data:image/svg+xml;base64,{}">{}</div>'
+    ).format(chart.name, chart.width, chart.height, chart.title, Markup(data), labels)
+
+
+@dataclass(frozen=True)
+class _Col:
+    """A column of a line table: title, width in percent, right-aligned when numeric."""
+
+    title: str
+    width: float
+    num: bool = False
+
+
+_PT_TO_MM = 25.4 / 72
+_TEXT_COLUMN_MM = 178.0  # A4 minus the 16 mm side margins of report.css
+
+
+def _fit_columns(
+    cols: list[_Col], rows: Sequence[Sequence[object]], font_pt: float, pad_mm: float = 2.0, min_pt: float = 6.2
+) -> tuple[list[_Col], float]:
+    """Column widths (%) and a font size (pt) such that every value of a line table fits.
+
+    Values cannot wrap in a line table, and terms vary a lot (₹900,000/mm next to ₹75/mm):
+    each column gets the width of its widest value (bold lines included); leftover width is
+    shared in proportion; when even that does not fit, the font shrinks (not below
+    ``min_pt``; past that, the stylesheet cuts values with an ellipsis).
+    """
+    need_em = []
+    for j, col in enumerate(cols):
+        widest = max(
+            (text_width_em(re.sub(r"<[^>]+>", "", str(row[j])), bold="<b>" in str(row[j])) for row in rows),
+            default=0.0,
+        )
+        title = max((text_width_em(word, bold=True) * 7.4 / font_pt for word in col.title.split()), default=0.0)
+        need_em.append(max(widest, title) + 0.3)
+    text_mm = sum(need_em) * font_pt * _PT_TO_MM
+    room_mm = _TEXT_COLUMN_MM - pad_mm * len(cols)
+    if text_mm > room_mm:
+        font_pt = max(min_pt, font_pt * room_mm / text_mm)
+    need_mm = [e * font_pt * _PT_TO_MM + pad_mm for e in need_em]
+    scale = _TEXT_COLUMN_MM / sum(need_mm)
+    return [_Col(c.title, round(mm * scale / _TEXT_COLUMN_MM * 100, 2), c.num) for c, mm in zip(cols, need_mm)], round(font_pt, 2)
+
+
+def _lines(rows: Sequence[Sequence[object]], per_block: int = 40) -> list[list[Markup]]:
+    """Rows of a table as blocks of columns: each cell holds one column of up to
+    ``per_block`` rows as preformatted lines (``table.lines`` in report.css).
+
+    WeasyPrint spends about as much on each table cell as on a whole paragraph; one text box
+    per column instead of one per value made the big tables 5–10 times cheaper. Rows stay
+    aligned because every line has the same fixed height; values must fit on one line.
+    """
+    blocks = []
+    for start in range(0, len(rows), per_block):
+        chunk = rows[start : start + per_block]
+        blocks.append([Markup("\n").join(escape(row[i]) for row in chunk) for i in range(len(chunk[0]))])
+    return blocks
+
+
+# --- shared wording ---------------------------------------------------------------------------
+
+
+def interpolate(curve: PayoutCurve, x: float) -> float:
+    """Payout at index value ``x`` read off the curve (linear between points, flat outside).
+
+    At a jump the paying side wins: "at or above the trigger" pays at the trigger itself.
+    """
+    pts = curve.points
+    same = [p.payout for p in pts if p.index_value == x]
+    if same:
+        return max(same)
+    if x <= pts[0].index_value:
+        return pts[0].payout
+    if x >= pts[-1].index_value:
+        return pts[-1].payout
+    for a, b in zip(pts, pts[1:]):
+        if a.index_value <= x <= b.index_value:
+            w = (x - a.index_value) / (b.index_value - a.index_value)
+            return a.payout + w * (b.payout - a.payout)
+    return pts[-1].payout
+
+
+def cover_sentences(cover: CoverFacts) -> dict[str, str]:
+    """The cover in plain words, one sentence per question a buyer asks."""
+    unit, cur = cover.unit, cover.currency
+    above = cover.direction is Direction.ABOVE
+    side = "or more" if above else "or less"
+    beyond = "above" if above else "below"
+    trigger = format_index(cover.trigger, unit)
+    days = (cover.risk_period_end - cover.risk_period_start).days + 1
+    pays = (
+        f"The cover pays when the {cover.index_name.lower()} measured for the risk period is "
+        f"{trigger} {side}."
+    )
+    how = f"At the trigger it pays {format_money(cover.min_payout, cur)}"
+    if cover.payout_per_unit > 0:
+        how += f", plus {format_money(cover.payout_per_unit, cur)} for every {unit} {beyond} {trigger}"
+    how += f", up to the limit of {format_money(cover.limit, cur)}"
+    if cover.exit is not None:
+        how += f", which is reached at {format_index(cover.exit, unit)} (the exit)"
+    how += ". Amounts are per unit of cover; the payout is made without a loss assessment."
+    where = cover.monitoring_target_name
+    if "°" not in where:  # target names often carry their coordinates already
+        where += f", at {format_coordinates(cover.latitude, cover.longitude)}"
+    return {
+        "where": where,
+        "when": f"{format_period(cover.risk_period_start, cover.risk_period_end)} ({days} days, both days included)",
+        "what": f"{cover.index_description} ({unit}).",
+        "pays": pays,
+        "how": how,
+    }
+
+
+def payout_examples(cover: CoverFacts, curve: PayoutCurve) -> list[tuple[str, str]]:
+    """A few index values and the payout they give, read off the curve the buyer sees."""
+    t = float(cover.trigger)
+    e = float(cover.exit) if cover.exit is not None else None
+    sign = 1 if cover.direction is Direction.ABOVE else -1
+    span = abs(e - t) if e is not None else max(abs(t) * 0.2, 1.0)
+    xs = [t - sign * span / 3, t, t + sign * span / 2]
+    xs.append(e if e is not None else t + sign * span)
+    places = max(decimal_places(cover.trigger), decimal_places(cover.exit) if cover.exit is not None else 0)
+    rows = []
+    for x in xs:
+        if x < 0 and cover.unit == "mm":
+            continue
+        x = round(x, places)
+        rows.append((format_index(x, cover.unit, places), format_money(Decimal(str(interpolate(curve, x))), cover.currency)))
+    return rows
+
+
+def _metric_rows(m: RiskMetrics, currency: str) -> list[tuple[str, str, str]]:
+    money = lambda v: format_money(v, currency)  # noqa: E731
+    return [
+        ("Expected loss (EL)", money(m.expected_loss), "mean simulated payout"),
+        ("Standard deviation σ", money(m.standard_deviation), "of the payout"),
+        ("Standard error of EL", money(m.standard_error), f"σ / √N, N = {format_number(m.simulations)}"),
+        ("P(attach)", format_probability(m.p_attach), "probability of any payout"),
+        ("P(exhaust)", format_probability(m.p_exhaust), "probability of the full limit"),
+        ("VaR 99%", money(m.var_99), "1-in-100 payout"),
+        ("TVaR 99%", money(m.tvar_99), "mean payout beyond VaR 99%"),
+        ("VaR 99.5%", money(m.var_995), "1-in-200 payout"),
+        ("TVaR 99.5%", money(m.tvar_995), "mean payout beyond VaR 99.5%"),
+    ]
+
+
+def _premium_rows(m: RiskMetrics, currency: str) -> list[tuple[str, str, str]]:
+    money = lambda v: format_money(v, currency)  # noqa: E731
+    risk_load = m.risk_premium - m.expected_loss
+    expense_load = m.gross_premium - m.risk_premium
+    return [
+        ("Expected loss", money(m.expected_loss), ""),
+        ("Risk loading", money(risk_load), format_pct(risk_load / m.expected_loss, 1) + " of EL" if m.expected_loss else ""),
+        ("Risk premium", money(m.risk_premium), ""),
+        ("Expense and profit loading", money(expense_load), format_pct(expense_load / m.gross_premium, 1) + " of gross" if m.gross_premium else ""),
+        ("Gross premium", money(m.gross_premium), ""),
+        ("Expected loss ratio", format_pct(m.expected_loss_ratio, 1), "EL / gross premium"),
+    ]
+
+
+def _run_rows(m: RiskMetrics, pricing_version: str | None) -> list[tuple[str, str]]:
+    rows = [
+        ("Simulations N", format_number(m.simulations)),
+        ("Seed", str(m.seed)),
+        ("Model version", m.model_version),
+        ("Data hash", m.data_hash),
+    ]
+    if pricing_version:
+        rows.insert(0, ("Pricing version", pricing_version))
+    return rows
+
+
+def _terms_rows(cover: CoverFacts) -> list[tuple[str, str]]:
+    cur, unit = cover.currency, cover.unit
+    rows = [
+        ("Monitoring target", f"{cover.monitoring_target_name} ({cover.monitoring_target_id})"),
+        ("Location", format_coordinates(cover.latitude, cover.longitude)),
+        ("Risk period", format_period(cover.risk_period_start, cover.risk_period_end)),
+        ("Index", f"{cover.index_name}: {cover.index_description}"),
+        ("Pays when", f"index {'≥' if cover.direction is Direction.ABOVE else '≤'} trigger ({cover.direction.value})"),
+        ("Trigger", format_index(cover.trigger, unit)),
+        ("Exit", format_index(cover.exit, unit) if cover.exit is not None else "none (payout capped by the limit)"),
+        ("Minimum payout", format_money(cover.min_payout, cur)),
+        ("Payout per unit", f"{format_money(cover.payout_per_unit, cur)} per {unit}"),
+        ("Limit", format_money(cover.limit, cur)),
+    ]
+    if cover.data_source:
+        rows.append(("Data source", cover.data_source))
+    return rows
+
+
+# --- fact sheet -------------------------------------------------------------------------------
+
+
+def _pin_codes(codes: Sequence[str], shown: int = 6) -> str:
+    """"560001, 560002 and 14 more": a grid cell can hold dozens of pin codes."""
+    if len(codes) <= shown + 1:
+        return ", ".join(codes)
+    return f"{', '.join(codes[:shown])} and {len(codes) - shown} more"
+
+
+def fact_sheet_html(data: FactSheetInput) -> str:
+    """The fact sheet as HTML (what ``render_fact_sheet`` lays out)."""
+    c = data.cover
+    hist = [h for h in data.history if h.index_value is not None]
+    paid = [h for h in hist if h.payout > 0]
+    years = f"{hist[0].year}–{hist[-1].year}" if hist else ""
+    if paid:
+        worst = max(paid, key=lambda h: h.payout)
+        history_text = (
+            f"Over the {len(hist)} years {years}, this cover would have paid in {len(paid)} "
+            f"year{'s' if len(paid) != 1 else ''} (about one year in {round(len(hist) / len(paid))}), "
+            f"most recently in {paid[-1].year}; the largest payout would have been "
+            f"{format_money(worst.payout, c.currency)} in {worst.year}."
+        )
+    elif hist:
+        history_text = f"Over the {len(hist)} years {years}, this cover would not have paid."
+    else:
+        history_text = "No historical index values are available for this monitoring target."
+    footer = [
+        data.issuer or c.risk_carrier,
+        f"Issued {format_date(data.issued_at.date())}",
+        f"Pricing {data.pricing_version}" if data.pricing_version else "",
+        "a summary: the policy schedule governs",
+    ]
+    # Long names take more lines at the top; the charts give the room back, so that the
+    # fact sheet stays on one page for the targets and labels the catalogue produces.
+    compact = len(c.label) > 40 or len(c.monitoring_target_name) > 40 or len(c.pin_codes) > 8
+    doc = _Doc(
+        kind="fact-sheet",
+        title=f"Fact sheet · {c.label}",
+        ids=f"Coverage {c.coverage_id}",
+        footer=" · ".join(x for x in footer if x),
+        author=data.issuer or c.risk_carrier or "",
+        issued_at=data.issued_at,
+    )
+    return _html(
+        "fact_sheet.html",
+        doc,
+        d=data,
+        c=c,
+        words=cover_sentences(c),
+        pin_codes=_pin_codes(c.pin_codes),
+        examples=payout_examples(c, data.payout_curve),
+        history_text=history_text,
+        compact=compact,
+        payout_chart=_chart(charts.payout_curve_chart(c, data.payout_curve, height=170 if compact else 185)),
+        history_chart=_chart(charts.historical_index_chart(c, data.history, height=150 if compact else 165)) if hist else None,
+    )
+
+
+def render_fact_sheet(data: FactSheetInput) -> bytes:
+    """The buyer's fact sheet of one cover as PDF bytes (one or two A4 pages)."""
+    return _write_pdf(fact_sheet_html(data))
+
+
+# --- technical pricing report ------------------------------------------------------------------
+
+
+def _named_value(value: float) -> str:
+    """Parameters and statistics: integers as such, small numbers with 4 decimals."""
+    if value == int(value) and abs(value) >= 1:
+        return format_number(value, 0)
+    return format_number(value, 4 if abs(value) < 10 else 2)
+
+
+def _burn_table(data: TechnicalPricingReportInput, groups: int = 3, rows: int = 40) -> tuple[list[Markup], list[list[Markup]]]:
+    """The burn rows as monospaced lines, years running down ``groups`` side-by-side columns.
+
+    One line of text per year (year, index, payout aligned by the monospaced font) instead
+    of a cell or a line per value: the burn table was half the report's layout work.
+    Returns the header cell and the blocks (one table row of ``groups`` cells each).
+    """
+    c = data.cover
+    adjusted = any(r.adjusted_index_value is not None for r in data.burn_rows)
+
+    def line(year: str, index: str, adj: str, payout: str | Markup) -> Markup:
+        cells = [escape(f"{year:<4}"), escape(f"{index:>9}")]
+        if adjusted:
+            cells.append(escape(f"{adj:>9}"))
+        pad = " " * max(0, 9 - len(str(payout)))
+        return Markup("  ").join(cells) + Markup("  ") + Markup(pad) + escape(payout)
+
+    head = Markup("\n").join(
+        [
+            line("Year", "Index", "Adjusted", "Payout"),
+            line("", f"({c.unit})", f"({c.unit})", f"({currency_symbol(c.currency)})"),
+        ]
+    )
+    lines = []
+    for r in data.burn_rows:
+        index = format_number(r.index_value, 1) if r.index_value is not None else "n/a"
+        adj = format_number(r.adjusted_index_value, 1) if r.adjusted_index_value is not None else "–"
+        pay = format_number(r.payout, 0) if r.payout else "–"
+        text = line(str(r.year), index, adj, pay)
+        if r.payout:
+            # Same advance width in bold: the columns stay aligned.
+            text = Markup(str(text)[: -len(str(escape(pay)))]) + Markup('<b class="paid">{}</b>').format(pay)
+        lines.append(text)
+    blocks = []
+    per_block = groups * rows
+    for start in range(0, len(lines), per_block):
+        chunk = lines[start : start + per_block]
+        per_column = -(-len(chunk) // groups)
+        blocks.append([Markup("\n").join(chunk[k * per_column : (k + 1) * per_column]) for k in range(groups)])
+    return [head] * groups, blocks
+
+
+def technical_pricing_report_html(data: TechnicalPricingReportInput) -> str:
+    c, m, cur = data.cover, data.metrics, data.cover.currency
+    rows = [r for r in data.burn_rows if r.index_value is not None]
+    n = len(rows)
+    total = sum((r.payout for r in rows), Decimal(0))
+    burn_cost = total / n if n else Decimal(0)
+    paid = [r for r in rows if r.payout > 0]
+    burn = {
+        "years": f"{n} years",
+        "span": f"{rows[0].year}–{rows[-1].year}" if rows else "no data",
+        "paid": f"{len(paid)} ({format_pct(Decimal(len(paid)) / n, 1) if n else '–'})",
+        "exhausted": str(sum(1 for r in rows if r.payout >= c.limit)),
+        "burn_cost": format_money(burn_cost, cur),
+        "burn_pct": format_pct(burn_cost / c.limit, 2),
+        "el": format_money(m.expected_loss, cur),
+        "ratio": format_pct(m.expected_loss / burn_cost, 0) if burn_cost else "n/a",
+        "max": format_money(max((r.payout for r in rows), default=Decimal(0)), cur),
+    }
+    head, burn_rows = _burn_table(data)
+    conv = data.convergence.points
+    step = max(1, -(-len(conv) // 6))  # about six rows: the chart shows the whole path
+    conv_rows = [p for i, p in enumerate(conv) if i % step == 0 or i == len(conv) - 1]
+    doc = _Doc(
+        kind="technical",
+        title=f"Technical pricing report · {c.label}",
+        ids=f"Coverage {c.coverage_id}" + (f" · pricing {data.pricing_version}" if data.pricing_version else ""),
+        footer=f"Seed {m.seed} · N = {format_number(m.simulations)} · data {m.data_hash[:19]}… · issued {format_datetime(data.issued_at)}",
+        author=c.risk_carrier or "",
+        issued_at=data.issued_at,
+    )
+    return _html(
+        "technical_pricing_report.html",
+        doc,
+        d=data,
+        c=c,
+        m=m,
+        cur=cur,
+        terms=_terms_rows(c),
+        metric_cols=[_Col("Metric (per unit of cover)", 34), _Col("Value", 20, True), _Col("", 4), _Col("Meaning", 42)],
+        metric_lines=_lines([(a, b, "", c) for a, b, c in _metric_rows(m, cur)]),
+        premium_rows=_premium_rows(m, cur),
+        run_rows=_run_rows(m, data.pricing_version),
+        param_cols=[_Col(f"Parameter or statistic ({c.risk_period_start:%B})", 34), _Col("Value", 20, True), _Col("", 4), _Col("Note", 42)],
+        param_lines=_lines(
+            [
+                (p.name, _named_value(p.value) + (f" {p.unit}" if p.unit else ""), "", p.note)
+                for p in (*data.calibration.parameters, *data.calibration.statistics)
+            ]
+        ),
+        conv_cols=[_Col("Simulations N", 25, True), _Col(f"EL estimate ({cur})", 25, True), _Col(f"Standard error ({cur})", 25, True), _Col("SE / EL", 25, True)],
+        conv_lines=_lines(
+            [
+                (format_number(p.simulations), format_number(p.estimate, 2), format_number(p.standard_error, 2), format_pct(p.standard_error / p.estimate, 1) if p.estimate else "–")
+                for p in conv_rows
+            ]
+        ),
+        burn=burn,
+        burn_head=head,
+        burn_rows=burn_rows,
+        charts={
+            "payout": _chart(charts.payout_curve_chart(c, data.payout_curve)),
+            "monthly": _chart(charts.monthly_fit_chart(data.calibration, c.unit, c.risk_period_start.month)) if data.calibration.monthly else None,
+            "qq": _chart(charts.qq_chart(data.calibration, c.unit)) if data.calibration.quantiles else None,
+            "histogram": _chart(charts.loss_histogram_chart(data.loss_distribution, cur)),
+            "exceedance": _chart(charts.exceedance_chart(data.loss_distribution, m, cur)),
+            "convergence": _chart(charts.convergence_chart(data.convergence, cur)),
+        },
+    )
+
+
+def render_technical_pricing_report(data: TechnicalPricingReportInput) -> bytes:
+    """The actuary's technical pricing report of one cover as PDF bytes."""
+    return _write_pdf(technical_pricing_report_html(data))
+
+
+# --- quote document -------------------------------------------------------------------------------
+
+
+def _parties(*parties: tuple[str, Any]) -> list[tuple[str, Any]]:
+    return [(role, p) for role, p in parties if p is not None]
+
+
+def _id_lines(entries: list[tuple[str, str]]) -> Markup:
+    """(label, id) pairs as monospaced lines, ids aligned: one text line per entry."""
+    width = max((len(label) for label, _ in entries), default=0) + 2
+    return Markup("\n").join(escape(f"{label:<{width}}{id_}") for label, id_ in entries)
+
+
+def _cover_id_entry(cover: CoverFacts) -> tuple[str, str]:
+    return f"{format_period_short(cover.risk_period_start, cover.risk_period_end)} · {cover.index_name}", cover.coverage_id
+
+
+def _terms(cover: CoverFacts, currency: str) -> tuple[str, str, str, str, str]:
+    """Trigger, exit, minimum payout, payout per unit, limit of a cover as table cells."""
+    return (
+        f"{'≥' if cover.direction is Direction.ABOVE else '≤'} {format_index(cover.trigger, cover.unit)}",
+        format_index(cover.exit, cover.unit) if cover.exit is not None else "–",
+        format_money(cover.min_payout, currency, 0),
+        f"{format_money(cover.payout_per_unit, currency, 0)}/{cover.unit}",
+        format_money(cover.limit, currency, 0),
+    )
+
+
+def _quantity(q: Decimal) -> str:
+    return format_number(q, 0 if q == q.to_integral_value() else 2)
+
+
+def _quote_cover_rows(data: QuoteDocumentInput) -> list[tuple[str, ...]]:
+    rows = []
+    previous = None
+    for qc in data.covers:
+        c = qc.cover
+        period = (c.risk_period_start, c.risk_period_end)
+        rows.append(
+            (
+                format_period_short(*period) if period != previous else "",
+                c.index_name,
+                *_terms(c, data.currency),
+                _quantity(qc.quantity),
+                format_money(qc.sum_insured, data.currency, 0),
+                format_money(qc.premium, data.currency),
+            )
+        )
+        previous = period
+    return rows
+
+
+def quote_document_html(data: QuoteDocumentInput) -> str:
+    cur = data.currency
+    starts = [qc.cover.risk_period_start for qc in data.covers]
+    ends = [qc.cover.risk_period_end for qc in data.covers]
+    m = data.pricing.metrics
+    doc = _Doc(
+        kind="quote",
+        title=f"Quote · {data.quote_name}",
+        ids=f"Quote {data.quote_id}",
+        footer=f"{data.insurer.name} · quote valid until {format_date(data.valid_until)} · issued {format_datetime(data.issued_at)}",
+        author=data.insurer.name,
+        issued_at=data.issued_at,
+    )
+    dist = data.pricing.loss_distribution
+    cover_rows = _quote_cover_rows(data)
+    cover_cols, cover_font = _fit_columns(
+        [
+            _Col("Period", 0), _Col("Cover", 0), _Col("Trigger", 0, True), _Col("Exit", 0, True),
+            _Col("Min payout", 0, True), _Col("Per unit of index", 0, True), _Col("Limit / unit", 0, True),
+            _Col("Units", 0, True), _Col("Sum insured", 0, True), _Col("Premium", 0, True),
+        ],
+        cover_rows + [("", f"Total, {len(data.covers)} covers", "", "", "", "", "", "", format_money(data.total_sum_insured, cur, 0), format_money(data.gross_premium, cur))],
+        7.4,
+    )
+    return _html(
+        "quote_document.html",
+        doc,
+        d=data,
+        cur=cur,
+        parties=_parties(("Insurer (risk carrier)", data.insurer), ("Customer", data.customer), ("Intermediary", data.intermediary)),
+        period=format_period_short(min(starts), max(ends)),
+        rate=format_pct(data.gross_premium / data.total_sum_insured, 2) if data.total_sum_insured else "n/a",
+        targets=sorted({(qc.cover.monitoring_target_name, qc.cover.monitoring_target_id, format_coordinates(qc.cover.latitude, qc.cover.longitude)) for qc in data.covers}),
+        metric_cols=[_Col("Total annual payout", 58), _Col("Value", 42, True)],
+        metric_lines=_lines([(a, b) for a, b, _ in _metric_rows(m, cur)]),
+        premium_rows=_premium_rows(m, cur),
+        run_rows=_run_rows(m, None),
+        cover_cols=cover_cols,
+        cover_font=cover_font,
+        cover_lines=_lines(cover_rows),
+        coverage_ids=_id_lines([_cover_id_entry(qc.cover) for qc in data.covers]),
+        premium_chart=_chart(charts.premium_by_line_item_chart(data.covers, cur)),
+        exceedance_chart=_chart(charts.exceedance_chart(dist, m, cur)) if dist else None,
+        histogram_chart=_chart(charts.loss_histogram_chart(dist, cur)) if dist else None,
+    )
+
+
+def render_quote_document(data: QuoteDocumentInput) -> bytes:
+    """The quote document of a (fast) quote as PDF bytes."""
+    return _write_pdf(quote_document_html(data))
+
+
+# --- policy schedule --------------------------------------------------------------------------------
+
+
+def _schedule_rows(data: PolicyScheduleInput) -> list[tuple[str | Markup, ...]]:
+    """One bold line per line item (units, sum insured per unit, total, premium), then a
+    line per cover with its terms; money per unit except max payout and premium."""
+    cur = data.currency
+    rows: list[tuple[str | Markup, ...]] = []
+    for li in data.line_items:
+        first = li.covers[0]
+        head = f"{format_period_short(first.risk_period_start, first.risk_period_end)} · {_quantity(li.quantity)} units"
+        bold = [
+            head,
+            "",
+            "",
+            "",
+            format_money(li.min_payout, cur, 0) if li.min_payout is not None else "",
+            format_money(li.payout_per_unit, cur, 0) if li.payout_per_unit is not None else "",
+            format_money(li.sum_insured, cur, 0),
+            format_money(li.total_sum_insured, cur, 0),
+        ]
+        bold.append(format_money(li.premium, cur) if li.premium is not None else "")
+        rows.append(tuple(Markup("<b>{}</b>").format(v) if v else "" for v in bold))
+        for c in li.covers:
+            rows.append(
+                (
+                    Markup("  {}").format(c.index_name),
+                    format_period_short(c.risk_period_start, c.risk_period_end),
+                    *_terms(c, cur),
+                    format_money(c.limit * li.quantity, cur, 0),
+                    format_money(c.gross_premium * li.quantity, cur),
+                )
+            )
+    return rows
+
+
+def policy_schedule_html(data: PolicyScheduleInput) -> str:
+    cur = data.currency
+    covers = [c for li in data.line_items for c in li.covers]
+    targets: dict[str, CoverFacts] = {}
+    for c in covers:
+        targets.setdefault(c.monitoring_target_id, c)
+    schedule_rows = _schedule_rows(data)
+    schedule_cols, schedule_font = _fit_columns(
+        [
+            _Col("Cover", 0), _Col("Risk period", 0), _Col("Trigger", 0, True), _Col("Exit", 0, True),
+            _Col("Min payout", 0, True), _Col("Per unit of index", 0, True), _Col("Limit / unit", 0, True),
+            _Col("Max payout", 0, True), _Col("Premium", 0, True),
+        ],
+        schedule_rows,
+        7.6,
+    )
+    doc = _Doc(
+        kind="policy",
+        title=f"Policy schedule · {data.policy_name}",
+        ids=f"Policy {data.policy_id}",
+        footer=f"{data.insurer.name} · policy {data.status} · issued {format_datetime(data.issued_at)}",
+        author=data.insurer.name,
+        issued_at=data.issued_at,
+    )
+    return _html(
+        "policy_schedule.html",
+        doc,
+        d=data,
+        cur=cur,
+        parties=_parties(("Policyholder", data.policy_holder), ("Insurer (risk carrier)", data.insurer), ("Intermediary", data.intermediary)),
+        activated=format_datetime(data.activated_at, data.local_timezone) if data.activated_at else "not yet activated",
+        issued=format_datetime(data.issued_at, data.local_timezone),
+        n_covers=len(covers),
+        targets=list(targets.values()),
+        timeline_chart=_chart(charts.cover_timeline_chart(data.line_items)),
+        schedule_cols=schedule_cols,
+        schedule_font=schedule_font,
+        schedule_lines=_lines(schedule_rows),
+        identifiers=_id_lines(
+            [(f"Line item {li.name}", li.line_item_id) for li in data.line_items]
+            + [_cover_id_entry(c) for c in covers]
+        ),
+    )
+
+
+def render_policy_schedule(data: PolicyScheduleInput) -> bytes:
+    """The policy schedule of an accepted policy as PDF bytes."""
+    return _write_pdf(policy_schedule_html(data))

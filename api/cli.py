@@ -142,8 +142,16 @@ def _tenant_command(operation) -> None:
 
         await open_pool()
         try:
-            await run_migrations()
-            return await operation()
+            # A running service shares the SQLite file: a write that meets one of its
+            # transactions at a bad moment is told "database is locked"; try again.
+            for attempt in range(8):
+                try:
+                    await run_migrations()
+                    return await operation()
+                except Exception as exc:  # sqlite3.OperationalError, by message
+                    if "database is locked" not in str(exc) or attempt == 7:
+                        raise
+                    await asyncio.sleep(0.25 * (attempt + 1))
         finally:
             await close_pool()
 

@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from models.clock import utcnow
+from models.db import write_transaction
 from models.commands import (
     coverage_seed,
     CoverageSlot,
@@ -236,8 +237,7 @@ async def publish_run(coverage_id: uuid.UUID, version: int, outcome: PricingOutc
     Idempotent: publishing the same run twice writes the same values."""
     row = await coverage_row(coverage_id)
     currency = row["currency"]
-    engine = PricingRun._meta.db
-    async with engine.transaction():
+    async with write_transaction():
         await PricingRun.update(
             {
                 PricingRun.status: "COMPLETED",

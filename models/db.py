@@ -84,3 +84,15 @@ def scoped_count(table: type[TableT], tenant_id: str | uuid.UUID):
 
 def scoped_update(table: type[TableT], tenant_id: str | uuid.UUID, values: dict):
     return table.update(values).where(_tenant_column(table) == _tenant(tenant_id))
+
+
+def write_transaction():
+    """A transaction that takes the write lock when it begins: on SQLite an IMMEDIATE
+    transaction waits for other writers (busy timeout) instead of failing with "database is
+    locked" when it upgrades from reading to writing. PostgreSQL: a plain transaction."""
+    engine = engine_finder()
+    if engine.engine_type == "sqlite":
+        from piccolo.engine.sqlite import TransactionType
+
+        return engine.transaction(transaction_type=TransactionType.immediate)
+    return engine.transaction()

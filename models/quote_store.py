@@ -12,7 +12,7 @@ import msgspec
 from models.clock import utcnow
 from models.commands import ConvertQuoteInput, CoverSnapshot, LineItemDraft, QuoteDraft
 from models.coverages import target_out
-from models.db import scoped_count, scoped_objects, scoped_select, scoped_update
+from models.db import scoped_count, scoped_objects, scoped_select, scoped_update, write_transaction
 from models.index_catalog import BY_CODE
 from models.money import from_minor
 from models.tables import LineItem, MonitoringTarget, Policy, PolicyItem, Quote
@@ -58,7 +58,7 @@ async def insert_quote(draft: QuoteDraft) -> None:
     if await scoped_objects(Quote, draft.tenant_id).where(Quote.id == draft.id).first():
         return
     now = utcnow()
-    async with Quote._meta.db.transaction():
+    async with write_transaction():
         await Quote.insert(
             Quote(
                 id=draft.id,
@@ -137,7 +137,7 @@ async def convert_quote(command: ConvertQuoteInput) -> bool:
         return False
     items = _draft_items(await line_item_rows(tenant, quote_id=command.quote_id))
     now = utcnow()
-    async with Policy._meta.db.transaction():
+    async with write_transaction():
         updated = await scoped_update(Quote, tenant, {Quote.status: "ACCEPTED", Quote.state: "accepted", Quote.updated_at: now}).where(
             (Quote.id == command.quote_id) & (Quote.status == "CREATED")
         ).returning(Quote.id)

@@ -106,6 +106,7 @@ def file_sha256(path: Path = PINCODE_FILE) -> str:
 
 async def load_reference_data() -> dict[str, int]:
     """Write index definitions, targets and pin codes to the database (idempotent)."""
+    from models.db import write_transaction
     from models.tables import IndexDefinition, MonitoringTarget, PincodeMapping
 
     for spec in INDEX_DEFINITIONS:
@@ -137,8 +138,7 @@ async def load_reference_data() -> dict[str, int]:
         return {"index_definitions": len(INDEX_DEFINITIONS), "pin_codes": len(pin_codes), "loaded": 0}
     targets = build_targets(pin_codes)
     target_of = {pc: t.id for t in targets for pc in t.pin_codes}
-    engine = PincodeMapping._meta.db
-    async with engine.transaction():
+    async with write_transaction():
         await PincodeMapping.delete(force=True)
         await MonitoringTarget.delete(force=True)
         for chunk in _chunks(targets, 500):

@@ -10,6 +10,7 @@ import uuid
 from dataclasses import asdict, dataclass
 
 from models.clock import utcnow
+from models.db import write_transaction
 from models.tables import ApiClient, Tenant
 
 # Client secrets and API keys are 256-bit random strings, not passwords: nobody can guess
@@ -61,11 +62,12 @@ def hash_secret(secret: str) -> str:
 async def create_tenant(name: str, internal: bool, scope: str) -> NewCredentials:
     """Create tenant NAME with its first client; returns the secrets, once."""
     name = check_tenant_name(name)
-    if await Tenant.exists().where(Tenant.name == name):
-        raise TenantExists(f"tenant {name!r} exists; use `parametric tenants add-client {name}`")
-    tenant = Tenant(id=uuid.uuid4(), name=name, created_at=utcnow())
-    await tenant.save()
-    return await create_client(str(tenant.id), name, internal, scope)
+    async with write_transaction():  # the tenant and its first client, or neither
+        if await Tenant.exists().where(Tenant.name == name):
+            raise TenantExists(f"tenant {name!r} exists; use `parametric tenants add-client {name}`")
+        tenant = Tenant(id=uuid.uuid4(), name=name, created_at=utcnow())
+        await tenant.save()
+        return await create_client(str(tenant.id), name, internal, scope)
 
 
 async def add_client(name: str, internal: bool, scope: str) -> NewCredentials:

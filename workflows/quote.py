@@ -161,4 +161,7 @@ class QuoteWorkflow:
 
     def _set(self, status: str) -> None:
         self._status = status
-        workflow.upsert_search_attributes([QUOTE_STATE.value_set(status)])
+        # Each upsert is a visibility write: skip it when the value is already there (the
+        # starter sets QuoteState=CREATED).
+        if workflow.info().typed_search_attributes.get(QUOTE_STATE) != status:
+            workflow.upsert_search_attributes([QUOTE_STATE.value_set(status)])

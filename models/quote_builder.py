@@ -37,10 +37,24 @@ def month_segments(start: dt.date, end: dt.date) -> list[tuple[dt.date, dt.date]
     return segments
 
 
-def slots_for(start: dt.date, end: dt.date) -> list[CoverageSlot]:
-    return [
-        CoverageSlot(index_code=code, start=s, end=e) for s, e in month_segments(start, end) for code in COVER_PREFERENCE
-    ]
+def slots_for(start: dt.date, end: dt.date, codes: list[str] | None = None) -> list[CoverageSlot]:
+    """The slots of the period's line items for `codes` (default: the two preferred covers)."""
+    codes = codes or COVER_PREFERENCE[:COVERS_PER_LINE_ITEM]
+    return [CoverageSlot(index_code=code, start=s, end=e) for s, e in month_segments(start, end) for code in codes]
+
+
+def fallback_slots(wanted: list[CoverageSlot], viable: set[CoverageSlot]) -> list[CoverageSlot]:
+    """For each month short of covers among `wanted`, the next preferred index's slot."""
+    by_month: dict[tuple[dt.date, dt.date], int] = {}
+    for slot in wanted:
+        by_month.setdefault((slot.start, slot.end), 0)
+        if slot in viable:
+            by_month[(slot.start, slot.end)] += 1
+    extra = []
+    for (start, end), count in by_month.items():
+        for code in COVER_PREFERENCE[COVERS_PER_LINE_ITEM:][: max(0, COVERS_PER_LINE_ITEM - count)]:
+            extra.append(CoverageSlot(index_code=code, start=start, end=end))
+    return extra
 
 
 def _round(value: Decimal) -> int:

@@ -17,6 +17,9 @@ with workflow.unsafe.imports_passed_through():
     from activities.documents import CoverageDocuments, render_coverage_documents
 
 RENDER_TIMEOUT = timedelta(minutes=5)
+# Rendering waits this long after the price is published: a new target's catalogue prices
+# dozens of coverages at once, and PDFs rendered meanwhile would slow those prices down.
+RENDER_DELAY = timedelta(seconds=20)
 RENDER_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(minutes=1), maximum_attempts=10)
 
 
@@ -28,6 +31,7 @@ def documents_queue() -> str:
 class CoverageDocumentsWorkflow:
     @workflow.run
     async def run(self, coverage_id: uuid.UUID, version: int) -> CoverageDocuments:
+        await workflow.sleep(RENDER_DELAY)
         return await workflow.execute_activity(
             render_coverage_documents,
             args=[coverage_id, version],

@@ -27,7 +27,7 @@ from api.responses import encode_json
 from models import quote_store as store
 from models.commands import QuoteWorkflowInput
 from models.money import to_minor
-from models.quote_builder import QuoteError, build_quote, month_segments, slots_for
+from models.quote_builder import QuoteError, build_quote, fallback_slots, month_segments, slots_for
 from models.settings import Settings
 from models.tables import MonitoringTarget
 from models.wire import FieldError, NewQuote, Page, PolicyOut, QuoteListItem, QuoteOut, QuoteRecord
@@ -96,8 +96,12 @@ class QuoteController(Controller):
                 f"unknown monitoring target {data.monitoring_target_id!r} (see GET /pincode-mapping)",
                 errors=[FieldError(field="monitoringTargetId", message="unknown monitoring target")],
             )
+        # The two preferred covers of each month; where one is not viable, the next index.
         slots = slots_for(data.risk_period_from, data.risk_period_to)
         covers = await priced_covers(temporal, settings, data.monitoring_target_id, slots, nonviable)
+        extra = fallback_slots(slots, set(covers))
+        if extra:
+            covers |= await priced_covers(temporal, settings, data.monitoring_target_id, extra, nonviable)
         quote_id = uuid.uuid4()
         try:
             draft = build_quote(

@@ -21,6 +21,7 @@ from pathlib import Path
 import httpx
 import yaml
 
+from api.catalogue import catalogue_window
 from models.settings import REPO_ROOT, Settings
 
 DEMO_FILE = "demo-tenant.json"
@@ -102,7 +103,9 @@ async def _prepare(settings: Settings) -> dict:
 
 def _banner(settings: Settings, ui_port: str, demo: dict, seconds: float) -> str:
     base = settings.public_base_url
-    next_year = time.gmtime().tm_year + 1
+    # The example quote covers the catalogue's default window, which make dev prices first.
+    window = catalogue_window(settings)
+    quote_from, quote_to = window[0].start.isoformat(), window[-1].end.isoformat()
     token_url = f"{base}/auth/{demo['tenant_id']}/oauth2/v2.0/token"
     return f"""
   Parametric insurance service is up ({seconds:.1f} s)
@@ -124,11 +127,12 @@ def _banner(settings: Settings, ui_port: str, demo: dict, seconds: float) -> str
     curl -s {base}/index-definitions -H "Authorization: Bearer $TOKEN" -H "x-tenant-id: {demo['tenant_id']}"
     curl -s -X POST {base}/quotes -H "Authorization: Bearer $TOKEN" -H "x-tenant-id: {demo['tenant_id']}" \\
       -H 'content-type: application/json' \\
-      -d '{{"monitoringTargetId": "IN-12.875N-077.625E", "riskPeriodFrom": "{next_year}-01-01",
-           "riskPeriodTo": "{next_year}-12-31", "sumInsuredForLineItem": {{"amount": 250000, "currency": "INR"}}}}'
+      -d '{{"monitoringTargetId": "IN-12.875N-077.625E", "riskPeriodFrom": "{quote_from}",
+           "riskPeriodTo": "{quote_to}", "sumInsuredForLineItem": {{"amount": 250000, "currency": "INR"}}}}'
 
   The coverage catalogues of pin codes {", ".join(DEMO_PIN_CODES)} are being priced in the
-  background (Temporal UI: CatalogueWorkflow, CoveragePricingWorkflow).
+  background, one after the other (Temporal UI: CatalogueWorkflow, CoveragePricingWorkflow);
+  a quote for a target whose catalogue is still being priced waits for it.
   Ctrl-C stops everything.
 """
 
@@ -178,8 +182,9 @@ def run_dev(settings: Settings) -> int:
 
         _wait(api_up, 90, "API")
         print(_banner(settings, ui_port, demo, time.monotonic() - started), flush=True)
-        # Fire and forget: the catalogue workflows price the demo targets while you read.
-        subprocess.Popen([*cli, "catalogue", "build", "--no-wait", *DEMO_PIN_CODES], env=env, stdout=subprocess.DEVNULL)
+        # In the background, one target after the other (Bengaluru first: the example quote
+        # above is for it), so the machine is never flooded with pricing.
+        subprocess.Popen([*cli, "catalogue", "build", *DEMO_PIN_CODES], env=env, stdout=subprocess.DEVNULL)
         while all(p.poll() is None for p in children):
             time.sleep(0.5)
         print("a child process exited; stopping", file=sys.stderr)

@@ -157,6 +157,7 @@ def run_dev(settings: Settings) -> int:
             except subprocess.TimeoutExpired:
                 proc.kill()
 
+    signal.signal(signal.SIGINT, _interrupt)  # also when started in the background (SIGINT ignored)
     signal.signal(signal.SIGTERM, _interrupt)
     signal.signal(signal.SIGHUP, _interrupt)  # a closed terminal stops the children too
     try:
@@ -184,8 +185,9 @@ def run_dev(settings: Settings) -> int:
         print(_banner(settings, ui_port, demo, time.monotonic() - started), flush=True)
         # In the background, one target after the other (Bengaluru first: the example quote
         # above is for it), so the machine is never flooded with pricing.
-        subprocess.Popen([*cli, "catalogue", "build", *DEMO_PIN_CODES], env=env, stdout=subprocess.DEVNULL)
-        while all(p.poll() is None for p in children):
+        services = list(children)
+        children.append(subprocess.Popen([*cli, "catalogue", "build", *DEMO_PIN_CODES], env=env, stdout=subprocess.DEVNULL))
+        while all(p.poll() is None for p in services):  # the warm-up finishing is no reason to stop
             time.sleep(0.5)
         print("a child process exited; stopping", file=sys.stderr)
         return 1

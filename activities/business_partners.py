@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 from temporalio import activity
 
 from models.clock import utcnow
@@ -9,7 +10,6 @@ from models.commands import RegisterBusinessPartnerInput
 from models.db import scoped_objects
 from models.tables import BusinessPartner
 from models.wire import BusinessPartner as BusinessPartnerOut
-from models.wire import to_builtins
 from models.partners import partner_out
 
 
@@ -20,7 +20,7 @@ async def save_business_partner(command: RegisterBusinessPartnerInput) -> Busine
     ).first()
     if existing is None:
         p = command.partner
-        address = to_builtins(p.address)
+        address = msgspec.to_builtins(p.address)
         address.pop("@type", None)
         existing = BusinessPartner(
             id=command.partner_id,

@@ -6,7 +6,6 @@ stored is not rendered again, so a retried activity neither duplicates nor re-re
 from __future__ import annotations
 
 import asyncio
-import json
 import uuid
 
 import msgspec
@@ -20,6 +19,7 @@ from activities.document_inputs import (
 )
 from models import catalogue_store, quote_store
 from models.commands import CoverSnapshot
+from models.db import json_value
 from models.files_store import file_id_for, file_meta, store_file
 from models.index_catalog import BY_ID
 from models.settings import load_settings
@@ -36,10 +36,6 @@ class CoverageDocuments(msgspec.Struct, frozen=True):
 class PolicyScheduleRequest(msgspec.Struct, frozen=True):
     tenant_id: str
     policy_id: uuid.UUID
-
-
-def _json(value):
-    return json.loads(value) if isinstance(value, str) else value
 
 
 async def _target(target_id: str) -> dict:
@@ -59,7 +55,7 @@ async def render_coverage_documents(coverage_id: uuid.UUID, version: int) -> Cov
             (PricingRun.coverage_id == coverage_id) & (PricingRun.version == version)
         ).first()
         for key in ("metrics", "burn", "report"):
-            run[key] = _json(run[key])
+            run[key] = json_value(run[key])
         target = await _target(coverage["monitoring_target_id"])
         pins = await PincodeMapping.select(PincodeMapping.pin_code).where(
             PincodeMapping.monitoring_target_id == coverage["monitoring_target_id"]
@@ -88,7 +84,7 @@ async def render_policy_schedule(request: PolicyScheduleRequest) -> uuid.UUID:
         policy = await quote_store.policy_row(request.tenant_id, request.policy_id)
         quote = await quote_store.quote_row(request.tenant_id, policy["quote_id"])
         rows = await quote_store.line_item_rows(request.tenant_id, policy_id=request.policy_id)
-        items = [(row, msgspec.convert(_json(row["covers"]), list[CoverSnapshot])) for row in rows]
+        items = [(row, msgspec.convert(json_value(row["covers"]), list[CoverSnapshot])) for row in rows]
         target = await _target(quote["monitoring_target_id"])
         tenant = await Tenant.select(Tenant.name).where(Tenant.id == uuid.UUID(request.tenant_id)).first()
         data = policy_schedule_input(

@@ -12,7 +12,7 @@ from http import HTTPStatus
 from typing import Any
 
 import msgspec
-from litestar import MediaType, Request, Response
+from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 from temporalio.service import RPCError, RPCStatusCode
 
@@ -217,5 +217,3 @@ EXCEPTION_HANDLERS = {
     TimeoutError: handle_timeout,
     Exception: handle_unexpected,
 }
-
-PROBLEM_MEDIA_TYPE = MediaType.JSON  # re-exported for OpenAPI response declarations

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import uuid
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from piccolo.apps.migrations.commands.forwards import ForwardsMigrationManager
 from piccolo.engine.finder import engine_finder
@@ -57,6 +58,11 @@ async def close_pool() -> None:
 async def ping() -> None:
     engine = engine_finder()
     await engine.run_ddl("SELECT 1;")
+
+
+def json_value(value: Any) -> Any:
+    """A JSON column's value: Piccolo returns the text on SQLite and the parsed value on PostgreSQL."""
+    return json.loads(value) if isinstance(value, str) else value
 
 
 def _tenant_column(table: type[Table]):

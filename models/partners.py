@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-
+from models.db import json_value
 from models.tables import BusinessPartner
 from models.timefmt import iso_millis
 from models.wire import Address
@@ -11,7 +10,7 @@ from models.wire import BusinessPartner as BusinessPartnerOut
 
 
 def partner_out(row: BusinessPartner) -> BusinessPartnerOut:
-    address = row.address if isinstance(row.address, dict) else json.loads(row.address or "{}")
+    address = json_value(row.address) or {}
     fields = {name: str(address.get(key, "")) for name, key in _ADDRESS_KEYS}
     return BusinessPartnerOut(
         id=row.id,

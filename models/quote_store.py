@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 import uuid
 from typing import Any
 
@@ -12,7 +11,7 @@ import msgspec
 from models.clock import utcnow
 from models.commands import ConvertQuoteInput, CoverSnapshot, LineItemDraft, QuoteDraft
 from models.coverages import target_out
-from models.db import scoped_count, scoped_objects, scoped_select, scoped_update, write_transaction
+from models.db import json_value, scoped_count, scoped_objects, scoped_select, scoped_update, write_transaction
 from models.index_catalog import BY_CODE
 from models.money import from_minor
 from models.tables import LineItem, MonitoringTarget, Policy, PolicyItem, Quote
@@ -85,8 +84,7 @@ async def insert_quote(draft: QuoteDraft) -> None:
 
 
 def _covers(value: Any) -> list[CoverSnapshot]:
-    data = json.loads(value) if isinstance(value, str) else value
-    return msgspec.convert(data, list[CoverSnapshot])
+    return msgspec.convert(json_value(value), list[CoverSnapshot])
 
 
 def _draft_items(rows: list[dict]) -> list[LineItemDraft]:

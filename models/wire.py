@@ -12,7 +12,7 @@ import datetime as dt
 import re
 import uuid
 from decimal import Decimal
-from typing import Annotated, Any, Generic, Literal, TypeVar
+from typing import Annotated, Generic, Literal, TypeVar
 
 import msgspec
 
@@ -189,10 +189,6 @@ class Health(msgspec.Struct):
     database: ComponentHealth
     temporal: ComponentHealth
     version: str
-
-
-def to_builtins(value: Any) -> Any:
-    return msgspec.to_builtins(value)
 
 
 # --- travel surface (snake_case as the spec gives it) -----------------------------------------

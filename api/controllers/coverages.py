@@ -24,6 +24,7 @@ from models import catalogue_store as store
 from models.catalogue_store import month_slots
 from models.commands import PriceCoverageInput, coverage_seed
 from models.coverages import coverage_full, target_names
+from models.db import json_value
 from models.money import from_minor
 from models.settings import Settings
 from models.tables import Coverage, MonitoringTarget
@@ -223,16 +224,8 @@ def pricing_run_out(row: dict) -> PricingRunOut:
     from decimal import Decimal
 
     currency = row["currency"]
-    metrics = row["metrics"] if isinstance(row["metrics"], dict) else None
-    burn = row["burn"] if isinstance(row["burn"], dict) else None
-    if isinstance(row["metrics"], str):
-        import json
-
-        metrics = json.loads(row["metrics"])
-    if isinstance(row["burn"], str):
-        import json
-
-        burn = json.loads(row["burn"])
+    metrics = json_value(row["metrics"])
+    burn = json_value(row["burn"])
     return PricingRunOut(
         coverage_id=row["coverage_id"],
         version=row["version"],

@@ -94,8 +94,12 @@ async def test_rendering_twice_stores_once(documented_coverage):
     from activities.documents import render_coverage_documents
     from models.tables import StoredFile
 
-    before = await StoredFile.count()
-    version = 1
-    result = await render_coverage_documents(documented_coverage["id"], version)
+    # Other coverages' documents may be rendering meanwhile: count this coverage's files only.
+    mine = StoredFile.id.is_in(
+        [documented_coverage["factSheetReportFileId"], documented_coverage["technicalPricingReportFileId"]]
+    )
+    before = await StoredFile.select(StoredFile.id, StoredFile.sha256, StoredFile.created_at).where(mine)
+    assert len(before) == 2
+    result = await render_coverage_documents(documented_coverage["id"], 1)
     assert str(result.fact_sheet_file_id) == documented_coverage["factSheetReportFileId"]
-    assert await StoredFile.count() == before
+    assert await StoredFile.select(StoredFile.id, StoredFile.sha256, StoredFile.created_at).where(mine) == before

@@ -28,7 +28,8 @@ Goals (issue 5, item 7): GET /policies >= 40 % of the bare endpoint's req/s; con
 >= 70 % of the bare update round trips.
 
 Run:  .venv/bin/python bench/api.py [--requests 3000] [--conversions 200] [--concurrency 16]
-                                    [--duration 20] [--policies 10000] [--keep] [--profile DIR]
+                                    [--duration 20] [--policies 10000] [--only abcde] [--keep]
+                                    [--profile DIR]
 """
 
 from __future__ import annotations
@@ -486,7 +487,7 @@ async def run(args: argparse.Namespace, procs: Processes, tmp: Path, ports: Port
 
         # 3. Seed policies straight into the database.
         t0 = time.monotonic()
-        rows = await seed_policies(tenant_id, template_id, args.policies)
+        rows = await seed_policies(tenant_id, template_id, args.policies) if "c" in args.only else 0
         page = (await http.get(f"{api}/policies?size=1", headers=headers)).json()
         seeded_total = page["totalElements"]
         print(f"seed: {args.policies:,} policies ({rows:,} rows: quotes, line items, policies, policy items, as "
@@ -542,7 +543,8 @@ async def run(args: argparse.Namespace, procs: Processes, tmp: Path, ports: Port
         async def bare_get():
             return http_ok()(await http.get(bare_url))
 
-        await scenario("(d) bare Litestar GET /bare", "bare_http", bare_get, N)
+        if "d" in args.only:
+            await scenario("(d) bare Litestar GET /bare", "bare_http", bare_get, N)
 
         # (c) GET /policies, random pages
         pages = max(1, math.ceil(seeded_total / 20))
@@ -552,7 +554,8 @@ async def run(args: argparse.Namespace, procs: Processes, tmp: Path, ports: Port
             return http_ok()(await http.get(f"{api}/policies", params={"page": rng.randrange(pages), "size": 20},
                                             headers=headers))
 
-        await scenario("(c) GET /policies?page=rand&size=20", "policies", list_policies, N)
+        if "c" in args.only:
+            await scenario("(c) GET /policies?page=rand&size=20", "policies", list_policies, N)
 
         # (a) POST /quotes, catalogue warm; the quotes made here are converted in (b).
         made: deque[str] = deque()
@@ -565,11 +568,14 @@ async def run(args: argparse.Namespace, procs: Processes, tmp: Path, ports: Port
             made.append(response.json()["id"])
             return True
 
-        await scenario("(a) POST /quotes (12 months, warm)", "quotes", create_quote, N)
+        if "a" in args.only:
+            await scenario("(a) POST /quotes (12 months, warm)", "quotes", create_quote, N)
 
         # (e) bare Temporal update round trip: one running workflow per update, each idle
         # (first workflow task done) before the clock starts, like the quotes' workflows.
         wanted = args.conversions + W
+        if "e" not in args.only:
+            wanted = 0
         run_id = uuid.uuid4().hex[:8]
         ids = [f"bare-{run_id}-{i}" for i in range(wanted)]
         sem = asyncio.Semaphore(C)
@@ -595,9 +601,11 @@ async def run(args: argparse.Namespace, procs: Processes, tmp: Path, ports: Port
         async def bare_update():
             return (await pending.popleft().execute_update(BareUpdateWorkflow.ping)) == "pong"
 
-        await scenario("(e) bare Temporal update round trip", "bare_update", bare_update, args.conversions)
+        if "e" in args.only:
+            await scenario("(e) bare Temporal update round trip", "bare_update", bare_update, args.conversions)
 
         # (b) conversions: every quote converted once; top up the quotes (a) left short.
+        wanted = args.conversions + W if "b" in args.only else 0
         short = wanted - len(made)
         if short > 0:
             t0 = time.monotonic()
@@ -609,10 +617,12 @@ async def run(args: argparse.Namespace, procs: Processes, tmp: Path, ports: Port
             response = await http.patch(f"{api}/quotes/{to_convert.popleft()}", headers=headers)
             return http_ok()(response)
 
-        await scenario("(b) PATCH /quotes/{id} (convert)", "convert", convert, min(args.conversions, len(to_convert) - W))
+        if "b" in args.only:
+            await scenario("(b) PATCH /quotes/{id} (convert)", "convert", convert, min(args.conversions, len(to_convert) - W))
         results_by_key = {r.key: r for r in results}
         final_total = (await http.get(f"{api}/policies?size=1", headers=headers)).json()["totalElements"]
-        results_by_key["policies"].note = f"{seeded_total:,} policies in the DB"
+        if "policies" in results_by_key:
+            results_by_key["policies"].note = f"{seeded_total:,} policies in the DB"
         print(f"  ({final_total:,} policies in the database after the conversions)", flush=True)
     return results
 
@@ -623,6 +633,7 @@ def report(args: argparse.Namespace, results: list[Result]) -> bool:
     header = f"{'scenario':<40} {'n':>6} {'err':>4} {'conc':>4} {'req/s':>9} {'p50 ms':>8} {'p95 ms':>8}"
     print("\n" + header)
     print("-" * len(header))
+    order = [key for key in order if key in by]
     for key in order:
         r = by[key]
         print(f"{r.label:<40} {r.ok:>6} {r.errors:>4} {r.concurrency:>4} {r.rps:>9.1f} {r.pct(0.5):>8.1f} {r.pct(0.95):>8.1f}"
@@ -639,8 +650,8 @@ def report(args: argparse.Namespace, results: list[Result]) -> bool:
         cells = " ".join(f"{(1000 * r.cpu.get(p, float('nan')) / r.ok) if r.ok else float('nan'):>11.2f}" for p in procs)
         print(f"{r.label:<40} {cells}")
 
-    bare = by["bare_http"]
-    driver = bare.cpu.get("bench", 0.0) / bare.seconds if bare.seconds else 0.0
+    bare = by.get("bare_http")
+    driver = bare.cpu.get("bench", 0.0) / bare.seconds if bare and bare.seconds else 0.0
     if driver > 0.6:
         print(f"\nnote: during (d) this driver itself used {driver:.0%} of a core ({1000 * bare.cpu['bench'] / bare.ok:.2f} ms "
               f"per request) against {1000 * bare.cpu.get('bare-http', 0.0) / bare.ok:.2f} ms in the bare server: the bare "
@@ -652,6 +663,10 @@ def report(args: argparse.Namespace, results: list[Result]) -> bool:
         ("GET /policies req/s / bare Litestar req/s", "policies", "bare_http", 0.40),
         ("conversions req/s / bare update req/s", "convert", "bare_update", 0.70),
     ):
+        if num not in by or den not in by:
+            print(f"  {name:<44} not measured (--only {args.only})")
+            ok = False
+            continue
         ratio = by[num].rps / by[den].rps if by[den].rps else 0.0
         passed = ratio >= goal and by[num].errors == 0
         ok &= passed
@@ -686,6 +701,7 @@ def main() -> int:
     ap.add_argument("--duration", type=float, default=20.0, help="max seconds per scenario")
     ap.add_argument("--warmup", type=int, default=20, help="unmeasured calls before each scenario")
     ap.add_argument("--policies", type=int, default=10_000, help="policies seeded in the database (bypasses HTTP)")
+    ap.add_argument("--only", default="abcde", help="scenarios to run, e.g. 'be' (default: all of abcde)")
     ap.add_argument("--keep", action="store_true", help="keep the temp dir (logs, databases) afterwards")
     ap.add_argument("--profile", type=Path, metavar="DIR",
                     help="record py-spy profiles (collapsed stacks, one file per scenario and process) into DIR "

@@ -37,22 +37,27 @@ _pool_users = 0
 
 
 async def open_pool() -> None:
-    """Open the PostgreSQL pool (no-op on SQLite); nested users share one pool."""
+    """Open the PostgreSQL pool (SQLite connections are pooled as they are used); nested
+    users share one pool."""
     global _pool_users
     engine = engine_finder()
-    if engine.engine_type == "postgres":
-        if _pool_users == 0:
-            await engine.start_connection_pool()
-        _pool_users += 1
+    if engine.engine_type == "postgres" and _pool_users == 0:
+        await engine.start_connection_pool()
+    _pool_users += 1
 
 
 async def close_pool() -> None:
+    """The last user closes the pool (on SQLite: the idle pooled connections)."""
     global _pool_users
-    engine = engine_finder()
-    if engine.engine_type == "postgres" and _pool_users > 0:
-        _pool_users -= 1
-        if _pool_users == 0:
+    if _pool_users == 0:
+        return
+    _pool_users -= 1
+    if _pool_users == 0:
+        engine = engine_finder()
+        if engine.engine_type == "postgres":
             await engine.close_connection_pool()
+        elif hasattr(engine, "close_idle"):
+            await engine.close_idle()
 
 
 async def ping() -> None:

@@ -2,9 +2,9 @@
 
 from piccolo.conf.apps import AppRegistry
 from piccolo.engine.postgres import PostgresEngine
-from piccolo.engine.sqlite import SQLiteEngine
 
 from models.settings import load_settings
+from models.sqlite_engine import PooledSQLiteEngine
 
 _settings = load_settings()
 
@@ -13,6 +13,6 @@ if _settings.is_postgres:
 else:
     _settings.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
     # A generous busy timeout: the API, the worker and the CLI write to one file.
-    DB = SQLiteEngine(path=str(_settings.sqlite_path), timeout=30)
+    DB = PooledSQLiteEngine(path=str(_settings.sqlite_path), timeout=30)
 
 APP_REGISTRY = AppRegistry(apps=["models.piccolo_app"])

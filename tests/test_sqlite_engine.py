@@ -1,0 +1,137 @@
+"""The connection-reusing SQLite engine: reuse, freshness, and no reuse after a fault."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+
+import pytest
+from piccolo.columns import Integer, Varchar
+from piccolo.engine.sqlite import TransactionType
+from piccolo.table import Table
+
+from models.sqlite_engine import PooledSQLiteEngine
+
+SLOW = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000000) SELECT count(*) AS n FROM c"
+
+
+@pytest.fixture
+def engine(tmp_path):
+    path = tmp_path / "pool.sqlite"
+    with sqlite3.connect(path) as raw:
+        raw.execute("PRAGMA journal_mode=WAL")
+        raw.execute("CREATE TABLE thing (id INTEGER PRIMARY KEY, name VARCHAR(20), n INTEGER)")
+    return PooledSQLiteEngine(path=str(path), timeout=5)
+
+
+def table(engine):
+    class Thing(Table, db=engine, tablename="thing"):
+        name = Varchar(length=20)
+        n = Integer()
+
+    return Thing
+
+
+def write_outside(engine, sql: str) -> None:
+    """A write from another process's point of view: a plain sqlite3 connection."""
+    with sqlite3.connect(engine.path) as raw:
+        raw.execute(sql)
+
+
+async def test_sequential_queries_reuse_one_connection(engine):
+    Thing = table(engine)
+    await Thing.insert(Thing(name="a", n=1))
+    for _ in range(5):
+        assert await Thing.count() == 1
+    assert engine.connections_opened == 1
+    assert engine.idle_connections == 1
+    await engine.close_idle()
+    assert engine.idle_connections == 0
+
+
+async def test_a_reused_connection_sees_commits_made_elsewhere(engine):
+    Thing = table(engine)
+    assert await Thing.count() == 0
+    write_outside(engine, "INSERT INTO thing (name, n) VALUES ('x', 1)")
+    assert await Thing.count() == 1
+    write_outside(engine, "UPDATE thing SET n = 2")
+    assert await Thing.select(Thing.n).first() == {"n": 2}
+    assert engine.connections_opened == 1
+
+
+async def test_concurrent_queries_use_separate_connections(engine):
+    Thing = table(engine)
+    await asyncio.gather(*(Thing.raw(SLOW.replace("20000000", "200000")) for _ in range(3)))
+    assert engine.connections_opened == 3
+    assert engine.idle_connections == 3
+
+
+async def test_a_cancelled_query_does_not_return_its_connection(engine):
+    Thing = table(engine)
+    assert await Thing.count() == 0
+    task = asyncio.create_task(Thing.raw(SLOW).run())
+    await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert engine.idle_connections == 0  # closed, not pooled
+    write_outside(engine, "INSERT INTO thing (name, n) VALUES ('y', 1)")
+    assert await Thing.count() == 1
+
+
+async def test_a_failed_query_does_not_return_its_connection(engine):
+    Thing = table(engine)
+    with pytest.raises(sqlite3.OperationalError):
+        await Thing.raw("SELECT nope FROM thing")
+    assert engine.idle_connections == 0
+    assert await Thing.count() == 0
+    assert engine.idle_connections == 1
+
+
+async def test_transactions_commit_and_roll_back_on_pooled_connections(engine):
+    Thing = table(engine)
+    async with engine.transaction(transaction_type=TransactionType.immediate):
+        await Thing.insert(Thing(name="a", n=1))
+        await Thing.insert(Thing(name="b", n=2))
+    with pytest.raises(RuntimeError):
+        async with engine.transaction(transaction_type=TransactionType.immediate):
+            await Thing.insert(Thing(name="c", n=3))
+            raise RuntimeError("abort")
+    assert sorted(r["name"] for r in await Thing.select(Thing.name)) == ["a", "b"]
+    # Both transactions gave their connection back clean: one connection served everything.
+    assert engine.connections_opened == 1
+    assert engine.idle_connections == 1
+    async with engine.transaction():
+        pooled = engine.current_transaction.get().connection
+        assert pooled.in_transaction
+    assert not pooled.in_transaction
+
+
+async def test_a_cancelled_transaction_closes_its_connection(engine):
+    Thing = table(engine)
+
+    async def slow_transaction():
+        async with engine.transaction():
+            await Thing.raw(SLOW)
+
+    task = asyncio.create_task(slow_transaction())
+    await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert engine.idle_connections == 0
+    write_outside(engine, "INSERT INTO thing (name, n) VALUES ('z', 1)")
+    assert await Thing.count() == 1
+
+
+async def test_the_pool_keeps_at_most_max_idle_connections(tmp_path):
+    path = tmp_path / "small.sqlite"
+    sqlite3.connect(path).close()
+    engine = PooledSQLiteEngine(path=str(path), max_idle=2)
+
+    class One(Table, db=engine):
+        pass
+
+    await asyncio.gather(*(One.raw(SLOW.replace("20000000", "100000")) for _ in range(5)))
+    assert engine.idle_connections == 2
+    await engine.close_idle()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import types
 import uuid
 from decimal import Decimal
 
@@ -102,3 +103,39 @@ def test_dev_server_command_follows_temporal_dev_yml():
     assert cmd[cmd.index("--db-filename") + 1].endswith("var/temporal/temporal.db")
     registered = {cmd[i + 1] for i, part in enumerate(cmd) if part == "--search-attribute"}
     assert registered == {f"{k}={v}" for k, v in SEARCH_ATTRIBUTES.items()}
+
+
+# --- verified-token cache ------------------------------------------------------------------
+
+
+def test_a_verified_token_is_remembered_until_it_expires(settings, monkeypatch):
+    from api.auth import tokens as token_module
+    from api.auth.tokens import TokenError, TokenService
+
+    service = TokenService(settings)
+    token, ttl = service.issue(str(uuid.uuid4()), "client-1", internal=False)
+    first = service.verify(token)
+    assert service.cached_principal(token) == first
+    # A second call is answered from the cache: even a broken key lookup is not reached.
+    monkeypatch.setattr(service, "_key_for", lambda _: (_ for _ in ()).throw(AssertionError("re-verified")))
+    assert service.verify(token) == first
+    # Past exp plus the leeway the cache forgets it (the full check then decides again).
+    monkeypatch.undo()
+    later = token_module.time.time() + ttl + token_module.LEEWAY + 1
+    monkeypatch.setattr(token_module, "time", types.SimpleNamespace(time=lambda: later))
+    assert service.cached_principal(token) is None
+    assert token not in service._verified
+    with pytest.raises(TokenError, match="malformed"):
+        service.verify(token.replace(".", "", 1))  # and bad tokens are never cached
+
+
+def test_the_verified_token_cache_is_bounded(settings, monkeypatch):
+    from api.auth import tokens as token_module
+    from api.auth.tokens import TokenService
+
+    monkeypatch.setattr(token_module, "VERIFIED_CACHE_SIZE", 3)
+    service = TokenService(settings)
+    issued = [service.issue(str(uuid.uuid4()), f"c{i}", internal=False)[0] for i in range(5)]
+    for token in issued:
+        service.verify(token)
+    assert [service.cached_principal(t) is not None for t in issued] == [False, False, True, True, True]

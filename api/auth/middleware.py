@@ -80,6 +80,9 @@ class AuthMiddleware(AbstractAuthenticationMiddleware):
 
     @staticmethod
     async def _verify(tokens: TokenService, token: str) -> Principal:
+        principal = tokens.cached_principal(token)
+        if principal is not None:
+            return principal
         try:
             if tokens.external:  # may fetch the issuer's JWKS over the network: off the loop
                 return await anyio.to_thread.run_sync(tokens.verify, token)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -27,10 +28,18 @@ class TokenError(Exception):
     """The token is missing, malformed, badly signed, expired or not for this API."""
 
 
+LEEWAY = 30  # seconds of clock skew allowed on exp and nbf
+VERIFIED_CACHE_SIZE = 4096
+
+
 class TokenService:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._jwk_client: jwt.PyJWKClient | None = None
+        # A client sends the same token for up to an hour: its signature is checked once,
+        # its validity window on every call. Insertion order makes the dict a FIFO.
+        self._verified: dict[str, tuple[Principal, float, float]] = {}
+        self._lock = threading.Lock()
 
     @cached_property
     def keys(self) -> SigningKeys:
@@ -76,7 +85,30 @@ class TokenService:
             raise TokenError("unknown signing key")
         return key
 
+    def cached_principal(self, token: str) -> Principal | None:
+        """The principal of a token verified before and still inside its validity window."""
+        entry = self._verified.get(token)
+        if entry is None:
+            return None
+        principal, not_before, expires = entry
+        if not_before - LEEWAY <= time.time() <= expires + LEEWAY:
+            return principal
+        with self._lock:
+            self._verified.pop(token, None)
+        return None
+
     def verify(self, token: str) -> Principal:
+        principal = self.cached_principal(token)
+        if principal is not None:
+            return principal
+        principal, claims = self._verify_signed(token)
+        with self._lock:
+            while len(self._verified) >= VERIFIED_CACHE_SIZE:
+                self._verified.pop(next(iter(self._verified)))
+            self._verified[token] = (principal, float(claims["nbf"]), float(claims["exp"]))
+        return principal
+
+    def _verify_signed(self, token: str) -> tuple[Principal, dict]:
         key = self._key_for(token)
         algorithms = ["ES256", "RS256"] if self.external else ["ES256"]
         try:
@@ -86,7 +118,7 @@ class TokenService:
                 algorithms=algorithms,
                 audience=self.settings.audience,
                 options={"require": ["exp", "nbf", "iat", "iss", "aud", "sub"]},
-                leeway=30,
+                leeway=LEEWAY,
             )
         except jwt.ExpiredSignatureError as exc:
             raise TokenError("token expired") from exc
@@ -104,9 +136,10 @@ class TokenService:
         if claims["iss"] != expected_iss:
             raise TokenError("token issuer does not match its tenant")
         roles = claims.get("roles") or []
-        return Principal(
+        principal = Principal(
             tenant_id=tenant_id,
             client_id=str(claims.get("azp") or claims["sub"]),
             internal=isinstance(roles, list) and self.settings.internal_role in roles,
             via="token",
         )
+        return principal, claims

@@ -51,7 +51,17 @@ def temporal_command(cfg: dict, settings: Settings, binary: str) -> list[str]:
     ]
     for name, kind in cfg["search_attributes"].items():
         cmd += ["--search-attribute", f"{name}={kind}"]
-    return cmd
+    return cmd + tuning_args(cfg)
+
+
+def tuning_args(cfg: dict) -> list[str]:
+    """The SQLite pragmas and dynamic config of temporal-dev.yml's x-temporal-dev."""
+    args: list[str] = []
+    for pragma, value in (cfg.get("sqlite_pragmas") or {}).items():
+        args += ["--sqlite-pragma", f"{pragma}={value}"]
+    for key, value in (cfg.get("dynamic_config") or {}).items():
+        args += ["--dynamic-config-value", f"{key}={json.dumps(value)}"]
+    return args
 
 
 def _port_open(address: str) -> bool:

@@ -2,7 +2,8 @@
 
 Starts its own stack in a temp dir on free loopback ports (never 7233/8000/8233): a
 file-backed Temporal dev server (.venv/bin/temporal, the search attributes of
-models/workflow_ids.py), `parametric migrate`, a tenant, the worker and the API as
+models/workflow_ids.py, the SQLite pragmas and dynamic config of temporal-dev.yml, as
+`make dev` runs it), `parametric migrate`, a tenant, the worker and the API as
 subprocesses, plus the two baselines: a bare Litestar endpoint in its own uvicorn process
 (same settings as `parametric api`, 1 worker) and a bare Temporal update workflow with its
 own worker process on the same Temporal server. Then, with an async httpx driver (one
@@ -270,7 +271,10 @@ def temporal_command(binary: str, db_file: Path, ports: Ports) -> list[str]:
     ]
     for name, kind in SEARCH_ATTRIBUTES.items():
         cmd += ["--search-attribute", f"{name}={kind}"]
-    return cmd
+    # The SQLite pragmas and dynamic config `make dev` uses (temporal-dev.yml).
+    from api.dev import dev_server_config, tuning_args
+
+    return cmd + tuning_args(dev_server_config())
 
 
 async def wait_for(predicate: Callable[[], Awaitable[bool] | bool], timeout: float, what: str, procs: Processes) -> None:
@@ -522,7 +526,7 @@ async def run(args: argparse.Namespace, procs: Processes, tmp: Path, ports: Port
                     spy = f"py-spy-{key}-{name}"
                     out = args.profile / f"{key}-{name}.collapsed"
                     procs.start(spy, [pyspy, "record", "--pid", str(pids[name]), "--rate", "200", "--nonblocking",
-                                      "--format", "raw", "--output", str(out)], env)
+                                      "--format", "raw", "--output", str(out)] + (["--gil"] if args.profile_gil else []), env)
                     spies.append(spy)
                 await asyncio.sleep(1.0)  # let py-spy attach
             result = await drive(label, key, call, count, C, D, pids)
@@ -706,6 +710,8 @@ def main() -> int:
     ap.add_argument("--profile", type=Path, metavar="DIR",
                     help="record py-spy profiles (collapsed stacks, one file per scenario and process) into DIR "
                          "while measuring; needs py-spy (pip install py-spy) and perturbs the figures")
+    ap.add_argument("--profile-gil", action="store_true",
+                    help="with --profile: sample only threads holding the GIL (Python CPU, not waits)")
     args = ap.parse_args()
     if args.profile:
         args.profile = args.profile.resolve()

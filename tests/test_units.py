@@ -103,6 +103,47 @@ def test_dev_server_command_follows_temporal_dev_yml():
     assert cmd[cmd.index("--db-filename") + 1].endswith("var/temporal/temporal.db")
     registered = {cmd[i + 1] for i, part in enumerate(cmd) if part == "--search-attribute"}
     assert registered == {f"{k}={v}" for k, v in SEARCH_ATTRIBUTES.items()}
+    pragmas = {cmd[i + 1] for i, part in enumerate(cmd) if part == "--sqlite-pragma"}
+    assert pragmas == {"journal_mode=wal", "synchronous=normal"}
+    dynamic = {cmd[i + 1] for i, part in enumerate(cmd) if part == "--dynamic-config-value"}
+    assert dynamic == {"matching.numTaskqueueReadPartitions=1", "matching.numTaskqueueWritePartitions=1"}
+
+
+def test_the_temporal_binary_accepts_the_dev_tuning(tmp_path):
+    """`make dev` passes these flags: the shipped binary must start with them."""
+    import socket
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from api.dev import dev_server_config, tuning_args
+
+    def free_port() -> int:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return s.getsockname()[1]
+
+    port, ui, metrics = free_port(), free_port(), free_port()
+    binary = str(Path(sys.executable).parent / "temporal")
+    cmd = [binary, "server", "start-dev", "--ip", "127.0.0.1", "--port", str(port), "--ui-port", str(ui),
+           "--metrics-port", str(metrics), "--headless", "--db-filename", str(tmp_path / "t.db"),
+           "--log-level", "error", *tuning_args(dev_server_config())]
+    server = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and server.poll() is None:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                time.sleep(0.2)
+        assert server.poll() is None, server.stdout.read().decode(errors="replace")[-2000:]
+        journal = (tmp_path / "t.db-wal").exists()
+        assert journal, "the server's SQLite file is not in WAL mode"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
 
 
 # --- verified-token cache ------------------------------------------------------------------

@@ -1,0 +1,94 @@
+"""Workflows for bench/temporal_costs.py: one idle workflow per update, each variant adding
+one piece of what a quote conversion does to a bare update. Only temporalio is imported at
+top level (the worker's sandbox re-imports this module)."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from dataclasses import dataclass
+
+from temporalio import activity, workflow
+from temporalio.common import SearchAttributeKey
+from temporalio.workflow import ParentClosePolicy
+
+STATE = SearchAttributeKey.for_keyword("QuoteState")
+WRITE = dict(start_to_close_timeout=dt.timedelta(seconds=10))
+
+
+@dataclass
+class Variant:
+    local_activity: bool = False
+    upsert: bool = False
+    close: bool = False  # the update ends the workflow (cancelling its pending timer)
+    child: str = ""  # "", "await" (answer after the child started) or "async" (answer first)
+
+
+@activity.defn
+async def noop_write(value: str) -> bool:
+    return True
+
+
+@workflow.defn
+class IdleChild:
+    @workflow.run
+    async def run(self) -> None:
+        await workflow.wait_condition(lambda: False, timeout=dt.timedelta(days=30))
+
+
+@workflow.defn
+class CostWorkflow:
+    @workflow.init
+    def __init__(self, variant: Variant) -> None:
+        self._variant = variant
+        self._done = False
+        self._child: asyncio.Task | None = None
+
+    @workflow.run
+    async def run(self, variant: Variant) -> None:
+        try:
+            await workflow.wait_condition(lambda: self._done, timeout=dt.timedelta(days=30))
+        except asyncio.TimeoutError:
+            return
+        await workflow.wait_condition(workflow.all_handlers_finished)
+        if self._child is not None:
+            await self._child
+        if not variant.close:
+            await workflow.wait_condition(lambda: False)
+
+    @workflow.update
+    async def go(self) -> str:
+        variant = self._variant
+        if variant.local_activity:
+            await workflow.execute_local_activity(noop_write, "x", **WRITE)
+        if variant.upsert:
+            workflow.upsert_search_attributes([STATE.value_set("ACCEPTED")])
+        if variant.child == "await":
+            await self._start_child()
+        elif variant.child == "async":
+            self._child = asyncio.create_task(self._start_child())
+        self._done = True
+        return "ok"
+
+    async def _start_child(self) -> None:
+        await workflow.start_child_workflow(
+            IdleChild.run, id=f"{workflow.info().workflow_id}-child", parent_close_policy=ParentClosePolicy.ABANDON
+        )
+
+
+async def work(address: str, task_queue: str) -> None:
+    from temporalio.client import Client
+    from temporalio.worker import Worker
+
+    client = await Client.connect(address)
+    worker = Worker(
+        client, task_queue=task_queue, workflows=[CostWorkflow, IdleChild], activities=[noop_write]
+    )
+    print(f"cost worker polling {task_queue}", flush=True)
+    await worker.run()
+
+
+if __name__ == "__main__":
+    import sys
+
+    asyncio.run(work(sys.argv[1], sys.argv[2]))

@@ -53,6 +53,8 @@ def worker() -> None:
     from workflows.worker import run_worker
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # WeasyPrint logs every layout step of every PDF at INFO; its warnings still show.
+    logging.getLogger("weasyprint").setLevel(logging.WARNING)
     try:
         asyncio.run(run_worker(load_settings()))
     except KeyboardInterrupt:

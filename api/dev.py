@@ -196,8 +196,14 @@ def run_dev(settings: Settings) -> int:
         # In the background, one target after the other (Bengaluru first: the example quote
         # above is for it), so the machine is never flooded with pricing.
         services = list(children)
-        children.append(subprocess.Popen([*cli, "catalogue", "build", *DEMO_PIN_CODES], env=env, stdout=subprocess.DEVNULL))
+        warmup = subprocess.Popen([*cli, "catalogue", "build", *DEMO_PIN_CODES], env=env, stdout=subprocess.DEVNULL)
+        children.append(warmup)
+        warming = True
         while all(p.poll() is None for p in services):  # the warm-up finishing is no reason to stop
+            if warming and warmup.poll() is not None:  # poll() also reaps it: no zombie left behind
+                warming = False
+                outcome = "priced" if warmup.returncode == 0 else f"not all priced (exit {warmup.returncode})"
+                print(f"demo catalogues ({', '.join(DEMO_PIN_CODES)}) {outcome}", flush=True)
             time.sleep(0.5)
         print("a child process exited; stopping", file=sys.stderr)
         return 1

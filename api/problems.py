@@ -130,14 +130,25 @@ def field_of(message: str, fallback: str) -> tuple[str, str]:
     return field or fallback, message.strip()
 
 
-def _field_errors(extra: Any) -> list[FieldError] | None:
+def _wire_name(request: Request | None, key: str) -> str:
+    """The name a client sent: a query parameter's alias (`from`), not the handler's
+    argument name (`period_from`)."""
+    try:
+        field = request.route_handler.parsed_fn_signature.parameters[key]  # type: ignore[union-attr]
+        kwarg = field.kwarg_definition
+        return getattr(kwarg, "query", None) or getattr(kwarg, "header", None) or getattr(kwarg, "name", None) or key
+    except (AttributeError, KeyError, TypeError):
+        return key
+
+
+def _field_errors(extra: Any, request: Request | None = None) -> list[FieldError] | None:
     if not isinstance(extra, list):
         return None
     errors = []
     for item in extra:
         if isinstance(item, dict) and "message" in item:
             key = item.get("key")
-            fallback = "body" if key in (None, "data") else str(key)
+            fallback = "body" if key in (None, "data") else _wire_name(request, str(key))
             field, message = field_of(str(item["message"]), fallback)
             errors.append(FieldError(field=field, message=message))
     return errors or None
@@ -149,7 +160,7 @@ def _clean(detail: str) -> str:
 
 
 def handle_validation(request: Request, exc: ValidationException) -> Response[Any]:
-    errors = _field_errors(exc.extra)
+    errors = _field_errors(exc.extra, request)
     detail = exc.detail if exc.detail and exc.detail != "Bad Request" else "The request is not valid"
     if errors and len(errors) == 1:
         detail = f"{errors[0].field}: {errors[0].message}" if errors[0].field != "body" else errors[0].message

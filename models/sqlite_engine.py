@@ -3,19 +3,26 @@
 Piccolo's `SQLiteEngine` opens a new aiosqlite connection (a new thread, a `connect`, a
 PRAGMA) for every query outside a transaction and for every transaction: about 2.5 ms of
 CPU, more than the query itself on the API's hot reads. This engine keeps a few idle
-connections and runs a query in one hop to the connection's thread (execute + fetchall).
+connections and runs a query in one hop to the connection's thread.
 
 What makes reuse safe:
-- connections are in autocommit mode (`isolation_level=None`, Piccolo's default) and every
-  statement is stepped to the end and reset in the same hop, so an idle connection holds no
-  read transaction and the next query sees the newest committed data (WAL);
+- connections are in autocommit mode (`isolation_level=None`, forced) and a query's
+  statement is stepped to the end and its cursor closed in that same hop, even when
+  building a row fails, so an idle connection holds no read transaction and the next query
+  sees the newest committed data (WAL);
 - a connection goes back to the pool only after a clean finish with no open transaction
-  (`in_transaction` is false); after an error or a cancellation it is interrupted (its
-  thread may still be running the statement) and closed;
-- a transaction (`engine.transaction()`, `write_transaction()`) holds its connection for its
-  whole life and returns it only after COMMIT or ROLLBACK succeeded.
+  (`in_transaction` is false). After an error or a cancellation it is interrupted and its
+  close is queued behind whatever its thread is still running, without waiting for it (a
+  busy wait on another process's lock would otherwise delay the cancellation);
+- a transaction (`engine.transaction()`, `write_transaction()`) holds its connection from
+  BEGIN to COMMIT/ROLLBACK and forgets it afterwards: a task left over from inside the
+  transaction cannot reach the connection once it is back in the pool;
+- DDL and PRAGMAs (`run_ddl`) outside a transaction run on a fresh connection that is
+  closed afterwards, so connection settings never leak into the pool.
 
 Idle connections' threads are daemons, so a process that forgets `close_idle()` still exits.
+The aiosqlite internals used here (`_execute`, `_tx`, `_thread`) are those of the pinned
+aiosqlite version (tests/test_sqlite_engine.py covers them).
 """
 
 from __future__ import annotations
@@ -25,19 +32,65 @@ from collections import deque
 from typing import Any, Optional
 
 import aiosqlite
+from aiosqlite.core import _STOP_RUNNING_SENTINEL
+from piccolo.engine.exceptions import TransactionError
 from piccolo.engine.sqlite import SQLiteEngine, SQLiteTransaction, TransactionType, dict_factory
 
 MAX_IDLE = 8
+
+
+def _fetch_all(connection: sqlite3.Connection, sql: str, args: list) -> list:
+    """Runs in the connection's thread: the cursor is closed (its statement reset) whatever
+    happens while the rows are built."""
+    cursor = connection.execute(sql, args)
+    try:
+        return cursor.fetchall()
+    finally:
+        cursor.close()
+
+
+async def _query(connection: aiosqlite.Connection, sql: str, args: Optional[list]) -> list:
+    return await connection._execute(_fetch_all, connection._conn, sql, args or [])
+
+
+def _discard(connection: aiosqlite.Connection) -> None:
+    """Interrupt a running statement and queue the close behind it, without waiting."""
+    raw = connection._connection
+    if raw is None or not connection._running:
+        return
+    raw.interrupt()  # thread-safe; ends a running statement (not a busy wait)
+    connection._running = False
+
+    def close() -> object:
+        if connection._connection is not None:
+            connection._connection.close()
+            connection._connection = None
+        return _STOP_RUNNING_SENTINEL
+
+    connection._tx.put_nowait((None, close))
 
 
 class PooledSQLiteTransaction(SQLiteTransaction):
     async def get_connection(self):
         return await self.engine.acquire()
 
+    async def __aenter__(self) -> SQLiteTransaction:
+        if self._parent is not None:
+            return self._parent
+        self.connection = await self.get_connection()
+        try:
+            await self.begin()
+        except BaseException:  # e.g. cancelled while BEGIN IMMEDIATE waits for the lock
+            _discard(self.connection)
+            self.connection = None
+            raise
+        self.context = self.engine.current_transaction.set(self)
+        return self
+
     async def __aexit__(self, exception_type, exception, traceback) -> bool:
         if self._parent:
             return exception is None
-        clean = False
+        connection, clean = self.connection, False
         try:
             if exception is not None and not isinstance(exception, Exception):
                 pass  # cancelled: a statement may still be running; closing rolls back
@@ -50,8 +103,11 @@ class PooledSQLiteTransaction(SQLiteTransaction):
                     await self.commit()
                 clean = True
         finally:
-            self.engine.current_transaction.reset(self.context)
-            await self.engine.release(self.connection, clean=clean)
+            self.connection = None  # leftover tasks holding this context get an error, not the pool's connection
+            try:
+                self.engine.current_transaction.reset(self.context)
+            finally:
+                self.engine.release(connection, clean=clean)
         return exception is None
 
 
@@ -60,6 +116,8 @@ class PooledSQLiteEngine(SQLiteEngine):
 
     def __init__(self, path: str, max_idle: int = MAX_IDLE, **kwargs: Any) -> None:
         super().__init__(path=path, **kwargs)
+        # Autocommit: a write outside a transaction is committed by the statement itself.
+        self.connection_kwargs["isolation_level"] = None
         self._idle: deque[aiosqlite.Connection] = deque()
         self._max_idle = max_idle
         self.connections_opened = 0
@@ -72,29 +130,30 @@ class PooledSQLiteEngine(SQLiteEngine):
         connection = aiosqlite.connect(**self.connection_kwargs)
         connection._thread.daemon = True  # an idle pooled connection must not block exit
         await connection
-        connection.row_factory = dict_factory  # type: ignore[assignment]
-        await connection.execute("PRAGMA foreign_keys = 1")
+        try:
+            connection.row_factory = dict_factory  # type: ignore[assignment]
+            await _query(connection, "PRAGMA foreign_keys = 1", [])
+        except BaseException:
+            _discard(connection)
+            raise
         return connection
 
     async def acquire(self) -> aiosqlite.Connection:
-        while self._idle:
-            connection = self._idle.pop()
+        while True:
+            try:
+                connection = self._idle.pop()
+            except IndexError:
+                return await self.get_connection()
             if connection._running and connection._connection is not None:
                 return connection
-        return await self.get_connection()
 
-    async def release(self, connection: aiosqlite.Connection, clean: bool) -> None:
+    def release(self, connection: aiosqlite.Connection | None, clean: bool) -> None:
+        if connection is None:
+            return
         if clean and len(self._idle) < self._max_idle and not _in_transaction(connection):
             self._idle.append(connection)
-            return
-        if connection._connection is None:
-            return
-        if not clean:
-            connection._connection.interrupt()  # thread-safe: stops a statement still running
-        try:
-            await connection.close()
-        except Exception:  # closing a broken connection: nothing left to save
-            pass
+        else:
+            _discard(connection)
 
     async def close_idle(self) -> None:
         while self._idle:
@@ -114,19 +173,32 @@ class PooledSQLiteEngine(SQLiteEngine):
         connection = await self.acquire()
         clean = False
         try:
-            rows = await connection.execute_fetchall(query, args or [])
+            rows = await _query(connection, query, args)
             clean = True
-            return list(rows)
+            return rows
         finally:
-            await self.release(connection, clean)
+            self.release(connection, clean)
 
     async def _run_in_existing_connection(
         self, connection, query: str, args: Optional[list[Any]] = None, query_type: str = "generic", table=None
     ):
+        if connection is None:
+            raise TransactionError("the transaction has already ended")
         if query_type == "insert" and self.get_version_sync() < 3.35:
             return await super()._run_in_existing_connection(connection, query, args, query_type, table)
         # The connection came from get_connection(): foreign keys are already on.
-        return list(await connection.execute_fetchall(query, args or []))
+        return await _query(connection, query, args)
+
+    async def run_ddl(self, ddl: str, in_pool: bool = False):
+        """DDL and PRAGMAs outside a transaction get a connection of their own (closed
+        afterwards): connection-level settings must not leak into the pool."""
+        if self.current_transaction.get() is not None:
+            return await super().run_ddl(ddl, in_pool)
+        connection = await self.get_connection()
+        try:
+            return await _query(connection, ddl, [])
+        finally:
+            await connection.close()
 
     def transaction(
         self, transaction_type: TransactionType = TransactionType.deferred, allow_nested: bool = True

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import time
 
 import pytest
 from piccolo.columns import Integer, Varchar
+from piccolo.engine.exceptions import TransactionError
 from piccolo.engine.sqlite import TransactionType
+from piccolo.querystring import QueryString
 from piccolo.table import Table
 
 from models.sqlite_engine import PooledSQLiteEngine
@@ -135,3 +138,64 @@ async def test_the_pool_keeps_at_most_max_idle_connections(tmp_path):
     await asyncio.gather(*(One.raw(SLOW.replace("20000000", "100000")) for _ in range(5)))
     assert engine.idle_connections == 2
     await engine.close_idle()
+
+
+async def test_a_task_left_over_from_a_transaction_cannot_use_its_connection(engine):
+    Thing = table(engine)
+    release = asyncio.Event()
+
+    async def straggler():
+        await release.wait()
+        await Thing.insert(Thing(name="late", n=1))
+
+    async with engine.transaction():
+        task = asyncio.create_task(straggler())  # copies the context: it sees the transaction
+    release.set()
+    with pytest.raises(TransactionError):
+        await task
+    assert await Thing.count() == 0
+
+
+async def test_a_transaction_cancelled_while_waiting_for_the_write_lock_lets_go_at_once(engine):
+    Thing = table(engine)
+    holder = sqlite3.connect(engine.path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+
+    async def write():
+        async with engine.transaction(transaction_type=TransactionType.immediate):
+            await Thing.insert(Thing(name="w", n=1))
+
+    started = time.monotonic()
+    with pytest.raises(asyncio.TimeoutError):
+        await asyncio.wait_for(write(), 0.3)
+    assert time.monotonic() - started < 2  # not the 5 s busy timeout
+    assert engine.idle_connections == 0
+    holder.execute("COMMIT")
+    holder.close()
+    # The abandoned BEGIN may take the lock for a moment; its queued close gives it back.
+    async with engine.transaction(transaction_type=TransactionType.immediate):
+        await Thing.insert(Thing(name="after", n=1))
+    assert [r["name"] for r in await Thing.select(Thing.name)] == ["after"]
+
+
+async def test_a_row_that_fails_to_build_leaves_no_statement_open(engine):
+    with sqlite3.connect(engine.path) as raw:
+        raw.execute("CREATE TABLE odd (id INTEGER PRIMARY KEY, ref UUID)")
+        raw.execute("INSERT INTO odd (ref) VALUES ('not-a-uuid')")
+    Thing = table(engine)
+    async with engine.transaction():
+        connection = engine.current_transaction.get().connection
+        with pytest.raises(ValueError):
+            await engine.run_querystring(QueryString("SELECT ref FROM odd"))
+    assert engine.idle_connections == 1
+    write_outside(engine, "INSERT INTO thing (name, n) VALUES ('seen', 1)")
+    assert await Thing.count() == 1  # the pooled connection is not stuck on an old snapshot
+    assert engine.current_transaction.get() is None and not connection.in_transaction
+
+
+async def test_pragmas_outside_a_transaction_do_not_reach_pooled_connections(engine):
+    Thing = table(engine)
+    await Thing.count()
+    await engine.run_ddl("PRAGMA foreign_keys = 0")
+    rows = await Thing.raw("PRAGMA foreign_keys")
+    assert rows == [{"foreign_keys": 1}]

@@ -93,7 +93,7 @@ class PolicyController(Controller):
     ) -> PolicyOut:
         row = await _policy_or_404(principal.tenant_id, policy_id)
         handle = temporal.get_workflow_handle(policy_workflow_id(principal.tenant_id, policy_id))
-        await run_update(handle, PolicyWorkflow.activate, f"the policy is {row['status']} and cannot be activated")
+        await run_update(handle, PolicyWorkflow.activate, f"cannot activate the policy in state {row['status']}")
         return await store.policy_out(principal.tenant_id, policy_id)
 
     @delete(
@@ -108,5 +108,5 @@ class PolicyController(Controller):
     ) -> PolicyOut:
         row = await _policy_or_404(principal.tenant_id, policy_id)
         handle = temporal.get_workflow_handle(policy_workflow_id(principal.tenant_id, policy_id))
-        await run_update(handle, PolicyWorkflow.cancel, f"the policy is {row['status']} and cannot be cancelled")
+        await run_update(handle, PolicyWorkflow.cancel, f"cannot cancel the policy in state {row['status']}")
         return await store.policy_out(principal.tenant_id, policy_id)

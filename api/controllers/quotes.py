@@ -180,7 +180,7 @@ class QuoteController(Controller):
     ) -> PolicyOut:
         row = await _quote_or_404(principal.tenant_id, quote_id)
         handle = temporal.get_workflow_handle(quote_workflow_id(principal.tenant_id, quote_id))
-        policy_id = await run_update(handle, QuoteWorkflow.convert, f"the quote is {row['status']} and cannot be converted")
+        policy_id = await run_update(handle, QuoteWorkflow.convert, f"cannot convert the quote in state {row['status']}")
         return await store.policy_out(principal.tenant_id, uuid.UUID(policy_id))
 
     @delete(
@@ -195,5 +195,5 @@ class QuoteController(Controller):
     ) -> QuoteRecord:
         row = await _quote_or_404(principal.tenant_id, quote_id)
         handle = temporal.get_workflow_handle(quote_workflow_id(principal.tenant_id, quote_id))
-        await run_update(handle, QuoteWorkflow.reject, f"the quote is {row['status']} and cannot be rejected")
+        await run_update(handle, QuoteWorkflow.reject, f"cannot reject the quote in state {row['status']}")
         return store.quote_record(await _quote_or_404(principal.tenant_id, quote_id))

@@ -225,6 +225,12 @@ async def test_bad_policy_queries_are_400(tenant, query):
     assert_problem(await tenant.get(f"/policies?{query}"), 400)
 
 
+@pytest.mark.parametrize("name", ["from", "to"])
+async def test_a_bad_date_names_the_query_parameter_the_client_sent(tenant, name):
+    body = assert_problem(await tenant.get(f"/policies?{name}=2027-13-01"), 400)
+    assert [e["field"] for e in body["errors"]] == [name]
+
+
 async def test_unknown_ids_are_404(tenant):
     for call in (
         tenant.get("/quotes/7d0a8f0e-0000-4000-8000-000000000000"),

@@ -194,6 +194,15 @@ class Policy(Table, tablename="policy"):
     updated_at = Timestamptz()
 
 
+class PolicyCount(Table, tablename="policy_count"):
+    """How many policies a tenant has in each status, kept by database triggers on `policy`
+    (migration "policy counts"): GET /policies answers totalElements without counting rows."""
+
+    tenant_id = UUID(index=True)
+    status = Varchar(length=20)
+    n = BigInt(default=0)
+
+
 class PolicyItem(Table, tablename="policy_item"):
     """One cover of a policy in the internal form (a coverage with its sums)."""
 

@@ -88,6 +88,9 @@ async def test_pricing_runs_are_workflows_with_readable_ids(bengaluru_catalogue,
     client = temporal_env.client
     coverage = body["content"][0]
     handle = client.get_workflow_handle(coverage_pricing_workflow_id(coverage["id"], 1))
+    # The price is readable once published; the workflow ends a moment later (it still
+    # starts the documents workflow).
+    await asyncio.wait_for(handle.result(), 30)
     assert (await handle.describe()).status.name == "COMPLETED"
     catalogue = await client.get_workflow_handle(catalogue_workflow_id(BENGALURU_TARGET)).describe()
     assert catalogue.workflow_type == "CatalogueWorkflow"

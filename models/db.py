@@ -10,12 +10,15 @@ import contextlib
 import io
 import json
 import uuid
-from typing import Any, TypeVar
+from enum import Enum
+from typing import Any, Sequence, TypeVar
 
 from piccolo.apps.migrations.commands.forwards import ForwardsMigrationManager
 from piccolo.engine.finder import engine_finder
 from piccolo.query import Objects, Select
 from piccolo.table import Table
+from piccolo.columns.column_types import JSON, JSONB
+from piccolo.utils.encoding import dump_json
 
 TableT = TypeVar("TableT", bound=Table)
 
@@ -95,6 +98,32 @@ def scoped_count(table: type[TableT], tenant_id: str | uuid.UUID):
 
 def scoped_update(table: type[TableT], tenant_id: str | uuid.UUID, values: dict):
     return table.update(values).where(_tenant_column(table) == _tenant(tenant_id))
+
+
+async def insert_rows(rows: Sequence[Table]) -> None:
+    """Insert rows of one table with a single multi-row INSERT.
+
+    Piccolo's `Table.insert(*rows)` builds a query object per value: about 0.3 ms per row,
+    most of a policy conversion's database time for its dozens of line items and covers.
+    Here the values are converted as `convert_to_sql_value` converts plain values (JSON
+    columns dumped, enums by value), so either engine receives what `Table.insert` sends."""
+    if not rows:
+        return
+    table = type(rows[0])
+    columns = table._meta.columns
+    names = ", ".join(f'"{column._meta.db_column_name}"' for column in columns)
+    one_row = "(" + ", ".join("{}" for _ in columns) + ")"
+    plan = [(column._meta.name, isinstance(column, (JSON, JSONB))) for column in columns]
+    values = [_sql_value(getattr(row, name), is_json) for row in rows for name, is_json in plan]
+    await table.raw(f'INSERT INTO "{table._meta.tablename}" ({names}) VALUES {", ".join([one_row] * len(rows))}', *values)
+
+
+def _sql_value(value: Any, is_json: bool) -> Any:
+    if isinstance(value, Table):
+        raise TypeError("insert_rows takes plain column values, not related rows")
+    if is_json and value is not None and not isinstance(value, str):
+        return dump_json(value)
+    return value.value if isinstance(value, Enum) else value
 
 
 def write_transaction():

@@ -11,7 +11,7 @@ import msgspec
 from models.clock import utcnow
 from models.commands import ConvertQuoteInput, CoverSnapshot, LineItemDraft, QuoteDraft
 from models.coverages import target_out
-from models.db import json_value, scoped_count, scoped_objects, scoped_select, scoped_update, write_transaction
+from models.db import insert_rows, json_value, scoped_count, scoped_objects, scoped_select, scoped_update, write_transaction
 from models.index_catalog import BY_CODE
 from models.money import from_minor
 from models.tables import LineItem, MonitoringTarget, Policy, PolicyCount, PolicyItem, Quote
@@ -80,7 +80,7 @@ async def insert_quote(draft: QuoteDraft) -> None:
                 updated_at=now,
             )
         )
-        await LineItem.insert(*[_line_item_row(draft.tenant_id, i, quote_id=draft.id) for i in draft.line_items])
+        await insert_rows([_line_item_row(draft.tenant_id, i, quote_id=draft.id) for i in draft.line_items])
 
 
 def _covers(value: Any) -> list[CoverSnapshot]:
@@ -160,14 +160,14 @@ async def convert_quote(command: ConvertQuoteInput) -> bool:
                 updated_at=now,
             )
         )
-        await LineItem.insert(
-            *[
+        await insert_rows(
+            [
                 _line_item_row(tenant, item, policy_id=command.policy_id, new_id=new_id)
                 for item, new_id in zip(items, command.line_item_ids)
             ]
         )
-        await PolicyItem.insert(
-            *[
+        await insert_rows(
+            [
                 PolicyItem(
                     id=uuid.uuid5(new_id, str(cover.coverage_id)),
                     tenant_id=uuid.UUID(tenant),

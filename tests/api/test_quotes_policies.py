@@ -186,7 +186,7 @@ async def test_list_totals_come_from_counters_that_follow_every_write(tenant):
     assert (await tenant.get("/policies?from=2000-01-01&size=1")).json()["totalElements"] == everything
 
 
-async def test_policy_counters_follow_inserts_status_changes_and_deletes():
+async def test_policy_counters_follow_inserts_status_changes_and_deletes(tenant):
     import uuid
 
     from models.clock import utcnow
@@ -209,6 +209,35 @@ async def test_policy_counters_follow_inserts_status_changes_and_deletes():
     assert await _counted(tenant_id) == {"ACCEPTED": 2}
     await Policy.delete().where(Policy.tenant_id == tenant_id)
     assert await _counted(tenant_id) == {}
+
+
+async def test_insert_rows_writes_what_piccolo_insert_writes(tenant):
+    import uuid
+
+    from models.db import insert_rows
+    from models.tables import LineItem
+
+    tenant_id = uuid.uuid4()
+    coverage_ids = {1: str(uuid.uuid4()), 2: str(uuid.uuid4())}
+
+    def row(position: int) -> LineItem:
+        return LineItem(
+            id=uuid.uuid4(), tenant_id=tenant_id, quote_id=uuid.uuid4(), position=position, name="01-01-2027 - 31-01-2027",
+            period_start=dt.date(2027, 1, 1), period_end=dt.date(2027, 1, 31), currency="INR", quantity=Decimal("2.5"),
+            sum_insured_minor=25_000_000, total_sum_insured_minor=25_000_000, min_payout_minor=1,
+            payout_per_unit_minor=2, premium_minor=3, covers=[{"coverage_id": coverage_ids[position], "trigger": 1.5}],
+        )
+
+    ours, piccolos = [row(1), row(2)], [row(1), row(2)]
+    await insert_rows(ours)
+    await LineItem.insert(*piccolos)
+
+    async def read(rows):
+        found = await LineItem.select().where(LineItem.id.is_in([r.id for r in rows])).order_by(LineItem.position)
+        return [{k: v for k, v in r.items() if k not in ("id", "quote_id")} for r in found]
+
+    assert await read(ours) == await read(piccolos)
+    assert len(await read(ours)) == 2
 
 
 async def test_idempotency_key(tenant):

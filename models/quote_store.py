@@ -141,25 +141,6 @@ async def convert_quote(command: ConvertQuoteInput) -> bool:
         ).returning(Quote.id)
         if not updated:
             return False
-        await Policy.insert(
-            Policy(
-                id=command.policy_id,
-                tenant_id=uuid.UUID(tenant),
-                quote_id=command.quote_id,
-                kind=quote["kind"],
-                name=quote["name"],
-                status="CREATED",
-                external_ref=quote["external_ref"],
-                inception_date=quote["risk_period_from"],
-                expiry_date=quote["risk_period_to"],
-                currency=quote["currency"],
-                total_sum_insured_minor=quote["total_sum_insured_minor"],
-                gross_premium_minor=quote["gross_premium_minor"],
-                risk_premium_minor=quote["risk_premium_minor"],
-                created_at=now,
-                updated_at=now,
-            )
-        )
         await insert_rows(
             [
                 _line_item_row(tenant, item, policy_id=command.policy_id, new_id=new_id)
@@ -184,6 +165,26 @@ async def convert_quote(command: ConvertQuoteInput) -> bool:
                 for item, new_id in zip(items, command.line_item_ids)
                 for cover in item.covers
             ]
+        )
+        # Last: its trigger locks the tenant's counter row (PostgreSQL) only until COMMIT.
+        await Policy.insert(
+            Policy(
+                id=command.policy_id,
+                tenant_id=uuid.UUID(tenant),
+                quote_id=command.quote_id,
+                kind=quote["kind"],
+                name=quote["name"],
+                status="CREATED",
+                external_ref=quote["external_ref"],
+                inception_date=quote["risk_period_from"],
+                expiry_date=quote["risk_period_to"],
+                currency=quote["currency"],
+                total_sum_insured_minor=quote["total_sum_insured_minor"],
+                gross_premium_minor=quote["gross_premium_minor"],
+                risk_premium_minor=quote["risk_premium_minor"],
+                created_at=now,
+                updated_at=now,
+            )
         )
     return True
 

@@ -143,7 +143,11 @@ def test_the_temporal_binary_accepts_the_dev_tuning(tmp_path):
         assert journal, "the server's SQLite file is not in WAL mode"
     finally:
         server.terminate()
-        server.wait(timeout=30)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
 
 
 # --- verified-token cache ------------------------------------------------------------------

@@ -58,6 +58,20 @@ BACKFILL = [
 ]
 
 
+DROP_SQLITE = [
+    "DROP TRIGGER IF EXISTS policy_count_insert",
+    "DROP TRIGGER IF EXISTS policy_count_status",
+    "DROP TRIGGER IF EXISTS policy_count_delete",
+    "DROP INDEX IF EXISTS policy_count_key",
+]
+DROP_POSTGRES = [
+    "DROP TRIGGER IF EXISTS policy_count_rows ON policy",
+    "DROP TRIGGER IF EXISTS policy_count_status ON policy",
+    "DROP FUNCTION IF EXISTS policy_count_change()",
+    "DROP INDEX IF EXISTS policy_count_key",
+]
+
+
 async def forwards():
     manager = MigrationManager(migration_id=ID, app_name="parametric", description=DESCRIPTION)
 
@@ -66,5 +80,11 @@ async def forwards():
         for statement in (SQLITE if engine.engine_type == "sqlite" else POSTGRES) + BACKFILL:
             await engine.run_ddl(statement)
 
+    async def drop_triggers():  # before the previous migration drops policy_count
+        engine = engine_finder()
+        for statement in DROP_SQLITE if engine.engine_type == "sqlite" else DROP_POSTGRES:
+            await engine.run_ddl(statement)
+
     manager.add_raw(create_triggers)
+    manager.add_raw_backwards(drop_triggers)
     return manager

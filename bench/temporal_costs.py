@@ -25,7 +25,6 @@ import argparse
 import asyncio
 import sys
 import tempfile
-import time
 import uuid
 from pathlib import Path
 
@@ -34,7 +33,7 @@ REPO = BENCH_DIR.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH_DIR]
 sys.path.insert(0, str(REPO))
 
-from bench.api import Processes, Ports, drive, free_port, machine, port_open, quiesce, temporal_command  # noqa: E402
+from bench.api import Processes, Ports, drive, free_port, machine, port_open, quiesce, temporal_command, wait_for  # noqa: E402
 from bench._costs import CostWorkflow, Variant  # noqa: E402
 
 VARIANTS = {
@@ -56,11 +55,7 @@ async def run(args: argparse.Namespace, procs: Processes, tmp: Path) -> None:
     ports = Ports(*(free_port() for _ in range(5)))
     binary = str(Path(sys.executable).parent / "temporal")
     procs.start("temporal", temporal_command(binary, tmp / "temporal.db", ports) + args.server_arg, {})
-    deadline = time.monotonic() + 60
-    while not port_open(ports.temporal):
-        if time.monotonic() > deadline:
-            raise RuntimeError("the Temporal dev server did not start")
-        await asyncio.sleep(0.2)
+    await wait_for(lambda: port_open(ports.temporal), 60, "Temporal dev server", procs)
     address = f"127.0.0.1:{ports.temporal}"
     procs.start("worker", [sys.executable, "-m", "bench._costs", address, QUEUE], {"PYTHONPATH": str(REPO)})
     client = await Client.connect(address)

@@ -331,14 +331,19 @@ async def list_policies(
         Policy, tenant_id, Policy.id, Policy.status, Policy.inception_date, Policy.expiry_date,
         Policy.total_sum_insured_minor, Policy.currency,
     )
-    count = scoped_count(Policy, tenant_id)
     for condition in conditions:
-        query, count = query.where(condition), count.where(condition)
-    if not (period_from or period_to):  # the trigger-kept counters answer without counting rows
-        count = scoped_select(PolicyCount, tenant_id, PolicyCount.n)
-        if status:
-            count = count.where(PolicyCount.status == status)
+        query = query.where(condition)
     rows = await query.order_by(Policy.created_at, ascending=False).order_by(Policy.id).limit(size).offset(page * size)
+    if period_from or period_to:
+        count = scoped_count(Policy, tenant_id)
+        for condition in conditions:
+            count = count.where(condition)
+        total = await count
+    else:  # the trigger-kept counters answer without counting rows
+        counters = scoped_select(PolicyCount, tenant_id, PolicyCount.n)
+        if status:
+            counters = counters.where(PolicyCount.status == status)
+        total = sum(row["n"] for row in await counters)
     return [
         PolicyListItem(
             id=r["id"],
@@ -348,8 +353,4 @@ async def list_policies(
             total_sum_insured=_money(r["total_sum_insured_minor"], r["currency"]),
         )
         for r in rows
-    ], _total(await count)
-
-
-def _total(counted: int | list[dict]) -> int:
-    return counted if isinstance(counted, int) else sum(row["n"] for row in counted)
+    ], total

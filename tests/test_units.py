@@ -109,38 +109,27 @@ def test_dev_server_command_follows_temporal_dev_yml():
     assert dynamic == {"matching.numTaskqueueReadPartitions=1", "matching.numTaskqueueWritePartitions=1"}
 
 
-def test_the_temporal_binary_accepts_the_dev_tuning(tmp_path):
-    """`make dev` passes these flags: the shipped binary must start with them."""
-    import socket
+def test_the_temporal_binary_accepts_the_dev_tuning(tmp_path, monkeypatch):
+    """The exact command `make dev` runs (tuning flags included) starts the shipped binary."""
     import subprocess
     import sys
-    import time
+    from dataclasses import replace
     from pathlib import Path
 
-    from api.dev import dev_server_config, tuning_args
+    from api.dev import _port_open, _wait, dev_server_config, temporal_command
+    from models.settings import load_settings
+    from tests.conftest import free_port
 
-    def free_port() -> int:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            return s.getsockname()[1]
-
-    port, ui, metrics = free_port(), free_port(), free_port()
+    port = free_port()
+    monkeypatch.setenv("TEMPORAL_UI_PORT", str(free_port()))
+    cfg = {**dev_server_config(), "db_filename": str(tmp_path / "t.db")}
+    settings = replace(load_settings(), temporal_address=f"127.0.0.1:{port}")
     binary = str(Path(sys.executable).parent / "temporal")
-    cmd = [binary, "server", "start-dev", "--ip", "127.0.0.1", "--port", str(port), "--ui-port", str(ui),
-           "--metrics-port", str(metrics), "--headless", "--db-filename", str(tmp_path / "t.db"),
-           "--log-level", "error", *tuning_args(dev_server_config())]
-    server = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    server = subprocess.Popen(temporal_command(cfg, settings, binary), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and server.poll() is None:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                time.sleep(0.2)
+        _wait(lambda: server.poll() is not None or _port_open(settings.temporal_address), 60, "Temporal dev server")
         assert server.poll() is None, server.stdout.read().decode(errors="replace")[-2000:]
-        journal = (tmp_path / "t.db-wal").exists()
-        assert journal, "the server's SQLite file is not in WAL mode"
+        assert (tmp_path / "t.db-wal").exists(), "the server's SQLite file is not in WAL mode"
     finally:
         server.terminate()
         try:

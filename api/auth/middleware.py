@@ -80,13 +80,10 @@ class AuthMiddleware(AbstractAuthenticationMiddleware):
 
     @staticmethod
     async def _verify(tokens: TokenService, token: str) -> Principal:
-        principal = tokens.cached_principal(token)
-        if principal is not None:
-            return principal
         try:
-            if tokens.external:  # may fetch the issuer's JWKS over the network: off the loop
-                return await anyio.to_thread.run_sync(tokens.verify, token)
-            return tokens.verify(token)
+            if tokens.external:  # a token not verified yet may need the issuer's JWKS: off the loop
+                return tokens.cached_principal(token) or await anyio.to_thread.run_sync(tokens.verify, token)
+            return tokens.verify(token)  # answers from its cache of verified tokens first
         except TokenError as exc:
             raise _unauthorized(str(exc)) from None
 

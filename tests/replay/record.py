@@ -1,0 +1,433 @@
+"""Record the histories the replay tests replay: every workflow type in its main paths.
+
+    .venv/bin/python -m tests.replay.record LABEL [--only NAME ...]
+
+writes `tests/replay/histories/LABEL/<name>.json` (Temporal's JSON history format). Each
+scenario drives the workflows as the service does (update-with-start, updates, timers), on a
+private database and Temporal servers started from the project's binaries: the time-skipping
+server for lifecycles over months, the dev server for the rest.
+
+A label is a snapshot of the code at one commit (`v0`: before issue 9; later labels after
+each change to a workflow). Histories of a label are never re-recorded once checked in: they
+stand for workflows that were running when that code was deployed, and every later version
+of the workflows must replay them (tests/replay/test_replay.py).
+
+The scenarios import the workflow code of the commit they are recorded at, so this file
+changes with the workflows; the recorded files do not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import os
+import sys
+import tempfile
+import uuid
+from decimal import Decimal
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+os.environ["PARAMETRIC_VAR_DIR"] = tempfile.mkdtemp(prefix="parametric-record-")
+os.environ.pop("DATABASE_URL", None)
+os.environ.setdefault("PICCOLO_CONF", "models.piccolo_conf")
+
+
+def _binary(name: str) -> str:
+    path = Path(sys.executable).parent / name
+    if not path.exists():
+        raise SystemExit(f"{path} is missing: run `make install`")
+    return str(path)
+
+
+async def _history(client, workflow_id: str):
+    return await client.get_workflow_handle(workflow_id).fetch_history()
+
+
+def _cover(code: str, start: dt.date, end: dt.date):
+    from models.commands import CoverSnapshot
+
+    return CoverSnapshot(
+        coverage_id=uuid.uuid5(uuid.NAMESPACE_URL, f"record:{code}:{start}"),
+        index_code=code,
+        index_definition_id=uuid.uuid5(uuid.NAMESPACE_URL, code),
+        start=start,
+        end=end,
+        direction="ABOVE" if code == "RAINFALL_MONTHLY_TOTAL" else "BELOW",
+        trigger=Decimal("180.5") if code == "RAINFALL_MONTHLY_TOTAL" else Decimal("12.5"),
+        exit=None,
+        currency="INR",
+        limit_minor=10_000_000,
+        min_payout_minor=1_000_000,
+        payout_per_unit_minor=50_000,
+        gross_premium_pct=Decimal("0.015"),
+        risk_premium_pct=Decimal("0.01"),
+        pricing_version=1,
+    )
+
+
+def quote_draft(tenant_id: str, start: dt.date, months: int, today: dt.date):
+    from models.commands import CoverageSlot
+    from models.quote_builder import build_quote, month_segments
+
+    end = dt.date(start.year + (start.month - 1 + months) // 12, (start.month - 1 + months) % 12 + 1, 1) - dt.timedelta(days=1)
+    covers = {
+        CoverageSlot(index_code=code, start=s, end=e): _cover(code, s, e)
+        for s, e in month_segments(start, end)
+        for code in ("RAINFALL_MONTHLY_TOTAL", "RAINFALL_DEFICIT")
+    }
+    return build_quote(
+        quote_id=uuid.uuid4(),
+        line_item_ids=[uuid.uuid4() for _ in month_segments(start, end)],
+        tenant_id=tenant_id,
+        monitoring_target_id="IN-12.875N-077.625E",
+        start=start,
+        end=end,
+        currency="INR",
+        sum_insured_minor=25_000_000,
+        external_ref="record-4711",
+        covers_by_slot=covers,
+        today=today,
+    )
+
+
+def first_of_month_after(day: dt.date, months: int) -> dt.date:
+    index = day.month - 1 + months
+    return dt.date(day.year + index // 12, index % 12 + 1, 1)
+
+
+# --- scenarios on the dev server ----------------------------------------------------------------
+
+
+async def dev_scenarios(only: set[str] | None) -> dict[str, object]:
+    from temporalio.client import WithStartWorkflowOperation
+    from temporalio.common import (
+        SearchAttributeKey,
+        SearchAttributePair,
+        TypedSearchAttributes,
+        WorkflowIDConflictPolicy,
+    )
+    from temporalio.testing import WorkflowEnvironment
+
+    from models.commands import (
+        CatalogueInput,
+        CoverageSlot,
+        EnsureCoveragesRequest,
+        QuoteWorkflowInput,
+        RegisterBusinessPartnerInput,
+    )
+    from models.converter import data_converter
+    from models.wire import NewAddress, NewBusinessPartner
+    from models.workflow_ids import (
+        MONITORING_TARGET_ID,
+        QUOTE_STATE,
+        SEARCH_ATTRIBUTES,
+        TENANT_ID,
+        business_partner_workflow_id,
+        catalogue_workflow_id,
+        coverage_documents_workflow_id,
+        coverage_pricing_workflow_id,
+        policy_workflow_id,
+        quote_workflow_id,
+    )
+    from workflows.business_partners import BusinessPartnerWorkflow
+    from workflows.catalogue import CatalogueWorkflow
+    from workflows.policy import PolicyWorkflow
+    from workflows.quote import QuoteWorkflow
+    from workflows.worker import build_document_worker, build_worker
+
+    histories: dict[str, object] = {}
+    env = await WorkflowEnvironment.start_local(
+        data_converter=data_converter,
+        search_attributes=[SearchAttributeKey.for_keyword(n) for n in SEARCH_ATTRIBUTES],
+        dev_server_existing_path=_binary("temporal"),
+        dev_server_extra_args=["--log-level", "error"],
+    )
+    client = env.client
+    queue = f"record-{uuid.uuid4()}"
+    today = dt.date.today()
+    tenant_id = str(uuid.uuid4())
+
+    def wanted(name: str) -> bool:
+        return only is None or name in only
+
+    async def start_quote(start: dt.date, months: int):
+        draft = quote_draft(tenant_id, start, months, today)
+        await client.execute_update_with_start_workflow(
+            QuoteWorkflow.created,
+            start_workflow_operation=WithStartWorkflowOperation(
+                QuoteWorkflow.run,
+                QuoteWorkflowInput(draft=draft),
+                id=quote_workflow_id(tenant_id, draft.id),
+                task_queue=queue,
+                id_conflict_policy=WorkflowIDConflictPolicy.FAIL,
+                search_attributes=TypedSearchAttributes(
+                    [
+                        SearchAttributePair(TENANT_ID, tenant_id),
+                        SearchAttributePair(QUOTE_STATE, "CREATED"),
+                        SearchAttributePair(MONITORING_TARGET_ID, draft.monitoring_target_id),
+                    ]
+                ),
+            ),
+        )
+        return draft, client.get_workflow_handle(quote_workflow_id(tenant_id, draft.id))
+
+    try:
+        async with build_worker(client, queue), build_document_worker(client, queue):
+            start = first_of_month_after(today, 2)
+            if wanted("quote-converted") or wanted("policy-draft") or wanted("policy-accepted"):
+                draft, handle = await start_quote(start, 12)
+                policy_id = await handle.execute_update(QuoteWorkflow.convert)
+                await handle.result()
+                histories["quote-converted"] = await _history(client, handle.id)
+                policy = client.get_workflow_handle(policy_workflow_id(tenant_id, policy_id))
+                histories["policy-draft"] = await _history(client, policy.id)
+                await policy.execute_update(PolicyWorkflow.activate)
+                from models import quote_store
+
+                for _ in range(200):  # the schedule renders after activation
+                    row = await quote_store.policy_row(tenant_id, uuid.UUID(policy_id))
+                    if row["schedule_file_id"] is not None:
+                        break
+                    await asyncio.sleep(0.25)
+                await asyncio.sleep(1)
+                histories["policy-accepted"] = await _history(client, policy.id)
+            if wanted("quote-rejected"):
+                _, handle = await start_quote(start, 3)
+                await handle.execute_update(QuoteWorkflow.reject)
+                await handle.result()
+                histories["quote-rejected"] = await _history(client, handle.id)
+            if wanted("quote-created"):
+                _, handle = await start_quote(start, 3)
+                histories["quote-created"] = await _history(client, handle.id)
+            if wanted("business-partner"):
+                partner_id = uuid.uuid4()
+                partner = NewBusinessPartner(
+                    name="Record Farmers Co-op",
+                    role="POLICY_HOLDER",
+                    contact_name="A. Recorder",
+                    contact_email_address="ops@record.example",
+                    contact_phone_number="+91 80 1234 5678",
+                    address=NewAddress(country_code="IN", city="Bengaluru"),
+                    tax_status="REGISTERED",
+                )
+                workflow_id = business_partner_workflow_id(tenant_id, partner_id)
+                await client.execute_workflow(
+                    BusinessPartnerWorkflow.run,
+                    RegisterBusinessPartnerInput(
+                        tenant_id=tenant_id, partner_id=partner_id, partner=partner, requested_by="record"
+                    ),
+                    id=workflow_id,
+                    task_queue=queue,
+                )
+                histories["business-partner"] = await _history(client, workflow_id)
+            if wanted("catalogue") or wanted("coverage-pricing") or wanted("coverage-documents"):
+                target = "IN-12.875N-077.625E"
+                slot = CoverageSlot(index_code="RAINFALL_MONTHLY_TOTAL", start=start, end=first_of_month_after(start, 1) - dt.timedelta(days=1))
+                planned = await client.execute_update_with_start_workflow(
+                    CatalogueWorkflow.ensure,
+                    EnsureCoveragesRequest(slots=[slot], wait_for_pricing=True),
+                    start_workflow_operation=WithStartWorkflowOperation(
+                        CatalogueWorkflow.run,
+                        CatalogueInput(
+                            target_id=target,
+                            unit_limit=Decimal("100000"),
+                            currency="INR",
+                            expected_loss_ratio=Decimal("0.65"),
+                            simulations=8192,
+                            created_by="record@parametric.example",
+                        ),
+                        id=catalogue_workflow_id(target),
+                        task_queue=queue,
+                        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+                        search_attributes=TypedSearchAttributes([SearchAttributePair(MONITORING_TARGET_ID, target)]),
+                    ),
+                )
+                coverage_id = planned[0].coverage_id
+                documents = client.get_workflow_handle(coverage_documents_workflow_id(coverage_id, 1))
+                for _ in range(240):
+                    try:
+                        await asyncio.wait_for(documents.result(), 1)
+                        break
+                    except Exception:
+                        await asyncio.sleep(0.5)
+                histories["coverage-pricing"] = await _history(client, coverage_pricing_workflow_id(coverage_id, 1))
+                histories["coverage-documents"] = await _history(client, documents.id)
+                histories["catalogue-open"] = await _history(client, catalogue_workflow_id(target))
+                # The catalogue closes after two idle minutes.
+                await asyncio.wait_for(client.get_workflow_handle(catalogue_workflow_id(target)).result(), 200)
+                histories["catalogue"] = await _history(client, catalogue_workflow_id(target))
+    finally:
+        await env.shutdown()
+    return histories
+
+
+# --- scenarios on the time-skipping server ------------------------------------------------------
+
+
+from temporalio import workflow  # noqa: E402
+
+
+@workflow.defn(sandboxed=False)
+class RecordClockWorkflow:
+    """Only a timer: the time-skipping server skips from timer to timer."""
+
+    @workflow.run
+    async def run(self, seconds: float) -> None:
+        await workflow.sleep(seconds)
+
+
+
+async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
+    from temporalio.api.enums.v1 import IndexedValueType
+    from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest
+    from temporalio.testing import WorkflowEnvironment
+    from temporalio.worker import Worker
+
+    from models import quote_store
+    from models.commands import ConvertQuoteInput, PolicyWorkflowInput, QuoteWorkflowInput
+    from models.converter import data_converter
+    from models.workflow_ids import SEARCH_ATTRIBUTES, policy_workflow_id, quote_workflow_id
+    from workflows.policy import PolicyWorkflow
+    from workflows.quote import QuoteWorkflow
+    from workflows.worker import build_document_worker, build_worker
+
+    histories: dict[str, object] = {}
+
+    def wanted(name: str) -> bool:
+        return only is None or name in only
+
+    async def fresh_env():
+        env = await WorkflowEnvironment.start_time_skipping(
+            test_server_existing_path=_binary("temporal-test-server"), data_converter=data_converter
+        )
+        await env.client.operator_service.add_search_attributes(
+            AddSearchAttributesRequest(
+                namespace=env.client.namespace,
+                search_attributes={n: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD for n in SEARCH_ATTRIBUTES},
+            )
+        )
+        return env
+
+    async def advance(env, queue: str, delta: dt.timedelta) -> None:
+        await env.client.start_workflow(
+            RecordClockWorkflow.run, delta.total_seconds(), id=f"clock-{uuid.uuid4()}", task_queue=f"{queue}-clock"
+        )
+        await env.sleep(delta)
+
+    async def policy(env, queue: str, tenant_id: str, start: dt.date, months: int):
+        draft = quote_draft(tenant_id, start, months, dt.date.today())
+        await quote_store.insert_quote(draft)
+        policy_id = uuid.uuid4()
+        assert await quote_store.convert_quote(
+            ConvertQuoteInput(
+                tenant_id=tenant_id,
+                quote_id=draft.id,
+                policy_id=policy_id,
+                line_item_ids=[uuid.uuid4() for _ in draft.line_items],
+            )
+        )
+        handle = await env.client.start_workflow(
+            PolicyWorkflow.run,
+            PolicyWorkflowInput(
+                tenant_id=tenant_id,
+                policy_id=policy_id,
+                monitoring_target_id=draft.monitoring_target_id,
+                external_ref=None,
+                periods=[(i.start, i.end) for i in draft.line_items],
+            ),
+            id=policy_workflow_id(tenant_id, policy_id),
+            task_queue=queue,
+        )
+        return handle
+
+    async def run(name: str, body) -> None:
+        if not wanted(name):
+            return
+        env = await fresh_env()
+        queue = f"record-{uuid.uuid4()}"
+        try:
+            async with build_worker(env.client, queue), build_document_worker(env.client, queue), Worker(
+                env.client, task_queue=f"{queue}-clock", workflows=[RecordClockWorkflow]
+            ):
+                histories.update(await body(env, queue))
+        finally:
+            await env.shutdown()
+
+    today = dt.date.today()
+    start = first_of_month_after(today, 2)
+
+    async def lived(env, queue):
+        tenant_id = str(uuid.uuid4())
+        handle = await policy(env, queue, tenant_id, start, 3)
+        with env.auto_time_skipping_disabled():
+            await handle.execute_update(PolicyWorkflow.activate)
+        start_at = dt.datetime.combine(start, dt.time(0), tzinfo=dt.timezone.utc)
+        await advance(env, queue, start_at - await env.get_current_time() + dt.timedelta(days=20))
+        out = {"policy-active": await handle.fetch_history()}
+        await advance(env, queue, dt.timedelta(days=120))
+        assert await asyncio.wait_for(handle.result(), 60) == "EXPIRED"
+        out["policy-expired"] = await handle.fetch_history()
+        return out
+
+    async def cancelled(env, queue):
+        tenant_id = str(uuid.uuid4())
+        handle = await policy(env, queue, tenant_id, start, 3)
+        with env.auto_time_skipping_disabled():
+            await handle.execute_update(PolicyWorkflow.activate)
+        start_at = dt.datetime.combine(start, dt.time(0), tzinfo=dt.timezone.utc)
+        await advance(env, queue, start_at - await env.get_current_time() + dt.timedelta(days=5))
+        with env.auto_time_skipping_disabled():
+            await handle.execute_update(PolicyWorkflow.cancel)
+        assert await asyncio.wait_for(handle.result(), 60) == "CANCELED"
+        return {"policy-cancelled": await handle.fetch_history()}
+
+    async def expired_quote(env, queue):
+        tenant_id = str(uuid.uuid4())
+        draft = quote_draft(tenant_id, start, 3, today)
+        handle = await env.client.start_workflow(
+            QuoteWorkflow.run, QuoteWorkflowInput(draft=draft), id=quote_workflow_id(tenant_id, draft.id), task_queue=queue
+        )
+        await handle.execute_update(QuoteWorkflow.created)
+        await advance(env, queue, dt.timedelta(days=40))
+        assert await asyncio.wait_for(handle.result(), 60) == "EXPIRED"
+        return {"quote-expired": await handle.fetch_history()}
+
+    await run("policy-active", lived)
+    await run("policy-cancelled", cancelled)
+    await run("quote-expired", expired_quote)
+    return histories
+
+
+async def main_async(label: str, only: set[str] | None) -> None:
+    from models.db import close_pool, migrate, open_pool
+    from models.reference_data import load_reference_data
+
+    out = HERE / "histories" / label
+    out.mkdir(parents=True, exist_ok=True)
+    await open_pool()
+    try:
+        await migrate()
+        await load_reference_data()
+        histories = {**await skipping_scenarios(only), **await dev_scenarios(only)}
+    finally:
+        await close_pool()
+    for name, history in sorted(histories.items()):
+        if only is not None and name not in only:
+            continue
+        path = out / f"{name}.json"
+        path.write_text(history.to_json())
+        print(f"{path.relative_to(HERE.parent.parent)}: {len(history.events)} events")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("label", help="folder under tests/replay/histories, e.g. v1")
+    ap.add_argument("--only", nargs="*", help="scenario names")
+    args = ap.parse_args()
+    asyncio.run(main_async(args.label, set(args.only) if args.only else None))
+
+
+if __name__ == "__main__":
+    main()

@@ -8,6 +8,7 @@ from temporalio.client import Client, WithStartWorkflowOperation, WorkflowUpdate
 from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDConflictPolicy
 from temporalio.exceptions import ApplicationError
 
+from api.lifecycle import target_label
 from api.problems import InvalidInput, NotFound, Unavailable
 from models.catalogue_store import month_slots
 from models.commands import CatalogueInput, CoverageSlot, EnsureCoveragesRequest, PlannedCoverage
@@ -43,6 +44,7 @@ async def ensure_coverages(
         task_queue=settings.task_queue,
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
         search_attributes=TypedSearchAttributes([SearchAttributePair(MONITORING_TARGET_ID, target_id)]),
+        static_summary=f"Catalogue · {await target_label(target_id)}",
     )
     try:
         return await client.execute_update_with_start_workflow(

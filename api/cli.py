@@ -48,15 +48,29 @@ def api(host: str | None, port: int | None, workers: int) -> None:
 
 
 @main.command()
-def worker() -> None:
-    """Run a Temporal worker for every workflow and activity."""
-    from workflows.worker import run_worker
+@click.option(
+    "--queue",
+    "queues",
+    multiple=True,
+    type=click.Choice(["lifecycle", "pricing", "documents"]),
+    help="Task queues to serve (repeatable; default all three).",
+)
+@click.option("--pricing-processes", type=click.IntRange(1, 64), help="Pricing pool size (default PRICING_PROCESSES or one per spare core).")
+def worker(queues: tuple[str, ...], pricing_processes: int | None) -> None:
+    """Run Temporal workers: lifecycle (every workflow, database writes), pricing (Monte
+    Carlo on a process pool) and documents (PDFs), in this process."""
+    from dataclasses import replace
+
+    from workflows.worker import QUEUES, run_worker
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # WeasyPrint logs every layout step of every PDF at INFO; its warnings still show.
     logging.getLogger("weasyprint").setLevel(logging.WARNING)
+    settings = load_settings()
+    if pricing_processes:
+        settings = replace(settings, pricing_processes=pricing_processes)
     try:
-        asyncio.run(run_worker(load_settings()))
+        asyncio.run(run_worker(settings, tuple(q for q in QUEUES if not queues or q in queues)))
     except KeyboardInterrupt:
         pass
 
@@ -110,7 +124,7 @@ def catalogue() -> None:
 def catalogue_build(pin_codes: tuple[str, ...], wait: bool) -> None:
     """Create and price the next 12 months' coverages for the targets of PIN_CODES."""
     from api.catalogue import catalogue_window, ensure_coverages
-    from api.temporal import connect
+    from models.temporal_client import connect
     from models.catalogue_store import target_for_pin
     from models.db import close_pool, open_pool
 

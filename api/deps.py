@@ -7,12 +7,13 @@ from temporalio.client import Client
 
 from api.auth.tokens import Principal
 from api.problems import Unavailable
+from models.lifecycle import REQUEST_DEADLINE
 from models.settings import Settings
 
 
 # How long a request waits on a workflow (update or result) before answering 503; the
 # workflow itself goes on, and an Idempotency-Key makes the client's retry safe.
-WORKFLOW_DEADLINE = 20.0
+WORKFLOW_DEADLINE = REQUEST_DEADLINE.total_seconds()
 # A quote for a target or month not seen before waits for its catalogue pricing.
 CATALOGUE_DEADLINE = 90.0
 

@@ -54,6 +54,22 @@ def temporal_command(cfg: dict, settings: Settings, binary: str) -> list[str]:
     return cmd + tuning_args(cfg)
 
 
+def retention_command(cfg: dict, settings: Settings, binary: str) -> list[str]:
+    """How long closed workflows stay in the Web UI (temporal-dev.yml's retention_days)."""
+    return [
+        binary, "operator", "namespace", "update",
+        "--address", settings.temporal_address,
+        "--namespace", settings.temporal_namespace,
+        "--retention", f"{int(cfg.get('retention_days', 90))}d",
+    ]
+
+
+def set_retention(cfg: dict, settings: Settings, binary: str) -> None:
+    done = subprocess.run(retention_command(cfg, settings, binary), capture_output=True, text=True, timeout=30)
+    if done.returncode != 0:
+        print(f"could not set the namespace retention: {done.stderr.strip()}", file=sys.stderr)
+
+
 def tuning_args(cfg: dict) -> list[str]:
     """The SQLite pragmas and dynamic config of temporal-dev.yml's x-temporal-dev."""
     args: list[str] = []
@@ -177,10 +193,12 @@ def run_dev(settings: Settings) -> int:
             binary = shutil.which("temporal") or str(Path(sys.executable).parent / "temporal")
             children.append(subprocess.Popen(temporal_command(cfg, settings, binary)))
             _wait(lambda: _port_open(settings.temporal_address), 60, "Temporal dev server")
+            set_retention(cfg, settings, binary)
         demo = asyncio.run(_prepare(settings))
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         cli = [sys.executable, "-m", "api.cli"]
-        children.append(subprocess.Popen([*cli, "worker"], env=env))
+        for queue in ("lifecycle", "pricing", "documents"):  # one worker process per task queue
+            children.append(subprocess.Popen([*cli, "worker", "--queue", queue], env=env))
         children.append(subprocess.Popen([*cli, "api"], env=env))
 
         def api_up() -> bool:

@@ -17,6 +17,11 @@ from models.tables import IdempotencyRecord
 HEADER = "idempotency-key"
 
 
+def check_key(key: str) -> None:
+    if not 1 <= len(key) <= 200 or not key.isprintable():
+        raise InvalidInput("Idempotency-Key must be 1 to 200 printable characters")
+
+
 class KeyReused(DomainError):
     status, slug, title = 422, "idempotency-key-reused", "Idempotency-Key reused with another body"
 
@@ -26,8 +31,8 @@ class Idempotency:
     `release()` frees the key after a failure so the client can retry."""
 
     def __init__(self, tenant_id: str, key: str | None, canonical_body: bytes) -> None:
-        if key is not None and (not 1 <= len(key) <= 200 or not key.isprintable()):
-            raise InvalidInput("Idempotency-Key must be 1 to 200 printable characters")
+        if key is not None:
+            check_key(key)
         self.key = key
         self.tenant = uuid.UUID(tenant_id)
         self.digest = hashlib.sha256(canonical_body).hexdigest()
@@ -75,3 +80,50 @@ class Idempotency:
     async def release(self) -> None:
         if self.key is not None:
             await IdempotencyRecord.delete().where(self._where)
+
+
+class TransitionKey:
+    """The Workflow Update id of a keyed transition (PATCH/DELETE of quotes and policies).
+
+    `<operation>:<resource>:<key>:<generation>`: a retry with the same key reuses the update
+    id, so Temporal answers it with the first call's outcome, also after a timeout (503)
+    while the first update went on. A write that failed for good (WriteFailed: nothing was
+    written) is the one outcome a retry should not get again: `failed()` moves the key to
+    the next generation, so the next retry is a new update."""
+
+    def __init__(self, tenant_id: str, operation: str, resource_id: uuid.UUID, key: str | None) -> None:
+        if key is not None:
+            check_key(key)
+        self.key = None if key is None else f"{operation}:{resource_id}:{key}"
+        self.tenant = uuid.UUID(tenant_id)
+        self.generation = 0
+
+    async def update_id(self) -> str | None:
+        if self.key is None:
+            return None
+        record = await scoped_select(IdempotencyRecord, self.tenant, IdempotencyRecord.generation).where(
+            IdempotencyRecord.key == self.key
+        ).first()
+        self.generation = record["generation"] if record else 0
+        return f"{self.key}:{self.generation}"
+
+    async def failed(self) -> None:
+        """The update failed without writing: the key's next use is a new update."""
+        if self.key is None:
+            return
+        where = (IdempotencyRecord.tenant_id == self.tenant) & (IdempotencyRecord.key == self.key)
+        moved = await IdempotencyRecord.update({IdempotencyRecord.generation: self.generation + 1}).where(
+            where & (IdempotencyRecord.generation == self.generation)
+        ).returning(IdempotencyRecord.id)
+        if moved or await IdempotencyRecord.exists().where(where):
+            return
+        try:
+            await IdempotencyRecord.insert(
+                IdempotencyRecord(
+                    tenant_id=self.tenant, key=self.key, request_sha256="", status="TRANSITION",
+                    generation=self.generation + 1, created_at=utcnow(),
+                )
+            )
+        except Exception as exc:  # a concurrent retry recorded it first
+            if not is_unique_violation(exc):
+                raise

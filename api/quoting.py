@@ -78,8 +78,8 @@ async def priced_covers(
 
 def check_period(start: dt.date, end: dt.date, today: dt.date) -> str | None:
     """Why the risk period cannot be quoted, or None."""
-    if start < today:
-        return "riskPeriodFrom must not be in the past"
+    if start <= today:
+        return "riskPeriodFrom must be after today: cover is never sold once its risk period has started"
     if start > today + dt.timedelta(days=2 * 366):
         return "riskPeriodFrom may be at most two years ahead"
     if (end - start).days >= 366:

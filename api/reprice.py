@@ -71,7 +71,7 @@ async def _progress(handle, client) -> float | None:
 
 async def reprice(settings: Settings, coverage_id: uuid.UUID, request: NewPricingRun, echo=click.echo) -> PricingRunOut:
     from api.controllers.coverages import pricing_run_out, start_pricing_run
-    from api.temporal import connect
+    from models.temporal_client import connect
     from models import catalogue_store as store
     from models.db import close_pool, open_pool
     from models.workflow_ids import coverage_pricing_workflow_id

@@ -1,4 +1,4 @@
-"""The Temporal client, connected with the msgspec data converter."""
+"""The API's Temporal client, connected lazily with the msgspec data converter."""
 
 from __future__ import annotations
 
@@ -6,22 +6,8 @@ import asyncio
 
 from temporalio.client import Client
 
-from models.converter import data_converter
+from models.temporal_client import connect
 from models.settings import Settings
-
-
-async def connect(settings: Settings, retries: int = 30) -> Client:
-    """Connect, retrying for a while: the dev server may still be starting."""
-    last: Exception | None = None
-    for _ in range(retries):
-        try:
-            return await Client.connect(
-                settings.temporal_address, namespace=settings.temporal_namespace, data_converter=data_converter
-            )
-        except RuntimeError as exc:  # connection refused while the server starts
-            last = exc
-            await asyncio.sleep(1)
-    raise RuntimeError(f"cannot reach Temporal at {settings.temporal_address}: {last}")
 
 
 class TemporalHolder:

@@ -1,8 +1,16 @@
-"""Baselines for bench/api.py: a bare Litestar endpoint and a bare Temporal update.
+"""Baselines for bench/api.py: a bare Litestar endpoint, a bare Temporal update, and the
+unavoidable work of a conversion.
 
 - `create_app()`: a Litestar app with one trivial GET returning a small JSON, served by
   uvicorn with the API's own settings (`python -m api.cli api`: factory, 1 worker,
   log level info, no access log; uvloop and httptools when installed, uvicorn's "auto").
+  It also serves `PATCH /bare-convert/{quote_id}`: the **fair baseline of a conversion**,
+  the work no conversion can avoid: the same database transaction the service's
+  conversion writes (`models.quote_store.convert_to_policy`, the quote ACCEPTED and its
+  policy draft, line items and covers) plus one bare update-with-start round trip (a new
+  `BareUpdateWorkflow`, standing for the policy's workflow that must exist: every policy,
+  draft included, is findable in the Temporal UI), then the same response read
+  (`quote_store.policy_out`).
 - `BareUpdateWorkflow`: waits forever; its `ping` update returns at once. Its worker runs
   in its own process with the service worker's defaults (sandboxed workflow runner).
 
@@ -37,13 +45,57 @@ class BareUpdateWorkflow:
 
 
 def create_app():
-    from litestar import Litestar, get
+    import os
+    import uuid
+    from contextlib import asynccontextmanager
+
+    import msgspec
+    from litestar import Litestar, Response, get, patch
+    from temporalio.client import Client, WithStartWorkflowOperation
+    from temporalio.common import WorkflowIDConflictPolicy
+
+    state: dict[str, object] = {}
+    encoder = msgspec.json.Encoder(decimal_format="number")  # as the API writes money
+
+    @asynccontextmanager
+    async def lifespan(app):
+        from models.converter import data_converter
+
+        state["client"] = await Client.connect(os.environ["TEMPORAL_ADDRESS"], data_converter=data_converter)
+        yield
 
     @get("/bare", sync_to_thread=False)
     def bare() -> dict[str, object]:
         return {"status": "ok", "items": [1, 2, 3]}
 
-    return Litestar(route_handlers=[bare], logging_config=None, debug=False, openapi_config=None)
+    @patch("/bare-convert/{tenant_id:str}/{quote_id:uuid}")
+    async def bare_convert(tenant_id: str, quote_id: uuid.UUID) -> Response:
+        from models import quote_store
+        from models.clock import utcnow
+        from models.commands import ConvertToPolicyInput
+        from models.lifecycle import policy_id_for_quote
+
+        policy_id = policy_id_for_quote(quote_id)
+        outcome = await quote_store.convert_to_policy(
+            ConvertToPolicyInput(tenant_id=tenant_id, quote_id=quote_id, policy_id=policy_id, at=utcnow())
+        )
+        if not outcome.applied:
+            return Response(content=b'{"status": 409}', status_code=409, media_type="application/json")
+        await state["client"].execute_update_with_start_workflow(
+            BareUpdateWorkflow.ping,
+            start_workflow_operation=WithStartWorkflowOperation(
+                BareUpdateWorkflow.run,
+                id=f"bare-convert:{quote_id}",
+                task_queue=os.environ.get("BARE_TASK_QUEUE", "bench-bare"),
+                id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            ),
+        )
+        policy = await quote_store.policy_out(tenant_id, policy_id)
+        return Response(content=encoder.encode(policy), media_type="application/json")
+
+    return Litestar(
+        route_handlers=[bare, bare_convert], lifespan=[lifespan], logging_config=None, debug=False, openapi_config=None
+    )
 
 
 def _serve(host: str, port: int) -> None:

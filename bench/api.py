@@ -1,16 +1,22 @@
-"""Benchmark: the tenant surface (quotes, conversions, policy lists) against two baselines.
+"""Benchmark: the tenant surface (quotes, conversions, policy lists) against baselines.
 
 Starts its own stack in a temp dir on free loopback ports (never 7233/8000/8233): a
 file-backed Temporal dev server (.venv/bin/temporal, the search attributes of
 models/workflow_ids.py, the SQLite pragmas and dynamic config of temporal-dev.yml, as
-`make dev` runs it), `parametric migrate`, a tenant, the worker and the API as
-subprocesses, plus the two baselines: a bare Litestar endpoint in its own uvicorn process
-(same settings as `parametric api`, 1 worker) and a bare Temporal update workflow with its
-own worker process on the same Temporal server. Then, with an async httpx driver (one
-AsyncClient, keep-alive, C concurrent callers, each scenario bounded by count and time):
+`make dev` runs it), `parametric migrate`, a tenant, one worker process per task queue
+(lifecycle, pricing, documents) and the API as subprocesses, plus the baselines: a bare
+Litestar app in its own uvicorn process (same settings as `parametric api`, 1 worker) and a
+bare Temporal update workflow with its own worker process on the same Temporal server.
+Then, with an async httpx driver (one AsyncClient, keep-alive, C concurrent callers, each
+scenario bounded by count and time):
 
   (a) POST /quotes              12-month quote, catalogue already priced (warmed first)
   (b) PATCH /quotes/{id}        conversion to a policy draft, each quote converted once
+  (f) fair baseline of (b)      the same database transaction (quote_store.convert_to_policy)
+                                plus one bare update-with-start round trip, in an HTTP
+                                handler of the bare app (bench/_bare.py)
+  (b1), (f1)                    the same two at concurrency 1 (latency)
+  (g) PATCH /quotes/{id}        while whole catalogues of new targets are being priced
   (c) GET /policies             random pages of 20 with --policies in the database
   (d) bare Litestar GET         trivial JSON
   (e) bare Temporal update      execute_update on a running workflow, returns at once
@@ -19,18 +25,20 @@ The --policies seed bypasses HTTP and Temporal: rows are written straight into t
 file with the project's Piccolo tables, mirroring what models.quote_store.insert_quote and
 convert_quote write (quote + line items, policy + line items + policy items).
 
-Before each measurement the bench waits (up to 2 min) until the stack is idle: the first
-quote also starts catalogue document rendering that would otherwise eat the CPU of the first
-scenarios. Besides req/s, p50 and p95 it prints the CPU each process spent per request
+Before each measurement (but g) the bench waits (up to 2 min) until the stack is idle: the
+first quote also starts catalogue document rendering that would otherwise eat the CPU of the
+first scenarios. Besides req/s, p50 and p95 it prints the CPU each process spent per request
 (/proc), which is steadier than req/s on a shared machine; --profile DIR records py-spy
 profiles of the service processes during each scenario.
 
-Goals (issue 5, item 7): GET /policies >= 40 % of the bare endpoint's req/s; conversions
->= 70 % of the bare update round trips.
+Goals: GET /policies >= 40 % of the bare endpoint's req/s (issue 5); conversions >= 70 % of
+the fair baseline's req/s and p50 at concurrency 1 <= 1.5 x the baseline's (issue 9). The
+ratio to the bare update (e), the yardstick before issue 9, is printed beside them; and the
+conversion p50 during the pricing burst (g) against the quiet one (b).
 
 Run:  .venv/bin/python bench/api.py [--requests 3000] [--conversions 200] [--concurrency 16]
-                                    [--duration 20] [--policies 10000] [--only abcde] [--keep]
-                                    [--profile DIR]
+                                    [--duration 20] [--policies 10000] [--only abcdefg]
+                                    [--single 30] [--keep] [--profile DIR]
 """
 
 from __future__ import annotations
@@ -64,6 +72,8 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH_DIR]
 sys.path.insert(0, str(REPO))
 
 TARGET = "IN-12.875N-077.625E"  # Bengaluru, pin code 560001
+# Targets whose catalogues are priced during scenario (g): Pune, Kolkata, Bhubaneswar.
+BURST_PIN_CODES = ["411001", "700001", "751001"]
 BARE_TASK_QUEUE = "bench-bare"
 
 
@@ -290,6 +300,10 @@ async def wait_for(predicate: Callable[[], Awaitable[bool] | bool], timeout: flo
     raise RuntimeError(f"{what} did not come up within {timeout:.0f} s")
 
 
+async def run_cli_async(args: list[str], env: dict[str, str]) -> str:
+    return await asyncio.to_thread(run_cli, args, env, 900)
+
+
 def run_cli(args: list[str], env: dict[str, str], timeout: float = 300) -> str:
     done = subprocess.run(
         [sys.executable, "-m", "api.cli", *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout
@@ -443,7 +457,10 @@ async def run(args: argparse.Namespace, procs: Processes, tmp: Path, ports: Port
 
     cli = [sys.executable, "-m", "api.cli"]
     bare = [sys.executable, "-c", "from bench._bare import main; main()"]
-    procs.start("worker", [*cli, "worker"], env)
+    # One worker process per task queue, as `make dev` runs them.
+    procs.start("worker", [*cli, "worker", "--queue", "lifecycle"], env)
+    procs.start("pricing", [*cli, "worker", "--queue", "pricing"], env)
+    procs.start("documents", [*cli, "worker", "--queue", "documents"], env)
     procs.start("api", [*cli, "api", "--port", str(ports.api)], env)
     procs.start("bare-http", [*bare, "http", "--port", str(ports.bare)], env)
     procs.start("bare-worker", [*bare, "worker", "--address", env["TEMPORAL_ADDRESS"], "--task-queue", BARE_TASK_QUEUE], env)
@@ -502,18 +519,26 @@ async def run(args: argparse.Namespace, procs: Processes, tmp: Path, ports: Port
         pyspy = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or shutil.which("py-spy") or "py-spy"
         if args.profile:
             args.profile.mkdir(parents=True, exist_ok=True)
-        pids = {name: procs.pid(name) for name in ("api", "worker", "temporal", "bare-http", "bare-worker")}
+        pids = {
+            name: procs.pid(name)
+            for name in ("api", "worker", "pricing", "documents", "temporal", "bare-http", "bare-worker")
+        }
         C, N, D, W = args.concurrency, args.requests, args.duration, args.warmup
         results: list[Result] = []
 
         profile_targets = {"quotes": ["api", "worker"], "convert": ["api", "worker"], "policies": ["api"],
-                           "bare_http": ["bare-http"], "bare_update": ["bare-worker"]}
+                           "bare_http": ["bare-http"], "bare_update": ["bare-worker"],
+                           "bare_convert": ["bare-http", "bare-worker"], "convert_1": ["api", "worker"],
+                           "bare_convert_1": ["bare-http"], "convert_burst": ["api", "worker"]}
 
-        async def scenario(label: str, key: str, call, count: int, warmup: int = W) -> Result:
+        async def scenario(
+            label: str, key: str, call, count: int, warmup: int = W, concurrency: int | None = None, idle: bool = True
+        ) -> Result:
+            C_ = concurrency or C
             if warmup:
-                await drive(label, key, call, warmup, C, D)
+                await drive(label, key, call, warmup, C_, D)
             t_idle = time.monotonic()
-            busy = await quiesce(pids)
+            busy = await quiesce(pids) if idle else 0.0
             waited = time.monotonic() - t_idle
             if busy >= 0.10:
                 print(f"  warning: the stack still used {busy:.0%} of a core after {waited:.0f} s of waiting; "
@@ -529,7 +554,7 @@ async def run(args: argparse.Namespace, procs: Processes, tmp: Path, ports: Port
                                       "--format", "raw", "--output", str(out)] + (["--gil"] if args.profile_gil else []), env)
                     spies.append(spy)
                 await asyncio.sleep(1.0)  # let py-spy attach
-            result = await drive(label, key, call, count, C, D, pids)
+            result = await drive(label, key, call, count, C_, D, pids)
             for spy in spies:
                 procs.stop(spy, signal.SIGINT)
             results.append(result)
@@ -608,21 +633,60 @@ async def run(args: argparse.Namespace, procs: Processes, tmp: Path, ports: Port
         if "e" in args.only:
             await scenario("(e) bare Temporal update round trip", "bare_update", bare_update, args.conversions)
 
-        # (b) conversions: every quote converted once; top up the quotes (a) left short.
-        wanted = args.conversions + W if "b" in args.only else 0
-        short = wanted - len(made)
+        # (b) conversions against (f) their fair baseline: the same database transaction plus
+        # one bare update-with-start (bench/_bare.py), at concurrency C and at 1; (g) the
+        # same conversions while a burst of catalogue pricing runs. Every quote is converted
+        # once; the quotes (a) made come first, the rest are made here.
+        convert_keys = [k for k in "bfg" if k in args.only]
+        n_one = args.single
+        wanted = {
+            "b": args.conversions + W + (n_one + 5 if "b" in args.only else 0),
+            "f": args.conversions + W + (n_one + 5 if "f" in args.only else 0),
+            "g": args.conversions + W,
+        }
+        wanted = {k: v for k, v in wanted.items() if k in convert_keys}
+        short = sum(wanted.values()) - len(made)
         if short > 0:
             t0 = time.monotonic()
-            await drive("top-up", "topup", create_quote, short, C, 600)
+            await drive("top-up", "topup", create_quote, short, C, 900)
             print(f"  (created {short} more quotes to convert in {time.monotonic() - t0:.1f} s)", flush=True)
-        to_convert = deque(list(made)[:wanted])
+        pool = deque(made)
+        queues = {k: deque(pool.popleft() for _ in range(min(n, len(pool)))) for k, n in wanted.items()}
 
-        async def convert():
-            response = await http.patch(f"{api}/quotes/{to_convert.popleft()}", headers=headers)
-            return http_ok()(response)
+        def converter(queue: deque):
+            async def convert():
+                response = await http.patch(f"{api}/quotes/{queue.popleft()}", headers=headers)
+                return http_ok()(response)
+            return convert
 
+        def bare_converter(queue: deque):
+            async def convert():
+                response = await http.patch(f"http://127.0.0.1:{ports.bare}/bare-convert/{tenant_id}/{queue.popleft()}")
+                return http_ok()(response)
+            return convert
+
+        if "f" in args.only:
+            await scenario("(f) baseline: same DB txn + bare update-with-start", "bare_convert",
+                           bare_converter(queues["f"]), min(args.conversions, len(queues["f"]) - W - n_one - 5))
         if "b" in args.only:
-            await scenario("(b) PATCH /quotes/{id} (convert)", "convert", convert, min(args.conversions, len(to_convert) - W))
+            await scenario("(b) PATCH /quotes/{id} (convert)", "convert", converter(queues["b"]),
+                           min(args.conversions, len(queues["b"]) - W - n_one - 5))
+        if "f" in args.only:
+            await scenario("(f1) baseline at concurrency 1", "bare_convert_1", bare_converter(queues["f"]), n_one,
+                           warmup=5, concurrency=1)
+        if "b" in args.only:
+            await scenario("(b1) PATCH /quotes/{id} at concurrency 1", "convert_1", converter(queues["b"]), n_one,
+                           warmup=5, concurrency=1)
+        if "g" in args.only:
+            # Pricing burst: whole catalogues of targets never priced before, started
+            # without waiting; the conversions are measured while they price.
+            burst = run_cli_async(["catalogue", "build", *BURST_PIN_CODES, "--no-wait"], env)
+            await asyncio.sleep(3)
+            before = cpu_seconds(pids["pricing"])
+            result = await scenario("(g) PATCH /quotes/{id} during a pricing burst", "convert_burst",
+                                    converter(queues["g"]), min(args.conversions, len(queues["g"]) - W), idle=False)
+            result.note = f"pricing worker busy {100 * (cpu_seconds(pids['pricing']) - before) / result.seconds:.0f} % of a core"
+            await burst
         results_by_key = {r.key: r for r in results}
         final_total = (await http.get(f"{api}/policies?size=1", headers=headers)).json()["totalElements"]
         if "policies" in results_by_key:
@@ -633,26 +697,27 @@ async def run(args: argparse.Namespace, procs: Processes, tmp: Path, ports: Port
 
 def report(args: argparse.Namespace, results: list[Result]) -> bool:
     by = {r.key: r for r in results}
-    order = ["quotes", "convert", "policies", "bare_http", "bare_update"]
-    header = f"{'scenario':<40} {'n':>6} {'err':>4} {'conc':>4} {'req/s':>9} {'p50 ms':>8} {'p95 ms':>8}"
+    order = ["quotes", "convert", "bare_convert", "convert_1", "bare_convert_1", "convert_burst", "policies",
+             "bare_http", "bare_update"]
+    header = f"{'scenario':<52} {'n':>6} {'err':>4} {'conc':>4} {'req/s':>9} {'p50 ms':>8} {'p95 ms':>8}"
     print("\n" + header)
     print("-" * len(header))
     order = [key for key in order if key in by]
     for key in order:
         r = by[key]
-        print(f"{r.label:<40} {r.ok:>6} {r.errors:>4} {r.concurrency:>4} {r.rps:>9.1f} {r.pct(0.5):>8.1f} {r.pct(0.95):>8.1f}"
+        print(f"{r.label:<52} {r.ok:>6} {r.errors:>4} {r.concurrency:>4} {r.rps:>9.1f} {r.pct(0.5):>8.1f} {r.pct(0.95):>8.1f}"
               + (f"  {r.note}" if r.note else ""))
 
-    procs = ["api", "worker", "temporal", "bare-http", "bare-worker", "bench"]
+    procs = ["api", "worker", "pricing", "temporal", "bare-http", "bare-worker", "bench"]
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(f"\nCPU ms per successful request, by process ({cores} cores = {1000 * cores} ms of CPU per wall second; "
           f"bench = this driver):")
-    head = f"{'scenario':<40} " + " ".join(f"{p:>11}" for p in procs)
+    head = f"{'scenario':<52} " + " ".join(f"{p:>11}" for p in procs)
     print(head)
     for key in order:
         r = by[key]
         cells = " ".join(f"{(1000 * r.cpu.get(p, float('nan')) / r.ok) if r.ok else float('nan'):>11.2f}" for p in procs)
-        print(f"{r.label:<40} {cells}")
+        print(f"{r.label:<52} {cells}")
 
     bare = by.get("bare_http")
     driver = bare.cpu.get("bench", 0.0) / bare.seconds if bare and bare.seconds else 0.0
@@ -662,20 +727,41 @@ def report(args: argparse.Namespace, results: list[Result]) -> bool:
               f"baseline is bounded by the driver, so the first ratio is, if anything, flattered.")
 
     ok = True
-    print("\ngoals (issue 5, item 7):")
-    for name, num, den, goal in (
-        ("GET /policies req/s / bare Litestar req/s", "policies", "bare_http", 0.40),
-        ("conversions req/s / bare update req/s", "convert", "bare_update", 0.70),
-    ):
-        if num not in by or den not in by:
-            print(f"  {name:<44} not measured (--only {args.only})")
+    print("\ngoals:")
+
+    def goal(name: str, value: float | None, target: float, text: str, higher: bool = True) -> None:
+        nonlocal ok
+        if value is None:
+            print(f"  {name:<58} not measured (--only {args.only})")
             ok = False
-            continue
-        ratio = by[num].rps / by[den].rps if by[den].rps else 0.0
-        passed = ratio >= goal and by[num].errors == 0
+            return
+        passed = value >= target if higher else value <= target
         ok &= passed
-        print(f"  {name:<44} {by[num].rps:>8.1f} / {by[den].rps:>8.1f} = {ratio:>6.1%}   "
-              f"goal >= {goal:.0%}   {'PASS' if passed else 'FAIL'}")
+        print(f"  {name:<58} {text}   goal {'>=' if higher else '<='} {target:.0%}   {'PASS' if passed else 'FAIL'}")
+
+    def ratio(num: str, den: str, attr: str = "rps") -> tuple[float | None, str]:
+        if num not in by or den not in by:
+            return None, ""
+        a = by[num].rps if attr == "rps" else by[num].pct(0.5)
+        b = by[den].rps if attr == "rps" else by[den].pct(0.5)
+        unit = "req/s" if attr == "rps" else "ms p50"
+        value = a / b if b else 0.0
+        if by[num].errors:
+            value = 0.0
+        return value, f"{a:>8.1f} / {b:>8.1f} {unit} = {value:>6.1%}"
+
+    value, text = ratio("policies", "bare_http")
+    goal("GET /policies req/s / bare Litestar req/s (issue 5)", value, 0.40, text)
+    value, text = ratio("convert", "bare_convert")
+    goal("conversions req/s / fair baseline (f) req/s (issue 9)", value, 0.70, text)
+    value, text = ratio("convert_1", "bare_convert_1", "p50")
+    goal("conversion p50 at concurrency 1 / baseline (f1) p50", value, 1.50, text, higher=False)
+    value, text = ratio("convert", "bare_update")
+    if value is not None:
+        print(f"  {'(old yardstick) conversions req/s / bare update req/s':<58} {text}")
+    value, text = ratio("convert_burst", "convert", "p50")
+    if value is not None:
+        print(f"  {'conversion p50 during a pricing burst / quiet p50':<58} {text}")
     return ok
 
 
@@ -700,12 +786,13 @@ def machine() -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--requests", type=int, default=3000, help="max requests per HTTP scenario (a, c, d)")
-    ap.add_argument("--conversions", type=int, default=200, help="max conversions (b) and bare updates (e)")
+    ap.add_argument("--conversions", type=int, default=200, help="max conversions (b, f, g) and bare updates (e)")
     ap.add_argument("--concurrency", "-c", type=int, default=16, help="concurrent callers")
     ap.add_argument("--duration", type=float, default=20.0, help="max seconds per scenario")
     ap.add_argument("--warmup", type=int, default=20, help="unmeasured calls before each scenario")
     ap.add_argument("--policies", type=int, default=10_000, help="policies seeded in the database (bypasses HTTP)")
-    ap.add_argument("--only", default="abcde", help="scenarios to run, e.g. 'be' (default: all of abcde)")
+    ap.add_argument("--only", default="abcdefg", help="scenarios to run, e.g. 'bf' (default: all of abcdefg)")
+    ap.add_argument("--single", type=int, default=30, help="conversions measured at concurrency 1 (b1, f1)")
     ap.add_argument("--keep", action="store_true", help="keep the temp dir (logs, databases) afterwards")
     ap.add_argument("--profile", type=Path, metavar="DIR",
                     help="record py-spy profiles (collapsed stacks, one file per scenario and process) into DIR "

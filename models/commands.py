@@ -244,7 +244,55 @@ class PolicyWorkflowInput(msgspec.Struct, frozen=True):
     external_ref: str | None
     # Risk periods of the covers, in order: monitoring wakes at each start and end.
     periods: list[tuple[dt.date, dt.date]]
+    # Set when the workflow converts its quote itself (`convert`, update-with-start); None in
+    # workflows started as the quote workflow's child, whose draft was already written.
+    quote_id: uuid.UUID | None = None
+    # When the draft lapses (models.lifecycle.quote_deadline); None: the first risk start.
+    lapse_at: dt.datetime | None = None
 
 
 class QuoteWorkflowInput(msgspec.Struct, frozen=True):
     draft: QuoteDraft
+    # The lifecycle the run follows: 1 for runs started before the outcome-checked lifecycle
+    # (their input has no such field), 2 for every run started since (workflows/quote.py).
+    lifecycle: int = 1
+
+
+class TransitionOutcome(msgspec.Struct, frozen=True):
+    """What a lifecycle write found and did: `status` is the row's status afterwards,
+    `applied` whether this write changed it (False: refused, or already so)."""
+
+    status: str
+    applied: bool
+    policy_id: uuid.UUID | None = None  # quotes: the policy it was converted to
+    detail: str = ""
+
+
+class QuoteWriteInput(msgspec.Struct, frozen=True):
+    """Reject or expire a quote (conditional on CREATED and, for rejection, its deadline)."""
+
+    tenant_id: str
+    quote_id: uuid.UUID
+    at: dt.datetime
+
+
+class ConvertToPolicyInput(msgspec.Struct, frozen=True):
+    """Quote CREATED → ACCEPTED and its policy draft with derived ids, in one transaction."""
+
+    tenant_id: str
+    quote_id: uuid.UUID
+    policy_id: uuid.UUID
+    at: dt.datetime
+
+
+class PolicyStatusInput(msgspec.Struct, frozen=True):
+    tenant_id: str
+    policy_id: uuid.UUID
+    to_status: str
+    from_statuses: list[str]
+    at: dt.datetime
+
+
+class PolicyScheduleInput(msgspec.Struct, frozen=True):
+    tenant_id: str
+    policy_id: uuid.UUID

@@ -9,10 +9,19 @@ from typing import Any
 import msgspec
 
 from models.clock import utcnow
-from models.commands import ConvertQuoteInput, CoverSnapshot, LineItemDraft, QuoteDraft
+from models.commands import (
+    ConvertQuoteInput,
+    ConvertToPolicyInput,
+    CoverSnapshot,
+    LineItemDraft,
+    QuoteDraft,
+    QuoteWriteInput,
+    TransitionOutcome,
+)
 from models.coverages import target_out
 from models.db import insert_rows, json_value, scoped_count, scoped_objects, scoped_select, scoped_update, write_transaction
 from models.index_catalog import BY_CODE
+from models.lifecycle import line_item_ids, quote_deadline
 from models.money import from_minor
 from models.tables import LineItem, MonitoringTarget, Policy, PolicyCount, PolicyItem, Quote
 from models.timefmt import period_label
@@ -122,7 +131,8 @@ async def line_item_rows(tenant_id: str, *, quote_id=None, policy_id=None) -> li
 
 
 async def convert_quote(command: ConvertQuoteInput) -> bool:
-    """Quote CREATED → ACCEPTED and its policy draft, in one transaction.
+    """Quote CREATED → ACCEPTED and its policy draft, in one transaction (the conversion of
+    quote workflows started before deterministic policy ids: ids given by the caller).
 
     Returns False when the quote is no longer CREATED and has no policy (refused). The
     policy's unique quote_id makes a second conversion impossible even under a race."""
@@ -133,18 +143,61 @@ async def convert_quote(command: ConvertQuoteInput) -> bool:
     quote = await quote_row(tenant, command.quote_id)
     if quote is None or quote["status"] != "CREATED":
         return False
-    items = _draft_items(await line_item_rows(tenant, quote_id=command.quote_id))
-    now = utcnow()
+    return await _write_conversion(tenant, quote, command.policy_id, command.line_item_ids, utcnow())
+
+
+async def convert_to_policy(command: ConvertToPolicyInput) -> TransitionOutcome:
+    """Quote CREATED → ACCEPTED and its policy draft (ids derived from the quote), in one
+    transaction, refused once the quote's deadline has passed at `command.at`.
+
+    Idempotent: a retried write (e.g. one that committed after its activity timed out) finds
+    its own policy and reports success; a conversion to another policy id is refused."""
+    tenant = command.tenant_id
+    existing = await scoped_select(Policy, tenant, Policy.id).where(Policy.quote_id == command.quote_id).first()
+    if existing is not None:
+        if existing["id"] == command.policy_id:
+            return TransitionOutcome(status="ACCEPTED", applied=True, policy_id=command.policy_id)
+        return TransitionOutcome(
+            status="ACCEPTED", applied=False, policy_id=existing["id"], detail=f"converted to policy {existing['id']}"
+        )
+    quote = await quote_row(tenant, command.quote_id)
+    if quote is None:
+        return TransitionOutcome(status="MISSING", applied=False, detail="the quote does not exist")
+    if quote["status"] != "CREATED":
+        return TransitionOutcome(status=quote["status"], applied=False)
+    deadline = quote_deadline(quote["valid_until"], quote["risk_period_from"])
+    if command.at >= deadline:
+        return TransitionOutcome(status="CREATED", applied=False, detail=f"the quote could be converted until {deadline:%Y-%m-%d %H:%M} UTC")
+    if await _write_conversion(tenant, quote, command.policy_id, None, command.at):
+        return TransitionOutcome(status="ACCEPTED", applied=True, policy_id=command.policy_id)
+    # The quote left CREATED between the reads above and the write: an earlier attempt of
+    # this same conversion may have committed meanwhile (its activity timed out first).
+    existing = await scoped_select(Policy, tenant, Policy.id).where(Policy.quote_id == command.quote_id).first()
+    if existing is not None and existing["id"] == command.policy_id:
+        return TransitionOutcome(status="ACCEPTED", applied=True, policy_id=command.policy_id)
+    row = await quote_row(tenant, command.quote_id)
+    return TransitionOutcome(status=row["status"], applied=False, policy_id=existing and existing["id"])
+
+
+async def _write_conversion(
+    tenant: str, quote: dict, policy_id: uuid.UUID, new_item_ids: list[uuid.UUID] | None, now: dt.datetime
+) -> bool:
+    """The conversion's transaction; False if the quote left CREATED meanwhile. Line-item
+    ids default to the ones derived from the policy id (models.lifecycle)."""
+    quote_id = quote["id"]
+    items = _draft_items(await line_item_rows(tenant, quote_id=quote_id))
+    if new_item_ids is None:
+        new_item_ids = line_item_ids(policy_id, len(items))
     async with write_transaction():
         updated = await scoped_update(Quote, tenant, {Quote.status: "ACCEPTED", Quote.state: "accepted", Quote.updated_at: now}).where(
-            (Quote.id == command.quote_id) & (Quote.status == "CREATED")
+            (Quote.id == quote_id) & (Quote.status == "CREATED")
         ).returning(Quote.id)
         if not updated:
             return False
         await insert_rows(
             [
-                _line_item_row(tenant, item, policy_id=command.policy_id, new_id=new_id)
-                for item, new_id in zip(items, command.line_item_ids)
+                _line_item_row(tenant, item, policy_id=policy_id, new_id=new_id)
+                for item, new_id in zip(items, new_item_ids)
             ]
         )
         await insert_rows(
@@ -152,7 +205,7 @@ async def convert_quote(command: ConvertQuoteInput) -> bool:
                 PolicyItem(
                     id=uuid.uuid5(new_id, str(cover.coverage_id)),
                     tenant_id=uuid.UUID(tenant),
-                    policy_id=command.policy_id,
+                    policy_id=policy_id,
                     coverage_id=cover.coverage_id,
                     name=f"{BY_CODE[cover.index_code].name} {period_label(item.start, item.end)}",
                     description=None,
@@ -162,16 +215,16 @@ async def convert_quote(command: ConvertQuoteInput) -> bool:
                     total_sum_insured_minor=item.sum_insured_minor,
                     total_min_payout_minor=item.min_payout_minor,
                 )
-                for item, new_id in zip(items, command.line_item_ids)
+                for item, new_id in zip(items, new_item_ids)
                 for cover in item.covers
             ]
         )
         # Last: its trigger locks the tenant's counter row (PostgreSQL) only until COMMIT.
         await Policy.insert(
             Policy(
-                id=command.policy_id,
+                id=policy_id,
                 tenant_id=uuid.UUID(tenant),
-                quote_id=command.quote_id,
+                quote_id=quote_id,
                 kind=quote["kind"],
                 name=quote["name"],
                 status="CREATED",
@@ -201,13 +254,65 @@ async def transition_quote(tenant_id: str, quote_id: uuid.UUID, to_status: str, 
 async def transition_policy(
     tenant_id: str, policy_id: uuid.UUID, to_status: str, from_statuses: list[str], at: dt.datetime
 ) -> bool:
+    return (await set_policy_status(tenant_id, policy_id, to_status, from_statuses, at)).status == to_status
+
+
+async def set_policy_status(
+    tenant_id: str, policy_id: uuid.UUID, to_status: str, from_statuses: list[str], at: dt.datetime
+) -> TransitionOutcome:
+    """Conditional status change; the outcome says what the row holds afterwards."""
     values: dict[Any, Any] = {Policy.status: to_status, Policy.updated_at: at}
     if to_status == "ACCEPTED":
         values[Policy.activated_at] = at
         values[Policy.signature_confirmed] = True
-    await scoped_update(Policy, tenant_id, values).where((Policy.id == policy_id) & Policy.status.is_in(from_statuses))
-    row = await policy_row(tenant_id, policy_id)
-    return row is not None and row["status"] == to_status
+    changed = await scoped_update(Policy, tenant_id, values).where(
+        (Policy.id == policy_id) & Policy.status.is_in(from_statuses)
+    ).returning(Policy.id)
+    row = await scoped_select(Policy, tenant_id, Policy.status).where(Policy.id == policy_id).first()
+    if row is None:
+        return TransitionOutcome(status="MISSING", applied=False, detail="the policy does not exist")
+    return TransitionOutcome(status=row["status"], applied=bool(changed))
+
+
+async def reject_quote(command: QuoteWriteInput) -> TransitionOutcome:
+    """CREATED → REJECTED, refused once the quote's deadline has passed at `command.at`."""
+    quote = await quote_row(command.tenant_id, command.quote_id)
+    if quote is None:
+        return TransitionOutcome(status="MISSING", applied=False, detail="the quote does not exist")
+    deadline = quote_deadline(quote["valid_until"], quote["risk_period_from"])
+    if quote["status"] == "CREATED" and command.at >= deadline:
+        return TransitionOutcome(status="CREATED", applied=False, detail="the quote has expired")
+    return await _quote_status(command, "REJECTED")
+
+
+async def expire_quote(command: QuoteWriteInput) -> TransitionOutcome:
+    """CREATED → EXPIRED (a quote converted or rejected meanwhile stays as it is)."""
+    return await _quote_status(command, "EXPIRED")
+
+
+async def _quote_status(command: QuoteWriteInput, to_status: str) -> TransitionOutcome:
+    changed = await scoped_update(
+        Quote, command.tenant_id, {Quote.status: to_status, Quote.state: QUOTE_STATE[to_status], Quote.updated_at: command.at}
+    ).where((Quote.id == command.quote_id) & (Quote.status == "CREATED")).returning(Quote.id)
+    row = await quote_row(command.tenant_id, command.quote_id)
+    if row is None:
+        return TransitionOutcome(status="MISSING", applied=False, detail="the quote does not exist")
+    policy = None
+    if row["status"] == "ACCEPTED":
+        found = await scoped_select(Policy, command.tenant_id, Policy.id).where(Policy.quote_id == command.quote_id).first()
+        policy = found and found["id"]
+    return TransitionOutcome(status=row["status"], applied=bool(changed), policy_id=policy)
+
+
+async def record_quote(draft: QuoteDraft) -> TransitionOutcome:
+    """Write a quote once; a retried start finds it and reports its current status."""
+    await insert_quote(draft)
+    row = await quote_row(draft.tenant_id, draft.id)
+    policy = None
+    if row["status"] == "ACCEPTED":
+        found = await scoped_select(Policy, draft.tenant_id, Policy.id).where(Policy.quote_id == draft.id).first()
+        policy = found and found["id"]
+    return TransitionOutcome(status=row["status"], applied=True, policy_id=policy)
 
 
 # --- reads for the API -------------------------------------------------------------------------

@@ -52,6 +52,10 @@ class Settings:
     # Monte Carlo paths of a catalogue pricing run (the engine's DEFAULT_N; a test checks).
     simulations: int = 131072
     catalogue_months: int = 12
+    # Processes of the pricing worker's pool; 0: one per spare core (at least one).
+    pricing_processes: int = 0
+    # How long an HTTP call waits on a workflow before answering 503 (models.lifecycle).
+    request_deadline_seconds: float = 20.0
     demo_tenant_name: str = "demo"
     extra: dict[str, str] = field(default_factory=dict)
 
@@ -105,4 +109,6 @@ def load_settings() -> Settings:
         catalogue_unit_limit=Decimal(_env("CATALOGUE_UNIT_LIMIT", "100000")),
         expected_loss_ratio=Decimal(_env("EXPECTED_LOSS_RATIO", "0.65")),
         simulations=int(_env("PRICING_SIMULATIONS", "131072")),
+        pricing_processes=int(_env("PRICING_PROCESSES", "0")),
+        request_deadline_seconds=float(_env("REQUEST_DEADLINE_SECONDS", "20")),
     )

@@ -313,6 +313,9 @@ class IdempotencyRecord(Table, tablename="idempotency_record"):
     key = Varchar(length=200)
     request_sha256 = Varchar(length=64)
     status = Varchar(length=20)  # IN_FLIGHT | DONE
+    # Transitions (PATCH/DELETE): how many of this key's updates failed for good (a write that
+    # gave up); the next retry uses a new update id (api/idempotency.py).
+    generation = Integer(default=0)
     response_status = Integer(null=True, default=None)
     response_body = Text(null=True, default=None)
     created_at = Timestamptz()

@@ -72,13 +72,11 @@ async def temporal_env():
     from temporalio.testing import WorkflowEnvironment
 
     from models.converter import data_converter
-    from models.workflow_ids import SEARCH_ATTRIBUTES
-    from temporalio.common import SearchAttributeKey
+    from models.workflow_ids import search_attribute_keys
 
-    keys = [SearchAttributeKey.for_keyword(name) for name in SEARCH_ATTRIBUTES]
     env = await WorkflowEnvironment.start_local(
         data_converter=data_converter,
-        search_attributes=keys,
+        search_attributes=search_attribute_keys(),
         dev_server_existing_path=temporal_binary(),
         dev_server_extra_args=["--http-port", str(free_port()), "--metrics-port", str(free_port())],
     )
@@ -116,7 +114,7 @@ async def service(settings, database, temporal_env):
     from dataclasses import replace
 
     from api.app import create_app
-    from workflows.worker import build_document_worker, build_worker
+    from workflows.worker import Workers
 
     task_queue = f"test-{uuid.uuid4()}"
     app_settings = replace(
@@ -124,8 +122,8 @@ async def service(settings, database, temporal_env):
         temporal_address=temporal_env.client.service_client.config.target_host,
         task_queue=task_queue,
     )
-    worker = build_worker(temporal_env.client, task_queue)
-    async with worker, build_document_worker(temporal_env.client, task_queue):
+    # Every queue's worker as `parametric worker` runs them, the pricing pool included.
+    async with Workers(temporal_env.client, task_queue, pricing_processes=1):
         async with Server(create_app(app_settings, temporal_env.client), settings.api_port) as server:
             server.task_queue = task_queue
             server.temporal_address = app_settings.temporal_address

@@ -5,6 +5,7 @@ its last; a cancelled one never turns ACTIVE; an unconverted quote expires."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import sys
 import uuid
@@ -15,17 +16,22 @@ import pytest
 from temporalio.api.enums.v1 import IndexedValueType
 from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest
 from temporalio import workflow
+from temporalio.client import WorkflowUpdateFailedError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from models import quote_store
-from models.commands import ConvertQuoteInput, CoverageSlot, CoverSnapshot, PolicyWorkflowInput, QuoteWorkflowInput
+from models.commands import ConvertQuoteInput, ConvertToPolicyInput, CoverageSlot, CoverSnapshot, PolicyWorkflowInput, QuoteWorkflowInput
 from models.converter import data_converter
+from models.lifecycle import policy_id_for_quote
 from models.quote_builder import build_quote, month_segments
-from models.workflow_ids import SEARCH_ATTRIBUTES, policy_workflow_id, quote_workflow_id
+from models.workflow_ids import SEARCH_ATTRIBUTES, policy_schedule_workflow_id, policy_workflow_id, quote_workflow_id
 from workflows.policy import DATA_LATENCY, PolicyWorkflow
 from workflows.quote import QuoteWorkflow
-from workflows.worker import build_document_worker, build_worker
+from workflows.worker import Workers
+
+
+INDEXED = {"Keyword": IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD, "Datetime": IndexedValueType.INDEXED_VALUE_TYPE_DATETIME}
 
 
 @pytest.fixture
@@ -38,7 +44,7 @@ async def skipping_env():
     await env.client.operator_service.add_search_attributes(
         AddSearchAttributesRequest(
             namespace=env.client.namespace,
-            search_attributes={name: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD for name in SEARCH_ATTRIBUTES},
+            search_attributes={name: INDEXED[kind] for name, kind in SEARCH_ATTRIBUTES.items()},
         )
     )
     yield env
@@ -58,7 +64,7 @@ class ClockWorkflow:
 @pytest.fixture
 async def worker(skipping_env, database):
     queue = f"skip-{uuid.uuid4()}"
-    async with build_worker(skipping_env.client, queue), build_document_worker(skipping_env.client, queue), Worker(
+    async with Workers(skipping_env.client, queue, pricing_processes=0), Worker(
         skipping_env.client, task_queue=f"{queue}-clock", workflows=[ClockWorkflow]
     ):
         yield queue
@@ -143,6 +149,15 @@ async def _policy(env, queue: str):
     return tenant_id, policy_id, start, end
 
 
+async def schedule_rendered(env: WorkflowEnvironment, tenant_id: str, policy_id: uuid.UUID) -> None:
+    """Wait for the policy schedule's own workflow: the test server stops skipping time once
+    a child outlives its closed parent (the dev-server tests need no such wait)."""
+    with env.auto_time_skipping_disabled():
+        await asyncio.wait_for(
+            env.client.get_workflow_handle(policy_schedule_workflow_id(tenant_id, policy_id)).result(), 60
+        )
+
+
 async def _status(tenant_id: str, policy_id: uuid.UUID) -> str:
     return (await quote_store.policy_row(tenant_id, policy_id))["status"]
 
@@ -187,6 +202,8 @@ async def test_cancelled_policy_never_turns_active(skipping_env, worker):
     # timers while the update waits.
     with env.auto_time_skipping_disabled():
         await handle.execute_update(PolicyWorkflow.activate)
+    await schedule_rendered(env, tenant_id, policy_id)
+    with env.auto_time_skipping_disabled():
         assert await handle.execute_update(PolicyWorkflow.cancel) == "CANCELED"
     assert await asyncio.wait_for(handle.result(), 60) == "CANCELED"
     assert (await handle.describe()).status.name == "COMPLETED"  # no pending timer is left
@@ -197,18 +214,232 @@ async def test_cancelled_policy_never_turns_active(skipping_env, worker):
     assert all(p["monitoring"] == "CANCELED" for p in state["periods"])
 
 
-async def test_unconverted_quote_expires_after_its_validity(skipping_env, worker):
+@pytest.mark.parametrize("lifecycle", [1, 2])
+async def test_unconverted_quote_expires_after_its_validity(skipping_env, worker, lifecycle):
+    """Lifecycle 2 (today's quotes) and 1 (quotes started before it, still running)."""
     env = skipping_env
     tenant_id = str(uuid.uuid4())
     today = dt.date.today()
     draft = _draft(tenant_id, today + dt.timedelta(days=60), today + dt.timedelta(days=120))
     handle = await env.client.start_workflow(
-        QuoteWorkflow.run, QuoteWorkflowInput(draft=draft), id=quote_workflow_id(tenant_id, draft.id), task_queue=worker
+        QuoteWorkflow.run,
+        QuoteWorkflowInput(draft=draft, lifecycle=lifecycle),
+        id=quote_workflow_id(tenant_id, draft.id),
+        task_queue=worker,
     )
     await handle.execute_update(QuoteWorkflow.created)
-    expires = dt.datetime.combine(draft.valid_until, dt.time.max, tzinfo=dt.timezone.utc)
+    if lifecycle == 1:
+        expires = dt.datetime.combine(draft.valid_until, dt.time.max, tzinfo=dt.timezone.utc)
+    else:
+        expires = quote_deadline(draft.valid_until, draft.risk_period_from)
     await advance(env, worker, _until(expires, await env.get_current_time()) - dt.timedelta(hours=1))
     assert (await quote_store.quote_row(tenant_id, draft.id))["status"] == "CREATED"
     await advance(env, worker, dt.timedelta(hours=2))
     assert await handle.result() == "EXPIRED"
     assert (await quote_store.quote_row(tenant_id, draft.id))["status"] == "EXPIRED"
+
+
+# --- lifecycle faults over months (issue 9) -----------------------------------------------------
+
+from temporalio import activity  # noqa: E402
+from temporalio.exceptions import ApplicationError  # noqa: E402
+
+from activities import quotes as real  # noqa: E402
+from models.commands import PolicyStatusInput, QuoteWriteInput  # noqa: E402
+from models.lifecycle import quote_deadline  # noqa: E402
+from workflows.lifecycle import WRITE_FAILED  # noqa: E402
+
+
+@pytest.fixture
+async def faulty_worker(skipping_env, database):
+    """A factory: the service's workers on a fresh queue with some activities replaced."""
+    stack = contextlib.AsyncExitStack()
+
+    async def start(overrides: dict) -> str:
+        queue = f"skip-faulty-{uuid.uuid4()}"
+        await stack.enter_async_context(
+            Workers(skipping_env.client, queue, pricing_processes=0, activity_overrides=overrides)
+        )
+        await stack.enter_async_context(
+            Worker(skipping_env.client, task_queue=f"{queue}-clock", workflows=[ClockWorkflow])
+        )
+        return queue
+
+    async with stack:
+        yield start
+
+
+@activity.defn(name="render_policy_schedule")
+async def render_always_fails(request):
+    raise ApplicationError("the renderer is broken")
+
+
+async def test_a_policy_whose_schedule_never_renders_still_turns_active_and_expires(skipping_env, faulty_worker):
+    """Defect 1: a document that cannot be rendered never gates the lifecycle."""
+    env = skipping_env
+    queue = await faulty_worker({"render_policy_schedule": render_always_fails})
+    tenant_id, policy_id, start, end = await _policy(env, queue)
+    handle = env.client.get_workflow_handle(policy_workflow_id(tenant_id, policy_id))
+    with env.auto_time_skipping_disabled():
+        await handle.execute_update(PolicyWorkflow.activate)
+    start_at = dt.datetime.combine(start, dt.time(0), tzinfo=dt.timezone.utc)
+    await advance(env, queue, _until(start_at, await env.get_current_time()) + dt.timedelta(days=1))
+    assert await _status(tenant_id, policy_id) == "ACTIVE"
+    assert (await handle.describe()).status.name == "RUNNING"
+    schedule = await env.client.get_workflow_handle(policy_schedule_workflow_id(tenant_id, policy_id)).describe()
+    assert schedule.status.name == "RUNNING"  # still retrying, in view of ops
+    await env.client.get_workflow_handle(policy_schedule_workflow_id(tenant_id, policy_id)).terminate("test over")
+
+
+_reject_down = {"down": True}
+
+
+@activity.defn(name="reject_quote")
+async def reject_write_fails(command: QuoteWriteInput):
+    if _reject_down["down"]:
+        raise ApplicationError("database unreachable", non_retryable=True)
+    return await real.reject_quote(command)
+
+
+@activity.defn(name="transition_quote")
+async def reject_write_fails_v0(command):
+    raise ApplicationError("database unreachable", non_retryable=True)
+
+
+async def test_a_failed_rejection_leaves_the_quote_expiring_at_its_deadline(skipping_env, faulty_worker):
+    """Defect 2: expiry holds whatever happens; a quote past its deadline is refused."""
+    env = skipping_env
+    queue = await faulty_worker({"reject_quote": reject_write_fails, "transition_quote": reject_write_fails_v0})
+    tenant_id = str(uuid.uuid4())
+    today = dt.date.today()
+    draft = _draft(tenant_id, today + dt.timedelta(days=60), today + dt.timedelta(days=120))
+    handle = await env.client.start_workflow(
+        QuoteWorkflow.run, QuoteWorkflowInput(draft=draft, lifecycle=2), id=quote_workflow_id(tenant_id, draft.id), task_queue=queue
+    )
+    with env.auto_time_skipping_disabled():
+        await handle.execute_update(QuoteWorkflow.created)
+        with pytest.raises(WorkflowUpdateFailedError) as failed:
+            await handle.execute_update(QuoteWorkflow.reject)
+        assert failed.value.cause.type == WRITE_FAILED
+    assert (await handle.query("status"))["status"] == "CREATED"
+    deadline = quote_deadline(draft.valid_until, draft.risk_period_from)
+    await advance(env, queue, _until(deadline, await env.get_current_time()) + dt.timedelta(hours=1))
+    assert await asyncio.wait_for(handle.result(), 60) == "EXPIRED"
+    assert (await quote_store.quote_row(tenant_id, draft.id))["status"] == "EXPIRED"
+
+
+async def test_a_quote_past_its_deadline_is_refused_by_the_database_write(database):
+    """Defect 2: the write itself refuses a quote past its validity."""
+    tenant_id = str(uuid.uuid4())
+    today = dt.date.today()
+    draft = _draft(tenant_id, today + dt.timedelta(days=60), today + dt.timedelta(days=120))
+    await quote_store.insert_quote(draft)
+    late = quote_deadline(draft.valid_until, draft.risk_period_from) + dt.timedelta(seconds=1)
+    refused = await quote_store.reject_quote(QuoteWriteInput(tenant_id=tenant_id, quote_id=draft.id, at=late))
+    assert not refused.applied and refused.status == "CREATED"
+    converted = await quote_store.convert_to_policy(
+        ConvertToPolicyInput(tenant_id=tenant_id, quote_id=draft.id, policy_id=uuid.uuid4(), at=late)
+    )
+    assert not converted.applied and "until" in converted.detail
+    assert (await quote_store.quote_row(tenant_id, draft.id))["status"] == "CREATED"
+
+
+async def test_a_draft_lapses_at_the_first_risk_start_and_cannot_be_activated_after(skipping_env, worker):
+    """Defect 3: a draft lapses; activation after the first risk-period start is refused."""
+    env = skipping_env
+    tenant_id, policy_id, start, _ = await _policy(env, worker)
+    handle = env.client.get_workflow_handle(policy_workflow_id(tenant_id, policy_id))
+    start_at = dt.datetime.combine(start, dt.time(0), tzinfo=dt.timezone.utc)
+    await advance(env, worker, _until(start_at, await env.get_current_time()) + dt.timedelta(hours=1))
+    assert await asyncio.wait_for(handle.result(), 60) == "LAPSED"
+    assert await _status(tenant_id, policy_id) == "LAPSED"
+    with pytest.raises(Exception):
+        with env.auto_time_skipping_disabled():
+            await handle.execute_update(PolicyWorkflow.activate)
+    assert await _status(tenant_id, policy_id) == "LAPSED"
+
+
+async def test_a_converted_draft_lapses_with_its_quotes_validity(skipping_env, worker):
+    """Defect 3, the conversion path: a draft lapses at its quote's deadline (here the quote's
+    validity, 30 days, ends before the first risk start, 60 days ahead)."""
+    env = skipping_env
+    tenant_id = str(uuid.uuid4())
+    today = dt.date.today()
+    draft = _draft(tenant_id, today + dt.timedelta(days=60), today + dt.timedelta(days=120))
+    await quote_store.insert_quote(draft)
+    policy_id = policy_id_for_quote(draft.id)
+    lapse_at = quote_deadline(draft.valid_until, draft.risk_period_from)
+    handle = await env.client.start_workflow(
+        PolicyWorkflow.run,
+        PolicyWorkflowInput(
+            tenant_id=tenant_id,
+            policy_id=policy_id,
+            monitoring_target_id=draft.monitoring_target_id,
+            external_ref=None,
+            periods=[(i.start, i.end) for i in draft.line_items],
+            quote_id=draft.id,
+            lapse_at=lapse_at,
+        ),
+        id=policy_workflow_id(tenant_id, policy_id),
+        task_queue=worker,
+    )
+    with env.auto_time_skipping_disabled():
+        assert await handle.execute_update(PolicyWorkflow.convert) == str(policy_id)
+    assert await _status(tenant_id, policy_id) == "CREATED"
+    await advance(env, worker, _until(lapse_at, await env.get_current_time()) - dt.timedelta(hours=1))
+    assert await _status(tenant_id, policy_id) == "CREATED"
+    await advance(env, worker, dt.timedelta(hours=2))
+    assert await asyncio.wait_for(handle.result(), 60) == "LAPSED"
+    assert await _status(tenant_id, policy_id) == "LAPSED"
+
+
+_cancel_gate: dict = {}
+
+
+@activity.defn(name="set_policy_status")
+async def cancel_write_hangs_then_fails(command: PolicyStatusInput):
+    """A cancel whose write hangs (the test moves time on meanwhile), then fails."""
+    if command.to_status == "CANCELED":
+        _cancel_gate["entered"].set()
+        await _cancel_gate["release"].wait()
+        raise ApplicationError("database unreachable", non_retryable=True)
+    return await real.set_policy_status(command)
+
+
+@activity.defn(name="transition_policy")
+async def cancel_write_hangs_then_fails_v0(command):
+    if command.to_status == "CANCELED":
+        _cancel_gate["entered"].set()
+        await _cancel_gate["release"].wait()
+        raise ApplicationError("database unreachable", non_retryable=True)
+    return await real.transition_policy(command)
+
+
+async def test_a_timer_during_a_failed_cancel_does_not_end_a_live_policy(skipping_env, faulty_worker):
+    """Defect 5: the first risk start passes while a cancel is being written; the write fails,
+    so the policy is still in force: it turns ACTIVE and goes on."""
+    env = skipping_env
+    _cancel_gate.update(entered=asyncio.Event(), release=asyncio.Event())
+    queue = await faulty_worker(
+        {"set_policy_status": cancel_write_hangs_then_fails, "transition_policy": cancel_write_hangs_then_fails_v0}
+    )
+    tenant_id, policy_id, start, _ = await _policy(env, queue)
+    handle = env.client.get_workflow_handle(policy_workflow_id(tenant_id, policy_id))
+    with env.auto_time_skipping_disabled():
+        await handle.execute_update(PolicyWorkflow.activate)
+    await schedule_rendered(env, tenant_id, policy_id)
+    with env.auto_time_skipping_disabled():
+        cancel = asyncio.create_task(handle.execute_update(PolicyWorkflow.cancel))
+        await asyncio.wait_for(_cancel_gate["entered"].wait(), 30)
+    start_at = dt.datetime.combine(start, dt.time(0), tzinfo=dt.timezone.utc)
+    # The first risk start passes while the cancel's write hangs; the worker heartbeats its
+    # workflow task meanwhile and sees the timer fire.
+    await env.sleep(_until(start_at, await env.get_current_time()) + dt.timedelta(hours=1))
+    await asyncio.sleep(10)
+    _cancel_gate["release"].set()
+    with pytest.raises(WorkflowUpdateFailedError):
+        await cancel
+    await advance(env, queue, dt.timedelta(days=2))
+    assert (await handle.describe()).status.name == "RUNNING"
+    assert await _status(tenant_id, policy_id) == "ACTIVE"
+    assert (await handle.query("status"))["status"] == "ACTIVE"

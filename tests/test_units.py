@@ -173,3 +173,13 @@ def test_the_verified_token_cache_is_bounded(settings, monkeypatch):
     for token in issued:
         service.verify(token)
     assert [service.cached_principal(t) is not None for t in issued] == [False, False, True, True, True]
+
+
+def test_a_request_write_gives_up_before_the_request_does():
+    """Every attempt of a write an HTTP call waits on, retries included, ends within the write
+    budget, which ends before the call's deadline: a failed write is answered (503), never
+    left to land after the client gave up."""
+    from models.lifecycle import REQUEST_DEADLINE, REQUEST_WRITE_BUDGET
+    from workflows.lifecycle import request_write_worst_case
+
+    assert request_write_worst_case() <= REQUEST_WRITE_BUDGET < REQUEST_DEADLINE

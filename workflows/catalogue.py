@@ -34,7 +34,7 @@ with workflow.unsafe.imports_passed_through():
         coverage_seed,
     )
     from models.workflow_ids import COVERAGE_ID, MONITORING_TARGET_ID, coverage_pricing_workflow_id
-    from workflows.coverage_pricing import CoveragePricingWorkflow
+    from workflows.coverage_pricing import CoveragePricingWorkflow, pricing_queue
 
 DB_TIMEOUT = timedelta(seconds=30)
 PROPOSAL_TIMEOUT = timedelta(minutes=10)
@@ -118,6 +118,7 @@ class CatalogueWorkflow:
                 ProposeTermsInput(
                     site=site, slots=missing, unit_limit=self._input.unit_limit, currency=self._input.currency
                 ),
+                task_queue=pricing_queue(),
                 start_to_close_timeout=PROPOSAL_TIMEOUT,
                 heartbeat_timeout=PROPOSAL_HEARTBEAT,
                 retry_policy=RETRY,
@@ -162,5 +163,6 @@ class CatalogueWorkflow:
                         SearchAttributePair(MONITORING_TARGET_ID, self._input.target_id),
                     ]
                 ),
+                static_summary=f"Pricing · {coverage.slot.index_code} {coverage.slot.start:%b %Y} · {self._input.target_id} · v1",
             )
         )

@@ -22,7 +22,7 @@ with workflow.unsafe.imports_passed_through():
         start_pricing_run,
     )
     from models.commands import PriceCoverageInput, PricingRunResult, PublishPricingInput
-    from models.workflow_ids import coverage_documents_workflow_id
+    from models.workflow_ids import coverage_documents_workflow_id, task_queue
     from workflows.coverage_documents import CoverageDocumentsWorkflow
 
 DB_TIMEOUT = timedelta(seconds=30)
@@ -30,6 +30,17 @@ SIMULATION_TIMEOUT = timedelta(minutes=30)
 SIMULATION_HEARTBEAT = timedelta(seconds=20)
 RETRY = RetryPolicy(initial_interval=timedelta(milliseconds=500), maximum_interval=timedelta(seconds=30))
 SIMULATION_RETRY = RetryPolicy(maximum_attempts=3, non_retryable_error_types=["ValueError"])
+# Monte Carlo runs on the pricing task queue's process pool (runs started before this patch
+# simulate on the workflow's own queue).
+PATCH_PRICING_QUEUE = "pricing-on-own-queue"
+
+
+def pricing_queue() -> str | None:
+    """The pricing task queue for CPU-bound activities; None (the workflow's own queue) in
+    runs recorded before PATCH_PRICING_QUEUE."""
+    if workflow.patched(PATCH_PRICING_QUEUE):
+        return task_queue(workflow.info().task_queue, "pricing")
+    return None
 
 
 @workflow.defn
@@ -53,6 +64,7 @@ class CoveragePricingWorkflow:
             outcome = await workflow.execute_activity(
                 simulate_coverage,
                 inputs,
+                task_queue=pricing_queue(),
                 start_to_close_timeout=SIMULATION_TIMEOUT,
                 heartbeat_timeout=SIMULATION_HEARTBEAT,
                 retry_policy=SIMULATION_RETRY,
@@ -78,6 +90,7 @@ class CoveragePricingWorkflow:
             args=[run.coverage_id, run.version],
             id=coverage_documents_workflow_id(run.coverage_id, run.version),
             parent_close_policy=ParentClosePolicy.ABANDON,
+            static_summary=f"Documents · coverage {run.coverage_id} · v{run.version}",
         )
         self._stage = "completed"
         return result

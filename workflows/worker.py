@@ -1,26 +1,54 @@
-"""The worker: every workflow and activity of the service on one task queue."""
+"""Workers, one per task queue (models.workflow_ids.QUEUE_SUFFIXES):
+
+- **lifecycle** (`<base>`): every workflow, and the short database activities that Updates
+  wait on. Nothing CPU-heavy runs here, so a conversion never queues behind a price.
+- **pricing** (`<base>-pricing`): Monte Carlo and term proposals, on a process pool whose
+  processes run at a lower CPU priority (nice); activity slots equal the pool size, and
+  heartbeats reach Temporal from the pool's processes through a shared-state manager.
+- **documents** (`<base>-documents`): WeasyPrint, one document at a time.
+
+`parametric worker --queue ...` runs any of them in one process; `make dev` runs each in its
+own process.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
 import logging
+import multiprocessing
+import os
+from dataclasses import dataclass, field
 
 from temporalio.client import Client
-from temporalio.worker import Worker
+from temporalio.worker import SharedStateManager, Worker
 
 from activities.business_partners import save_business_partner
-from activities.documents import render_coverage_documents, render_policy_schedule
 from activities.catalogue import create_coverages, find_catalogue_coverages, load_site, propose_coverage_terms
-from activities.quotes import convert_quote, persist_quote, transition_policy, transition_quote
+from activities.documents import render_coverage_documents, render_policy_schedule
 from activities.pricing_runs import fail_pricing_run, publish_pricing_run, simulate_coverage, start_pricing_run
+from activities.quotes import (
+    convert_quote,
+    convert_to_policy,
+    expire_quote,
+    persist_quote,
+    record_quote,
+    reject_quote,
+    set_policy_status,
+    transition_policy,
+    transition_quote,
+)
 from models.settings import Settings
+from models.workflow_ids import QUEUE_SUFFIXES, task_queue
 from workflows.business_partners import BusinessPartnerWorkflow
 from workflows.catalogue import CatalogueWorkflow
 from workflows.coverage_documents import CoverageDocumentsWorkflow
 from workflows.coverage_pricing import CoveragePricingWorkflow
 from workflows.policy import PolicyWorkflow
+from workflows.policy_schedule import PolicyScheduleWorkflow
 from workflows.quote import QuoteWorkflow
+
+QUEUES = tuple(QUEUE_SUFFIXES)
 
 WORKFLOWS = [
     BusinessPartnerWorkflow,
@@ -29,68 +57,176 @@ WORKFLOWS = [
     CoverageDocumentsWorkflow,
     QuoteWorkflow,
     PolicyWorkflow,
+    PolicyScheduleWorkflow,
 ]
-ACTIVITIES = [
+LIFECYCLE_ACTIVITIES = [
     save_business_partner,
     load_site,
     find_catalogue_coverages,
-    propose_coverage_terms,
     create_coverages,
     start_pricing_run,
-    simulate_coverage,
     publish_pricing_run,
     fail_pricing_run,
+    record_quote,
+    convert_to_policy,
+    reject_quote,
+    expire_quote,
+    set_policy_status,
+    # Workflows started before the per-queue split or the checked transitions call these
+    # on the lifecycle queue (docs/workflow-versioning.md, "Retiring a patch").
     persist_quote,
     convert_quote,
     transition_quote,
     transition_policy,
+    simulate_coverage,
+    propose_coverage_terms,
     render_policy_schedule,
 ]
-DOCUMENT_ACTIVITIES = [render_coverage_documents]
+PRICING_ACTIVITIES = [simulate_coverage, propose_coverage_terms]
+DOCUMENT_ACTIVITIES = [render_coverage_documents, render_policy_schedule]
 
 log = logging.getLogger("parametric.worker")
 
 
-def build_document_worker(client: Client, task_queue: str) -> Worker:
-    """Renders catalogue PDFs one at a time on `<task_queue>-documents` (WeasyPrint is
-    CPU-bound): pricing a new target's catalogue never starves the API. A policy's schedule
-    renders on the main queue, so a customer never waits behind the catalogue."""
+def _lower_priority() -> None:
+    """Pricing processes yield the CPU to the lifecycle and the API (nice +10)."""
+    try:
+        os.nice(10)
+    except OSError:  # pragma: no cover - not permitted
+        pass
+
+
+@dataclass
+class PricingPool:
+    """The process pool of the pricing worker, with the manager its heartbeats go through.
+    Processes are spawned (not forked from a process that runs Temporal's threads)."""
+
+    processes: int
+    _context: multiprocessing.context.BaseContext = field(default_factory=lambda: multiprocessing.get_context("spawn"))
+
+    def __post_init__(self) -> None:
+        self.executor = concurrent.futures.ProcessPoolExecutor(
+            max_workers=self.processes, mp_context=self._context, initializer=_lower_priority
+        )
+        self._manager = self._context.Manager()
+        self.shared_state = SharedStateManager.create_from_multiprocessing(self._manager)
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=False, cancel_futures=True)
+        self._manager.shutdown()
+
+
+def _with_overrides(activities: list, overrides: dict | None) -> list:
+    """`overrides` (activity name → function) lets fault-injection tests replace an activity
+    with one that fails as they say; the production workers take none."""
+    if not overrides:
+        return list(activities)
+    by_name = {a.__temporal_activity_definition.name: a for a in activities}
+    return [overrides.get(name, function) for name, function in by_name.items()]
+
+
+def build_lifecycle_worker(client: Client, base_queue: str, activity_overrides: dict | None = None) -> Worker:
+    """Every workflow and the short database activities."""
+    activities = _with_overrides(LIFECYCLE_ACTIVITIES, activity_overrides)
     return Worker(
         client,
-        task_queue=f"{task_queue}-documents",
-        activities=DOCUMENT_ACTIVITIES,
+        task_queue=task_queue(base_queue, "lifecycle"),
+        workflows=WORKFLOWS,
+        activities=activities,
+        # The lifecycle queue's sync activities are the legacy CPU ones, never called by new runs.
+        activity_executor=concurrent.futures.ThreadPoolExecutor(max_workers=2),
+    )
+
+
+def build_pricing_worker(client: Client, base_queue: str, pool: PricingPool | None = None) -> Worker:
+    """Monte Carlo on `pool` (a thread when None: tests that need no process isolation)."""
+    if pool is None:
+        return Worker(
+            client,
+            task_queue=task_queue(base_queue, "pricing"),
+            activities=PRICING_ACTIVITIES,
+            activity_executor=concurrent.futures.ThreadPoolExecutor(max_workers=1),
+            max_concurrent_activities=1,
+        )
+    return Worker(
+        client,
+        task_queue=task_queue(base_queue, "pricing"),
+        activities=PRICING_ACTIVITIES,
+        activity_executor=pool.executor,
+        shared_state_manager=pool.shared_state,
+        max_concurrent_activities=pool.processes,
+    )
+
+
+def build_documents_worker(client: Client, base_queue: str, activity_overrides: dict | None = None) -> Worker:
+    """Renders one document at a time (WeasyPrint is CPU-bound): documents never starve the
+    API or the lifecycle."""
+    return Worker(
+        client,
+        task_queue=task_queue(base_queue, "documents"),
+        activities=_with_overrides(DOCUMENT_ACTIVITIES, activity_overrides),
         max_concurrent_activities=1,
     )
 
 
-def build_worker(
-    client: Client,
-    task_queue: str,
-    executor: concurrent.futures.Executor | None = None,
-) -> Worker:
-    """A worker for all workflows and activities; sync (CPU) activities run on `executor`."""
-    return Worker(
-        client,
-        task_queue=task_queue,
-        workflows=WORKFLOWS,
-        activities=ACTIVITIES,
-        activity_executor=executor or concurrent.futures.ThreadPoolExecutor(max_workers=4),
-    )
+@dataclass
+class Workers:
+    """The workers of some queues in this process (an async context manager)."""
+
+    client: Client
+    base_queue: str
+    queues: tuple[str, ...] = QUEUES
+    pricing_processes: int = 1
+    activity_overrides: dict | None = None
+    _pool: PricingPool | None = None
+    _workers: list[Worker] = field(default_factory=list)
+
+    def build(self) -> list[Worker]:
+        workers = []
+        if "lifecycle" in self.queues:
+            workers.append(build_lifecycle_worker(self.client, self.base_queue, self.activity_overrides))
+        if "pricing" in self.queues:
+            self._pool = PricingPool(self.pricing_processes) if self.pricing_processes > 0 else None
+            workers.append(build_pricing_worker(self.client, self.base_queue, self._pool))
+        if "documents" in self.queues:
+            workers.append(build_documents_worker(self.client, self.base_queue, self.activity_overrides))
+        return workers
+
+    async def __aenter__(self) -> "Workers":
+        self._workers = self.build()
+        for worker in self._workers:
+            await worker.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        for worker in reversed(self._workers):
+            await worker.__aexit__(*exc)
+        if self._pool is not None:
+            self._pool.close()
 
 
-async def run_worker(settings: Settings, stop: asyncio.Event | None = None) -> None:
-    from api.temporal import connect
+def default_pricing_processes() -> int:
+    """One pricing process per spare core (at least one)."""
+    return max(1, (os.cpu_count() or 2) - 1)
+
+
+async def run_worker(settings: Settings, queues: tuple[str, ...] = QUEUES, stop: asyncio.Event | None = None) -> None:
     from models.db import close_pool, open_pool
+    from models.temporal_client import connect
 
+    if queues == ("documents",):
+        _lower_priority()
     await open_pool()
     client = await connect(settings)
-    workers = [build_worker(client, settings.task_queue), build_document_worker(client, settings.task_queue)]
-    log.info("worker polling %s on %s/%s", settings.task_queue, settings.temporal_address, settings.temporal_namespace)
+    workers = Workers(client, settings.task_queue, queues, settings.pricing_processes or default_pricing_processes())
+    log.info(
+        "worker polling %s on %s/%s",
+        ", ".join(task_queue(settings.task_queue, q) for q in queues),
+        settings.temporal_address,
+        settings.temporal_namespace,
+    )
     try:
-        if stop is None:
-            await asyncio.gather(*(w.run() for w in workers))
-        else:
-            async with workers[0], workers[1]:
-                await stop.wait()
+        async with workers:
+            await (stop.wait() if stop is not None else asyncio.Event().wait())
     finally:
         await close_pool()

@@ -13,6 +13,7 @@ from temporalio.client import Client
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
 
 from api.auth.tokens import Principal
+from api.lifecycle import tenant_name
 from api.deps import WORKFLOW_DEADLINE, provide_temporal
 from api.idempotency import HEADER as IDEMPOTENCY_KEY
 from api.idempotency import Idempotency
@@ -67,6 +68,7 @@ class BusinessPartnerController(Controller):
                     search_attributes=TypedSearchAttributes(
                         [SearchAttributePair(TENANT_ID, principal.tenant_id), SearchAttributePair(PARTNER_ROLE, data.role)]
                     ),
+                    static_summary=f"Partner · {data.name} · {data.role} · {await tenant_name(principal.tenant_id)}",
                 ),
                 WORKFLOW_DEADLINE,
             )

@@ -212,6 +212,7 @@ async def start_pricing_run(
                 SearchAttributePair(MONITORING_TARGET_ID, row["monitoring_target_id"]),
             ]
         ),
+        static_summary=f"Pricing · {row['label']} · v{version} · by {requested_by}",
     )
     return run
 

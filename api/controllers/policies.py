@@ -6,7 +6,9 @@ import datetime as dt
 import uuid
 from typing import Annotated, Literal
 
+import msgspec
 from litestar import Controller, Request, Response, delete, get, patch
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, QueryParameter
 from temporalio.client import Client
@@ -14,10 +16,10 @@ from temporalio.client import Client
 from api.auth.tokens import Principal
 from api.controllers.files import file_response
 from api.deps import provide_temporal
-from api.lifecycle import run_update
+from api.lifecycle import RETRY_AFTER, run_update, transition_key
 from api.openapi_docs import AUTHED, problems, tenant_header
 from api.pagination import PageParam, check_size, page_of
-from api.problems import InvalidInput, NotFound
+from api.problems import Conflict, InvalidInput, NotFound
 from models import quote_store as store
 from models.files_store import readable_file
 from models.settings import Settings
@@ -25,7 +27,20 @@ from models.wire import Page, PolicyListItem, PolicyOut
 from models.workflow_ids import policy_workflow_id
 from workflows.policy import PolicyWorkflow
 
-PolicyStatus = Literal["CREATED", "ACCEPTED", "ACTIVE", "CANCELED", "EXPIRED"]
+PolicyStatus = Literal["CREATED", "ACCEPTED", "ACTIVE", "CANCELED", "EXPIRED", "LAPSED"]
+
+
+# A policy in these states was never activated: it will never have a schedule.
+NEVER_ACTIVATED = ("CREATED", "LAPSED")
+
+
+class DocumentPending(msgspec.Struct, rename="camel"):
+    """202 body of a document that is not rendered yet."""
+
+    policy_id: uuid.UUID
+    document: str
+    status: str  # RENDERING
+    detail: str
 
 
 async def _policy_or_404(tenant_id: str, policy_id: uuid.UUID) -> dict:
@@ -67,17 +82,31 @@ class PolicyController(Controller):
         "/{policy_id:uuid}/schedule",
         operation_id="getPolicySchedule",
         summary="The policy schedule (PDF), rendered after activation",
+        description=(
+            "200 with the PDF once rendered. While it is being rendered (just after activation, "
+            "or while a failing render is retried) 202 with `Retry-After` and a JSON status; for "
+            "a policy never activated (draft, lapsed) 409."
+        ),
         media_type="application/pdf",
-        responses=problems(*AUTHED, 404),
+        responses={202: ResponseSpec(data_container=DocumentPending, description="Not rendered yet"), **problems(*AUTHED, 404, 409)},
     )
     async def schedule(
         self, request: Request, policy_id: FromPath[uuid.UUID], principal: NamedDependency[Principal]
-    ) -> Response[bytes]:
+    ) -> Response:
         row = await _policy_or_404(principal.tenant_id, policy_id)
         if row["schedule_file_id"] is None:
-            raise NotFound(
-                "the policy schedule is not available yet: it is rendered once the policy is activated",
-                headers={"Retry-After": "2"} if row["status"] != "CREATED" else None,
+            if row["status"] in NEVER_ACTIVATED:
+                raise Conflict(
+                    f"the policy is {row['status']}: its schedule is rendered when the policy is activated"
+                )
+            pending = DocumentPending(
+                policy_id=policy_id,
+                document="policy-schedule",
+                status="RENDERING",
+                detail="the policy schedule is being rendered; retry after the number of seconds in Retry-After",
+            )
+            return Response(
+                content=msgspec.json.encode(pending), media_type="application/json", status_code=202, headers=RETRY_AFTER
             )
         file = await readable_file(row["schedule_file_id"], principal.tenant_id, include_catalogue=False)
         return file_response(request, file, row["schedule_file_id"])
@@ -89,11 +118,22 @@ class PolicyController(Controller):
         responses=problems(*AUTHED, 404, 409, 503),
     )
     async def activate(
-        self, policy_id: FromPath[uuid.UUID], principal: NamedDependency[Principal], temporal: NamedDependency[Client]
+        self,
+        request: Request,
+        policy_id: FromPath[uuid.UUID],
+        principal: NamedDependency[Principal],
+        temporal: NamedDependency[Client],
+        settings: NamedDependency[Settings],
     ) -> PolicyOut:
         row = await _policy_or_404(principal.tenant_id, policy_id)
         handle = temporal.get_workflow_handle(policy_workflow_id(principal.tenant_id, policy_id))
-        await run_update(handle, PolicyWorkflow.activate, f"cannot activate the policy in state {row['status']}")
+        await run_update(
+            handle,
+            PolicyWorkflow.activate,
+            f"cannot activate the policy in state {row['status']}",
+            transition_key(request, principal.tenant_id, "activate", policy_id),
+            deadline=settings.request_deadline_seconds,
+        )
         return await store.policy_out(principal.tenant_id, policy_id)
 
     @delete(
@@ -104,9 +144,20 @@ class PolicyController(Controller):
         responses=problems(*AUTHED, 404, 409, 503),
     )
     async def cancel(
-        self, policy_id: FromPath[uuid.UUID], principal: NamedDependency[Principal], temporal: NamedDependency[Client]
+        self,
+        request: Request,
+        policy_id: FromPath[uuid.UUID],
+        principal: NamedDependency[Principal],
+        temporal: NamedDependency[Client],
+        settings: NamedDependency[Settings],
     ) -> PolicyOut:
         row = await _policy_or_404(principal.tenant_id, policy_id)
         handle = temporal.get_workflow_handle(policy_workflow_id(principal.tenant_id, policy_id))
-        await run_update(handle, PolicyWorkflow.cancel, f"cannot cancel the policy in state {row['status']}")
+        await run_update(
+            handle,
+            PolicyWorkflow.cancel,
+            f"cannot cancel the policy in state {row['status']}",
+            transition_key(request, principal.tenant_id, "cancel", policy_id),
+            deadline=settings.request_deadline_seconds,
+        )
         return await store.policy_out(principal.tenant_id, policy_id)

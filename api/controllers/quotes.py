@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import uuid
 from typing import Annotated
@@ -12,26 +11,45 @@ from litestar import Controller, Request, Response, delete, get, patch, post
 from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, JSONBody, QueryParameter
 from temporalio.client import Client, WithStartWorkflowOperation
-from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDConflictPolicy
+from temporalio.common import (
+    SearchAttributePair,
+    TypedSearchAttributes,
+    WorkflowIDConflictPolicy,
+    WorkflowIDReusePolicy,
+)
 
 from api.auth.tokens import Principal
-from api.deps import WORKFLOW_DEADLINE, provide_temporal
+from api.deps import provide_temporal
 from api.idempotency import HEADER as IDEMPOTENCY_KEY
 from api.idempotency import Idempotency
-from api.lifecycle import run_update
+from api.lifecycle import run_update, run_update_with_start, summary, transition_key
 from api.openapi_docs import AUTHED, problems, tenant_header
 from api.pagination import PageParam, check_size, page_of
-from api.problems import InvalidInput, NotFound
+from api.problems import Conflict, InvalidInput, NotFound
 from api.quoting import check_period, priced_covers
 from api.responses import encode_json
 from models import quote_store as store
-from models.commands import QuoteWorkflowInput
+from models.commands import PolicyWorkflowInput, QuoteWorkflowInput
+from models.lifecycle import day_start, line_item_ids, policy_id_for_quote, quote_deadline, quote_id_for_key
+from models.clock import utcnow
 from models.money import to_minor
 from models.quote_builder import QuoteError, build_quote, fallback_slots, month_segments, slots_for
 from models.settings import Settings
 from models.tables import MonitoringTarget
 from models.wire import FieldError, NewQuote, Page, PolicyOut, QuoteListItem, QuoteOut, QuoteRecord
-from models.workflow_ids import EXTERNAL_REF, MONITORING_TARGET_ID, QUOTE_STATE, TENANT_ID, quote_workflow_id
+from models.workflow_ids import (
+    EXTERNAL_REF,
+    MONITORING_TARGET_ID,
+    POLICY_STATUS,
+    QUOTE_ID,
+    QUOTE_STATE,
+    RISK_PERIOD_END,
+    RISK_PERIOD_START,
+    TENANT_ID,
+    policy_workflow_id,
+    quote_workflow_id,
+)
+from workflows.policy import PolicyWorkflow
 from workflows.quote import QuoteWorkflow
 
 SizeParam = Annotated[int, QueryParameter(description="Items per page (1-100)")]
@@ -73,7 +91,9 @@ class QuoteController(Controller):
         if replay is not None:
             return replay
         try:
-            body = await self._create(data, principal, temporal, settings, request.app.state.nonviable)
+            body = await self._create(
+                data, principal, temporal, settings, request.app.state.nonviable, request.headers.get(IDEMPOTENCY_KEY)
+            )
         except BaseException:
             await idempotency.release()
             raise
@@ -81,7 +101,9 @@ class QuoteController(Controller):
         quote_id = msgspec.json.decode(body)["id"]
         return Response(content=body, media_type="application/json", headers={"Location": f"/quotes/{quote_id}"})
 
-    async def _create(self, data: NewQuote, principal: Principal, temporal: Client, settings: Settings, nonviable) -> bytes:
+    async def _create(
+        self, data: NewQuote, principal: Principal, temporal: Client, settings: Settings, nonviable, key: str | None
+    ) -> bytes:
         money = data.sum_insured_for_line_item
         if money.currency != settings.catalogue_currency:
             raise InvalidInput(
@@ -102,11 +124,13 @@ class QuoteController(Controller):
         extra = fallback_slots(slots, set(covers))
         if extra:
             covers |= await priced_covers(temporal, settings, data.monitoring_target_id, extra, nonviable)
-        quote_id = uuid.uuid4()
+        # With an Idempotency-Key the id follows from the key: a retry after a timeout finds
+        # the first quote (its workflow, or its row) instead of making a second one.
+        quote_id = quote_id_for_key(principal.tenant_id, key) if key is not None else uuid.uuid4()
         try:
             draft = build_quote(
                 quote_id=quote_id,
-                line_item_ids=[uuid.uuid4() for _ in month_segments(data.risk_period_from, data.risk_period_to)],
+                line_item_ids=line_item_ids(quote_id, len(month_segments(data.risk_period_from, data.risk_period_to))),
                 tenant_id=principal.tenant_id,
                 monitoring_target_id=data.monitoring_target_id,
                 start=data.risk_period_from,
@@ -123,20 +147,26 @@ class QuoteController(Controller):
             SearchAttributePair(TENANT_ID, principal.tenant_id),
             SearchAttributePair(QUOTE_STATE, "CREATED"),
             SearchAttributePair(MONITORING_TARGET_ID, data.monitoring_target_id),
+            *_period_attributes(data.risk_period_from, data.risk_period_to),
         ]
         if data.external_ref:
             attributes.append(SearchAttributePair(EXTERNAL_REF, data.external_ref))
-        await asyncio.wait_for(temporal.execute_update_with_start_workflow(
-            QuoteWorkflow.created,
-            start_workflow_operation=WithStartWorkflowOperation(
-                QuoteWorkflow.run,
-                QuoteWorkflowInput(draft=draft),
-                id=quote_workflow_id(principal.tenant_id, quote_id),
-                task_queue=settings.task_queue,
-                id_conflict_policy=WorkflowIDConflictPolicy.FAIL,
-                search_attributes=TypedSearchAttributes(attributes),
+        start = WithStartWorkflowOperation(
+            QuoteWorkflow.run,
+            QuoteWorkflowInput(draft=draft, lifecycle=2),
+            id=quote_workflow_id(principal.tenant_id, quote_id),
+            task_queue=settings.task_queue,
+            # A keyed retry joins the first request's workflow while it runs.
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING if key else WorkflowIDConflictPolicy.FAIL,
+            search_attributes=TypedSearchAttributes(attributes),
+            static_summary=await summary(
+                "Quote", principal.tenant_id, data.monitoring_target_id, data.risk_period_from, data.risk_period_to
             ),
-        ), WORKFLOW_DEADLINE)
+        )
+        await run_update_with_start(
+            temporal, QuoteWorkflow.created, start, "the quote could not be created",
+            deadline=settings.request_deadline_seconds,
+        )
         return encode_json(await store.quote_out(principal.tenant_id, quote_id))
 
     @get(
@@ -176,12 +206,56 @@ class QuoteController(Controller):
         responses=problems(*AUTHED, 404, 409, 503),
     )
     async def convert(
-        self, quote_id: FromPath[uuid.UUID], principal: NamedDependency[Principal], temporal: NamedDependency[Client]
+        self,
+        request: Request,
+        quote_id: FromPath[uuid.UUID],
+        principal: NamedDependency[Principal],
+        temporal: NamedDependency[Client],
+        settings: NamedDependency[Settings],
     ) -> PolicyOut:
         row = await _quote_or_404(principal.tenant_id, quote_id)
-        handle = temporal.get_workflow_handle(quote_workflow_id(principal.tenant_id, quote_id))
-        policy_id = await run_update(handle, QuoteWorkflow.convert, f"cannot convert the quote in state {row['status']}")
-        return await store.policy_out(principal.tenant_id, uuid.UUID(policy_id))
+        key = transition_key(request, principal.tenant_id, "convert", quote_id)
+        if key.key is None and row["status"] != "ACCEPTED":
+            # Without a key, a rejected or expired quote is refused at once. An ACCEPTED one
+            # goes to its policy's workflow: a conversion whose write landed after its
+            # request gave up is completed there, any other is refused there.
+            _check_open(row, "convert")
+        policy_id = policy_id_for_quote(quote_id)
+        start, end = row["risk_period_from"], row["risk_period_to"]
+        attributes = [
+            SearchAttributePair(TENANT_ID, principal.tenant_id),
+            SearchAttributePair(POLICY_STATUS, "CREATED"),
+            SearchAttributePair(QUOTE_ID, str(quote_id)),
+            SearchAttributePair(MONITORING_TARGET_ID, row["monitoring_target_id"]),
+            *_period_attributes(start, end),
+        ]
+        if row["external_ref"]:
+            attributes.append(SearchAttributePair(EXTERNAL_REF, row["external_ref"]))
+        operation = WithStartWorkflowOperation(
+            PolicyWorkflow.run,
+            PolicyWorkflowInput(
+                tenant_id=principal.tenant_id,
+                policy_id=policy_id,
+                monitoring_target_id=row["monitoring_target_id"],
+                external_ref=row["external_ref"],
+                periods=month_segments(start, end),
+                quote_id=quote_id,
+                lapse_at=quote_deadline(row["valid_until"], start),
+            ),
+            id=policy_workflow_id(principal.tenant_id, policy_id),
+            task_queue=settings.task_queue,
+            # Concurrent conversions meet in one workflow (one of them converts); a policy
+            # workflow that has ended is never started again for the same quote.
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+            search_attributes=TypedSearchAttributes(attributes),
+            static_summary=await summary("Policy", principal.tenant_id, row["monitoring_target_id"], start, end),
+        )
+        await run_update_with_start(
+            temporal, PolicyWorkflow.convert, operation, f"cannot convert the quote in state {row['status']}", key,
+            deadline=settings.request_deadline_seconds,
+        )
+        return await store.policy_out(principal.tenant_id, policy_id)
 
     @delete(
         "/{quote_id:uuid}/reject",
@@ -191,9 +265,36 @@ class QuoteController(Controller):
         responses=problems(*AUTHED, 404, 409, 503),
     )
     async def reject(
-        self, quote_id: FromPath[uuid.UUID], principal: NamedDependency[Principal], temporal: NamedDependency[Client]
+        self,
+        request: Request,
+        quote_id: FromPath[uuid.UUID],
+        principal: NamedDependency[Principal],
+        temporal: NamedDependency[Client],
+        settings: NamedDependency[Settings],
     ) -> QuoteRecord:
         row = await _quote_or_404(principal.tenant_id, quote_id)
+        key = transition_key(request, principal.tenant_id, "reject", quote_id)
+        if key.key is None:
+            _check_open(row, "reject")
         handle = temporal.get_workflow_handle(quote_workflow_id(principal.tenant_id, quote_id))
-        await run_update(handle, QuoteWorkflow.reject, f"cannot reject the quote in state {row['status']}")
+        await run_update(
+            handle, QuoteWorkflow.reject, f"cannot reject the quote in state {row['status']}", key,
+            deadline=settings.request_deadline_seconds,
+        )
         return store.quote_record(await _quote_or_404(principal.tenant_id, quote_id))
+
+
+def _check_open(row: dict, what: str) -> None:
+    """409 for a quote that is decided or past its deadline (the workflow would refuse too)."""
+    if row["status"] != "CREATED":
+        raise Conflict(f"cannot {what} the quote in state {row['status']}")
+    deadline = quote_deadline(row["valid_until"], row["risk_period_from"])
+    if utcnow() >= deadline:
+        raise Conflict(f"cannot {what} the quote in state CREATED: it expired at {deadline:%Y-%m-%d %H:%M} UTC")
+
+
+def _period_attributes(start: dt.date, end: dt.date) -> list[SearchAttributePair]:
+    return [
+        SearchAttributePair(RISK_PERIOD_START, day_start(start)),
+        SearchAttributePair(RISK_PERIOD_END, day_start(end + dt.timedelta(days=1))),
+    ]

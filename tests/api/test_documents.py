@@ -67,12 +67,16 @@ async def test_catalogue_documents_are_shared_but_not_on_the_tenant_surface(tena
 async def test_activated_policy_gets_a_schedule_only_its_tenant_can_read(tenant, other_tenant):
     quote = (await tenant.post("/quotes", json=new_quote())).json()
     policy = (await tenant.patch(f"/quotes/{quote['id']}")).json()
-    assert_problem(await tenant.get(f"/policies/{policy['id']}/schedule"), 404)  # a draft has none
+    body = assert_problem(await tenant.get(f"/policies/{policy['id']}/schedule"), 409)  # a draft has none
+    assert "activated" in body["detail"]
     assert (await tenant.patch(f"/policies/{policy['id']}")).status_code == 200
+    pending = 0
     for _ in range(600):
         r = await tenant.get(f"/policies/{policy['id']}/schedule")
         if r.status_code == 200:
             break
+        assert r.status_code == 202 and r.headers["retry-after"] and r.json()["status"] == "RENDERING", r.text
+        pending += 1
         await asyncio.sleep(0.2)
     assert r.status_code == 200 and r.content.startswith(b"%PDF")
     text = pdf_text(r.content)

@@ -1,7 +1,7 @@
 """Baselines for bench/api.py: a bare Litestar endpoint, a bare Temporal update, and the
 unavoidable work of a conversion.
 
-- `create_app()`: a Litestar app with one trivial GET returning a small JSON, served by
+- `bench._bare_http.create_app()`: a Litestar app with one trivial GET returning a small JSON, served by
   uvicorn with the API's own settings (`python -m api.cli api`: factory, 1 worker,
   log level info, no access log; uvloop and httptools when installed, uvicorn's "auto").
   It also serves `PATCH /bare-convert/{quote_id}`: the **fair baseline of a conversion**,
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import uuid
 
 from temporalio import workflow
 
@@ -44,66 +45,12 @@ class BareUpdateWorkflow:
         return "pong"
 
 
-def create_app():
-    import os
-    import uuid
-    from contextlib import asynccontextmanager
-
-    import msgspec
-    from litestar import Litestar, Response, get, patch
-    from temporalio.client import Client, WithStartWorkflowOperation
-    from temporalio.common import WorkflowIDConflictPolicy
-
-    state: dict[str, object] = {}
-    encoder = msgspec.json.Encoder(decimal_format="number")  # as the API writes money
-
-    @asynccontextmanager
-    async def lifespan(app):
-        from models.converter import data_converter
-
-        state["client"] = await Client.connect(os.environ["TEMPORAL_ADDRESS"], data_converter=data_converter)
-        yield
-
-    @get("/bare", sync_to_thread=False)
-    def bare() -> dict[str, object]:
-        return {"status": "ok", "items": [1, 2, 3]}
-
-    @patch("/bare-convert/{tenant_id:str}/{quote_id:uuid}")
-    async def bare_convert(tenant_id: str, quote_id: uuid.UUID) -> Response:
-        from models import quote_store
-        from models.clock import utcnow
-        from models.commands import ConvertToPolicyInput
-        from models.lifecycle import policy_id_for_quote
-
-        policy_id = policy_id_for_quote(quote_id)
-        outcome = await quote_store.convert_to_policy(
-            ConvertToPolicyInput(tenant_id=tenant_id, quote_id=quote_id, policy_id=policy_id, at=utcnow())
-        )
-        if not outcome.applied:
-            return Response(content=b'{"status": 409}', status_code=409, media_type="application/json")
-        await state["client"].execute_update_with_start_workflow(
-            BareUpdateWorkflow.ping,
-            start_workflow_operation=WithStartWorkflowOperation(
-                BareUpdateWorkflow.run,
-                id=f"bare-convert:{quote_id}",
-                task_queue=os.environ.get("BARE_TASK_QUEUE", "bench-bare"),
-                id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-            ),
-        )
-        policy = await quote_store.policy_out(tenant_id, policy_id)
-        return Response(content=encoder.encode(policy), media_type="application/json")
-
-    return Litestar(
-        route_handlers=[bare, bare_convert], lifespan=[lifespan], logging_config=None, debug=False, openapi_config=None
-    )
-
-
 def _serve(host: str, port: int) -> None:
     import uvicorn
 
     # Same call as `parametric api` (api/cli.py), with this app.
     uvicorn.run(
-        "bench._bare:create_app",
+        "bench._bare_http:create_app",
         factory=True,
         host=host,
         port=port,

@@ -1,6 +1,12 @@
-"""Workflows for bench/temporal_costs.py: one idle workflow per update, each variant adding
-one piece of what a quote conversion does to a bare update. Only temporalio is imported at
-top level (the worker's sandbox re-imports this module)."""
+"""Workflows for bench/temporal_costs.py. Only temporalio is imported at top level (the
+worker's sandbox re-imports this module).
+
+- `CostWorkflow`: one idle workflow per update, each variant adding one piece of what the
+  conversion of issue 5 did (an update on the quote's workflow) to a bare update.
+- `PolicyLike` and `QuoteLike`: the conversion since issue 9, piece by piece: an
+  update-with-start that creates the policy's workflow (the fair baseline's Temporal part),
+  plus the local-activity write, the search attributes set at start, the draft's lapse
+  timer, and telling the quote's workflow (which then upserts and closes)."""
 
 from __future__ import annotations
 
@@ -76,13 +82,71 @@ class CostWorkflow:
         )
 
 
+STATE = SearchAttributeKey.for_keyword("QuoteState")
+POLICY_ID = SearchAttributeKey.for_keyword("PolicyId")
+
+
+@dataclass
+class PolicyVariant:
+    local_activity: bool = False
+    lapse_timer: bool = False
+    tell_quote: str = ""  # "", "workflow" (signal from this workflow) or "client" (the driver signals)
+
+
+@workflow.defn
+class QuoteLike:
+    """A quote waiting for its deadline; told of its conversion, it upserts and closes."""
+
+    def __init__(self) -> None:
+        self._policy = ""
+
+    @workflow.run
+    async def run(self) -> None:
+        try:
+            await workflow.wait_condition(lambda: bool(self._policy), timeout=dt.timedelta(days=30))
+        except asyncio.TimeoutError:
+            return
+        workflow.upsert_search_attributes([STATE.value_set("ACCEPTED"), POLICY_ID.value_set(self._policy)])
+
+    @workflow.signal
+    def converted(self, policy_id: str) -> None:
+        self._policy = policy_id
+
+
+@workflow.defn
+class PolicyLike:
+    """A policy's workflow started by update-with-start (`convert`)."""
+
+    @workflow.init
+    def __init__(self, variant: PolicyVariant, quote_workflow_id: str) -> None:
+        self._variant = variant
+        self._converted = False
+
+    @workflow.run
+    async def run(self, variant: PolicyVariant, quote_workflow_id: str) -> None:
+        await workflow.wait_condition(lambda: self._converted)
+        if variant.tell_quote == "workflow":
+            await workflow.get_external_workflow_handle(quote_workflow_id).signal("converted", workflow.info().workflow_id)
+        if variant.lapse_timer:
+            await workflow.wait_condition(lambda: False, timeout=dt.timedelta(days=30))
+        else:
+            await workflow.wait_condition(lambda: False)
+
+    @workflow.update
+    async def convert(self) -> str:
+        if self._variant.local_activity:
+            await workflow.execute_local_activity(noop_write, "x", **WRITE)
+        self._converted = True
+        return "ok"
+
+
 async def work(address: str, task_queue: str) -> None:
     from temporalio.client import Client
     from temporalio.worker import Worker
 
     client = await Client.connect(address)
     worker = Worker(
-        client, task_queue=task_queue, workflows=[CostWorkflow, IdleChild], activities=[noop_write]
+        client, task_queue=task_queue, workflows=[CostWorkflow, IdleChild, QuoteLike, PolicyLike], activities=[noop_write]
     )
     print(f"cost worker polling {task_queue}", flush=True)
     await worker.run()

@@ -12,8 +12,22 @@ callers; each variant adds one piece of what QuoteWorkflow.convert does to a bar
   +child async    and starts a child workflow, answering before the child runs
   +child await    and starts a child workflow, answering once it started
 
+Then the conversion since issue 9, whose unavoidable part is an update-with-start that creates
+the policy's workflow (the Temporal part of bench/api.py's fair baseline (f)); each variant
+adds one piece (PolicyLike/QuoteLike in bench/_costs.py), against one idle quote workflow
+per conversion:
+
+  uws bare            update-with-start of a new workflow, the update returns at once
+  +LA                 the update writes (a local activity) before answering
+  +SAs                seven search attributes and a summary set at start
+  +lapse timer        the draft then waits for activation with a deadline
+  LA+SAs+timer        the three: the policy's workflow when nothing tells the quote
+  +tell quote (wf)    ... and the policy's workflow signals the quote's, which upserts and closes
+  +tell quote (client) ... and the caller signals the quote's workflow instead
+
 Prints req/s, p50/p95 and the CPU per update of the Temporal server, the worker and this
-driver, each against the bare update of the same run. The server is started the way
+driver, each against the bare update (first table) or the bare update-with-start (second) of
+the same run. The server is started the way
 `make dev` starts it (temporal-dev.yml's x-temporal-dev settings), on free ports.
 
 Run:  .venv/bin/python bench/temporal_costs.py [--updates 300] [--concurrency 16]
@@ -23,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import datetime as dt
 import sys
 import tempfile
 import uuid
@@ -34,7 +49,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH_DIR]
 sys.path.insert(0, str(REPO))
 
 from bench.api import Processes, Ports, drive, free_port, machine, port_open, quiesce, temporal_command, wait_for  # noqa: E402
-from bench._costs import CostWorkflow, Variant  # noqa: E402
+from bench._costs import CostWorkflow, PolicyLike, PolicyVariant, QuoteLike, Variant  # noqa: E402
 
 VARIANTS = {
     "bare": Variant(),
@@ -47,6 +62,15 @@ VARIANTS = {
     "+child await": Variant(local_activity=True, upsert=True, close=True, child="await"),
 }
 QUEUE = "bench-costs"
+POLICY_VARIANTS = {
+    "uws bare": (PolicyVariant(), False),
+    "+LA": (PolicyVariant(local_activity=True), False),
+    "+SAs": (PolicyVariant(), True),
+    "+lapse timer": (PolicyVariant(lapse_timer=True), False),
+    "LA+SAs+timer": (PolicyVariant(local_activity=True, lapse_timer=True), True),
+    "+tell quote (wf)": (PolicyVariant(local_activity=True, lapse_timer=True, tell_quote="workflow"), True),
+    "+tell quote (client)": (PolicyVariant(local_activity=True, lapse_timer=True, tell_quote="client"), True),
+}
 
 
 async def run(args: argparse.Namespace, procs: Processes, tmp: Path) -> None:
@@ -93,9 +117,90 @@ async def run(args: argparse.Namespace, procs: Processes, tmp: Path) -> None:
               f"  CPU ms/update: temporal {cpu.get('temporal', 0):.1f}, worker {cpu.get('worker', 0):.1f}"
               + (f"  errors {dict(result.error_kinds)}" if result.errors else ""), flush=True)
     bare = rows[0].rps
-    print(f"\n{'variant':<18} {'req/s':>8} {'x bare':>7}")
+    print(f"\nconversion until issue 9 (an update on the quote's workflow), against a bare update:")
+    print(f"{'variant':<22} {'req/s':>8} {'x bare':>7}")
     for r in rows:
-        print(f"{r.label:<18} {r.rps:>8.1f} {r.rps / bare:>7.0%}")
+        print(f"{r.label:<22} {r.rps:>8.1f} {r.rps / bare:>7.0%}")
+    if args.skip_new:
+        return
+    new_rows = await policy_variants(args, client, pids, sem)
+    bare = new_rows[0].rps
+    print(f"\nconversion since issue 9 (update-with-start of the policy's workflow), against a bare update-with-start:")
+    print(f"{'variant':<22} {'req/s':>8} {'x uws':>7}  {'temporal ms':>11} {'worker ms':>9}")
+    for r in new_rows:
+        cpu = {k: 1000 * v / r.ok for k, v in r.cpu.items()} if r.ok else {}
+        print(f"{r.label:<22} {r.rps:>8.1f} {r.rps / bare:>7.0%}  {cpu.get('temporal', 0):>11.1f} {cpu.get('worker', 0):>9.1f}")
+
+
+async def policy_variants(args, client, pids, sem) -> list:
+    from temporalio.client import WithStartWorkflowOperation
+    from temporalio.common import (
+        SearchAttributeKey,
+        SearchAttributePair,
+        TypedSearchAttributes,
+        WorkflowIDConflictPolicy,
+    )
+
+    keyword = SearchAttributeKey.for_keyword
+    when = SearchAttributeKey.for_datetime
+    rows = []
+    for label, (variant, with_attributes) in POLICY_VARIANTS.items():
+        wanted = args.updates + args.warmup
+        prefix = f"pol-{uuid.uuid4().hex[:6]}"
+
+        async def start_quote(i: int):
+            async with sem:
+                return await client.start_workflow(QuoteLike.run, id=f"{prefix}-quote-{i}", task_queue=QUEUE)
+
+        quotes = await asyncio.gather(*(start_quote(i) for i in range(wanted)))
+
+        async def settled(handle) -> None:
+            async with sem:
+                while (await handle.describe()).raw_description.workflow_execution_info.history_length < 5:
+                    await asyncio.sleep(0.1)
+
+        await asyncio.wait_for(asyncio.gather(*(settled(h) for h in quotes)), 300)
+        pending = list(range(wanted))
+        now = dt.datetime.now(dt.timezone.utc)
+        attributes = TypedSearchAttributes(
+            [
+                SearchAttributePair(keyword("TenantId"), "bench"),
+                SearchAttributePair(keyword("PolicyStatus"), "CREATED"),
+                SearchAttributePair(keyword("QuoteId"), "q"),
+                SearchAttributePair(keyword("MonitoringTargetId"), "IN-12.875N-077.625E"),
+                SearchAttributePair(keyword("ExternalRef"), "bench"),
+                SearchAttributePair(when("RiskPeriodStart"), now),
+                SearchAttributePair(when("RiskPeriodEnd"), now),
+            ]
+        )
+
+        async def convert(variant=variant, with_attributes=with_attributes, prefix=prefix) -> bool:
+            i = pending.pop()
+            quote_id = f"{prefix}-quote-{i}"
+            operation = WithStartWorkflowOperation(
+                PolicyLike.run,
+                args=[variant, quote_id],
+                id=f"{prefix}-policy-{i}",
+                task_queue=QUEUE,
+                id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+                **(dict(search_attributes=attributes, static_summary="Policy · Bengaluru Urban · 12 months · bench")
+                   if with_attributes else {}),
+            )
+            ok = await client.execute_update_with_start_workflow(PolicyLike.convert, start_workflow_operation=operation)
+            if variant.tell_quote == "client":
+                await client.get_workflow_handle(quote_id).signal(QuoteLike.converted, f"{prefix}-policy-{i}")
+            return ok == "ok"
+
+        await drive(label, label, convert, args.warmup, args.concurrency, 60)
+        await quiesce(pids)
+        result = await drive(label, label, convert, args.updates, args.concurrency, args.duration, pids)
+        await quiesce(pids)
+        rows.append(result)
+        cpu = {k: 1000 * v / result.ok for k, v in result.cpu.items()} if result.ok else {}
+        print(f"  {label:<22} {result.rps:>7.1f} req/s  p50 {result.pct(0.5):>7.1f} ms  p95 {result.pct(0.95):>7.1f} ms"
+              f"  CPU ms/conversion: temporal {cpu.get('temporal', 0):.1f}, worker {cpu.get('worker', 0):.1f}"
+              + (f"  errors {dict(result.error_kinds)}" if result.errors else ""), flush=True)
+    return rows
 
 
 def main() -> int:
@@ -105,6 +210,7 @@ def main() -> int:
     ap.add_argument("--warmup", type=int, default=20)
     ap.add_argument("--duration", type=float, default=20.0)
     ap.add_argument("--server-arg", action="append", default=[], help="extra `temporal server start-dev` argument")
+    ap.add_argument("--skip-new", action="store_true", help="only the decomposition until issue 9")
     args = ap.parse_args()
     print(machine())
     with tempfile.TemporaryDirectory(prefix="temporal-costs-") as tmp:

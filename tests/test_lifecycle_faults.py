@@ -100,14 +100,14 @@ async def test_a_post_retried_after_a_timeout_finds_the_first_quote(temporal_env
     ref = f"ref-{uuid.uuid4().hex[:12]}"
     async with faulty_stack(temporal_env, settings, tenant, {"record_quote": record_quote_slowly}, deadline=1.5) as faulty:
         first = await faulty.post("/quotes", json=new_quote(externalRef=ref), headers=keyed(key))
-        assert_problem(first, 503)
         retry = await faulty.post("/quotes", json=new_quote(externalRef=ref), headers=keyed(key))
         if retry.status_code == 503:  # still being written: the client retries again
             await asyncio.sleep(2)
             retry = await faulty.post("/quotes", json=new_quote(externalRef=ref), headers=keyed(key))
+    assert await Quote.count().where(Quote.external_ref == ref) == 1
     assert retry.status_code == 200, retry.text
     assert retry.json()["id"] == str(quote_id_for_key(tenant.id, key))
-    assert await Quote.count().where(Quote.external_ref == ref) == 1
+    assert_problem(first, 503)  # the first call timed out: a retryable answer, not a 500
 
 
 # --- defect 4: a conversion whose write lands late is completed, never orphaned ---------------------
@@ -199,7 +199,9 @@ _activation_down = {"down": True}
 
 @activity.defn(name="set_policy_status")
 async def set_policy_status_while_down(command: PolicyStatusInput):
+    """While the database is 'down' an activation's write hangs (a lock never granted)."""
     if _activation_down["down"] and command.to_status == "ACCEPTED":
+        await asyncio.sleep(60)
         raise RuntimeError("database unreachable")
     return await real.set_policy_status(command)
 
@@ -259,6 +261,7 @@ async def test_a_schedule_that_cannot_be_rendered_is_retried_in_view_while_the_p
                 break
             await asyncio.sleep(0.2)
         assert pending[0].attempt >= 3 and "font cache corrupt" in pending[0].last_failure.message
+        assert pending[0].maximum_attempts == 0  # retried until it succeeds, never given up
         r = await faulty.get(f"/policies/{policy['id']}/schedule")
         assert r.status_code == 202 and r.headers["retry-after"] and r.json()["status"] == "RENDERING"
         described = await describe(temporal_env, policy_workflow_id(tenant.id, policy["id"]))

@@ -271,7 +271,13 @@ async def faulty_worker(skipping_env, database):
 
 @activity.defn(name="render_policy_schedule")
 async def render_always_fails(request):
-    raise ApplicationError("the renderer is broken")
+    """Fails every attempt; from the third on it asks for a long retry delay, so the months
+    the test skips hold a handful of attempts instead of one every 10 minutes (the server's
+    sleep call gives up after ~30 s of simulating thousands of attempts)."""
+    raise ApplicationError(
+        "the renderer is broken",
+        next_retry_delay=dt.timedelta(days=30) if activity.info().attempt >= 3 else None,
+    )
 
 
 async def test_a_policy_whose_schedule_never_renders_still_turns_active_and_expires(skipping_env, faulty_worker):
@@ -301,15 +307,10 @@ async def reject_write_fails(command: QuoteWriteInput):
     return await real.reject_quote(command)
 
 
-@activity.defn(name="transition_quote")
-async def reject_write_fails_v0(command):
-    raise ApplicationError("database unreachable", non_retryable=True)
-
-
 async def test_a_failed_rejection_leaves_the_quote_expiring_at_its_deadline(skipping_env, faulty_worker):
     """Defect 2: expiry holds whatever happens; a quote past its deadline is refused."""
     env = skipping_env
-    queue = await faulty_worker({"reject_quote": reject_write_fails, "transition_quote": reject_write_fails_v0})
+    queue = await faulty_worker({"reject_quote": reject_write_fails})
     tenant_id = str(uuid.uuid4())
     today = dt.date.today()
     draft = _draft(tenant_id, today + dt.timedelta(days=60), today + dt.timedelta(days=120))
@@ -320,12 +321,12 @@ async def test_a_failed_rejection_leaves_the_quote_expiring_at_its_deadline(skip
         await handle.execute_update(QuoteWorkflow.created)
         with pytest.raises(WorkflowUpdateFailedError) as failed:
             await handle.execute_update(QuoteWorkflow.reject)
-        assert failed.value.cause.type == WRITE_FAILED
     assert (await handle.query("status"))["status"] == "CREATED"
     deadline = quote_deadline(draft.valid_until, draft.risk_period_from)
     await advance(env, queue, _until(deadline, await env.get_current_time()) + dt.timedelta(hours=1))
-    assert await asyncio.wait_for(handle.result(), 60) == "EXPIRED"
     assert (await quote_store.quote_row(tenant_id, draft.id))["status"] == "EXPIRED"
+    assert await asyncio.wait_for(handle.result(), 60) == "EXPIRED"
+    assert failed.value.cause.type == WRITE_FAILED  # the client was told to retry (503)
 
 
 async def test_a_quote_past_its_deadline_is_refused_by_the_database_write(database):
@@ -398,7 +399,7 @@ _cancel_gate: dict = {}
 
 @activity.defn(name="set_policy_status")
 async def cancel_write_hangs_then_fails(command: PolicyStatusInput):
-    """A cancel whose write hangs (the test moves time on meanwhile), then fails."""
+    """A cancel whose write hangs until the test releases it, then fails."""
     if command.to_status == "CANCELED":
         _cancel_gate["entered"].set()
         await _cancel_gate["release"].wait()
@@ -406,40 +407,114 @@ async def cancel_write_hangs_then_fails(command: PolicyStatusInput):
     return await real.set_policy_status(command)
 
 
-@activity.defn(name="transition_policy")
-async def cancel_write_hangs_then_fails_v0(command):
-    if command.to_status == "CANCELED":
-        _cancel_gate["entered"].set()
-        await _cancel_gate["release"].wait()
-        raise ApplicationError("database unreachable", non_retryable=True)
-    return await real.transition_policy(command)
-
-
 async def test_a_timer_during_a_failed_cancel_does_not_end_a_live_policy(skipping_env, faulty_worker):
-    """Defect 5: the first risk start passes while a cancel is being written; the write fails,
-    so the policy is still in force: it turns ACTIVE and goes on."""
+    """Defect 5: the first risk start passes while a cancel is being written; the write then
+    fails, so the policy is still in force: it turns ACTIVE and goes on. Time is skipped to
+    3 s before the risk start, then the start passes in real time while the write hangs (the
+    time-skipping server does not move time while a workflow task is open)."""
+    from temporalio.api.enums.v1 import EventType
+
     env = skipping_env
     _cancel_gate.update(entered=asyncio.Event(), release=asyncio.Event())
-    queue = await faulty_worker(
-        {"set_policy_status": cancel_write_hangs_then_fails, "transition_policy": cancel_write_hangs_then_fails_v0}
-    )
+    queue = await faulty_worker({"set_policy_status": cancel_write_hangs_then_fails})
     tenant_id, policy_id, start, _ = await _policy(env, queue)
     handle = env.client.get_workflow_handle(policy_workflow_id(tenant_id, policy_id))
     with env.auto_time_skipping_disabled():
         await handle.execute_update(PolicyWorkflow.activate)
     await schedule_rendered(env, tenant_id, policy_id)
+    start_at = dt.datetime.combine(start, dt.time(0), tzinfo=dt.timezone.utc)
+    await advance(env, queue, _until(start_at, await env.get_current_time()) - dt.timedelta(seconds=3))
+
+    def timer_fired(events) -> list[int]:
+        return [
+            e.event_id for e in events
+            if e.event_type == EventType.EVENT_TYPE_TIMER_FIRED and e.event_time.ToDatetime(dt.timezone.utc) >= start_at
+        ]
+
     with env.auto_time_skipping_disabled():
         cancel = asyncio.create_task(handle.execute_update(PolicyWorkflow.cancel))
         await asyncio.wait_for(_cancel_gate["entered"].wait(), 30)
-    start_at = dt.datetime.combine(start, dt.time(0), tzinfo=dt.timezone.utc)
-    # The first risk start passes while the cancel's write hangs; the worker heartbeats its
-    # workflow task meanwhile and sees the timer fire.
-    await env.sleep(_until(start_at, await env.get_current_time()) + dt.timedelta(hours=1))
-    await asyncio.sleep(10)
-    _cancel_gate["release"].set()
-    with pytest.raises(WorkflowUpdateFailedError):
-        await cancel
+        for _ in range(300):  # the risk start passes in real time
+            if timer_fired((await handle.fetch_history()).events):
+                break
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(9)  # the worker sees the timer at its workflow task's heartbeat
+        _cancel_gate["release"].set()
+        with pytest.raises(WorkflowUpdateFailedError):
+            await cancel
+    events = (await handle.fetch_history()).events
+    completed = [e.event_id for e in events if e.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED]
+    assert timer_fired(events) and timer_fired(events)[0] < completed[-1], "the timer fired before the cancel settled"
     await advance(env, queue, dt.timedelta(days=2))
     assert (await handle.describe()).status.name == "RUNNING"
     assert await _status(tenant_id, policy_id) == "ACTIVE"
     assert (await handle.query("status"))["status"] == "ACTIVE"
+
+
+async def test_a_quote_expires_at_its_risk_start_when_that_comes_before_its_validity_ends(skipping_env, worker):
+    """Defect 2: the deadline is the earlier of the validity end and the risk start."""
+    env = skipping_env
+    tenant_id = str(uuid.uuid4())
+    today = dt.date.today()
+    draft = _draft(tenant_id, today + dt.timedelta(days=10), today + dt.timedelta(days=70))
+    handle = await env.client.start_workflow(
+        QuoteWorkflow.run,
+        QuoteWorkflowInput(draft=draft, lifecycle=2),
+        id=quote_workflow_id(tenant_id, draft.id),
+        task_queue=worker,
+    )
+    await handle.execute_update(QuoteWorkflow.created)
+    expires = quote_deadline(draft.valid_until, draft.risk_period_from)
+    assert expires == dt.datetime.combine(draft.risk_period_from, dt.time(0), tzinfo=dt.timezone.utc)
+    await advance(env, worker, _until(expires, await env.get_current_time()) - dt.timedelta(hours=1))
+    assert (await quote_store.quote_row(tenant_id, draft.id))["status"] == "CREATED"
+    await advance(env, worker, dt.timedelta(hours=2))
+    assert (await quote_store.quote_row(tenant_id, draft.id))["status"] == "EXPIRED"
+    assert await handle.result() == "EXPIRED"
+
+
+async def test_a_converted_quote_learns_of_its_conversion_at_its_deadline(skipping_env, worker):
+    """The conversion does not touch the quote's workflow (docs/quotes-and-policies.md); at
+    its deadline the quote's expiry write finds the conversion and the workflow records it
+    (QuoteState ACCEPTED, PolicyId), never EXPIRED."""
+    from models.workflow_ids import POLICY_ID, QUOTE_STATE
+
+    env = skipping_env
+    tenant_id = str(uuid.uuid4())
+    today = dt.date.today()
+    draft = _draft(tenant_id, today + dt.timedelta(days=60), today + dt.timedelta(days=120))
+    quote = await env.client.start_workflow(
+        QuoteWorkflow.run,
+        QuoteWorkflowInput(draft=draft, lifecycle=2),
+        id=quote_workflow_id(tenant_id, draft.id),
+        task_queue=worker,
+    )
+    policy_id = policy_id_for_quote(draft.id)
+    lapse_at = quote_deadline(draft.valid_until, draft.risk_period_from)
+    policy = await env.client.start_workflow(
+        PolicyWorkflow.run,
+        PolicyWorkflowInput(
+            tenant_id=tenant_id,
+            policy_id=policy_id,
+            monitoring_target_id=draft.monitoring_target_id,
+            external_ref=None,
+            periods=[(i.start, i.end) for i in draft.line_items],
+            quote_id=draft.id,
+            lapse_at=lapse_at,
+        ),
+        id=policy_workflow_id(tenant_id, policy_id),
+        task_queue=worker,
+    )
+    with env.auto_time_skipping_disabled():
+        await quote.execute_update(QuoteWorkflow.created)
+        await policy.execute_update(PolicyWorkflow.convert)
+        await policy.execute_update(PolicyWorkflow.activate)
+    await schedule_rendered(env, tenant_id, policy_id)
+    assert (await quote_store.quote_row(tenant_id, draft.id))["status"] == "ACCEPTED"
+    assert (await quote.query("status"))["status"] == "CREATED"  # not told: it learns at its deadline
+    await advance(env, worker, _until(lapse_at, await env.get_current_time()) + dt.timedelta(hours=1))
+    assert await asyncio.wait_for(quote.result(), 60) == "ACCEPTED"
+    attributes = (await quote.describe()).typed_search_attributes
+    assert attributes.get(QUOTE_STATE) == "ACCEPTED" and attributes.get(POLICY_ID) == str(policy_id)
+    assert (await quote_store.quote_row(tenant_id, draft.id))["status"] == "ACCEPTED"
+    assert await _status(tenant_id, policy_id) == "ACCEPTED"  # an activated policy does not lapse

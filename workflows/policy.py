@@ -6,7 +6,8 @@
 
 - PATCH /quotes/{id} starts this workflow with update-with-start (`convert`); the update
   writes the quote's conversion (a local activity, ids derived from the quote) before it
-  answers, then the quote's workflow is told with its `converted` signal.
+  answers. The quote's workflow is not touched: it learns of the conversion from the
+  database when its deadline timer fires (workflows/quote.py).
 - A draft lapses at `lapse_at` (models.lifecycle.quote_deadline: the quote's validity end or
   the first risk-period start, whichever is first); activation after it is refused.
 - Documents never gate the lifecycle: the policy schedule renders in a workflow of its own
@@ -27,7 +28,7 @@ import asyncio
 import datetime as dt
 
 from temporalio import workflow
-from temporalio.exceptions import ActivityError, FailureError, WorkflowAlreadyStartedError
+from temporalio.exceptions import ActivityError, WorkflowAlreadyStartedError
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
@@ -42,7 +43,7 @@ with workflow.unsafe.imports_passed_through():
         TransitionOutcome,
     )
     from models.lifecycle import day_start
-    from models.workflow_ids import POLICY_STATUS, policy_schedule_workflow_id, quote_workflow_id
+    from models.workflow_ids import POLICY_STATUS, policy_schedule_workflow_id
     from workflows.lifecycle import (
         BACKGROUND_WRITE,
         LOCAL_ACTIVITY_FAILED,
@@ -100,7 +101,6 @@ class PolicyWorkflow:
             await self._await_conversion()
             if self._status == "NOT_CREATED":
                 return await self._finish()
-            await self._tell_quote()
         if self._new_path(PATCH_DRAFT_LAPSES):
             await self._await_activation()
             if self._status == "LAPSED":
@@ -154,15 +154,6 @@ class PolicyWorkflow:
                 await workflow.wait_condition(lambda: self._status != "NEW", timeout=remaining)
             except asyncio.TimeoutError:
                 pass
-
-    async def _tell_quote(self) -> None:
-        """The quote's workflow learns of the conversion (its expiry write would find it in
-        the database anyway, so a quote workflow that has ended is no error)."""
-        handle = workflow.get_external_workflow_handle(quote_workflow_id(self._input.tenant_id, self._input.quote_id))
-        try:
-            await handle.signal("converted", str(self._input.policy_id))
-        except FailureError as err:
-            workflow.logger.warning("the quote's workflow could not be told of the conversion: %s", err)
 
     @workflow.update
     async def convert(self) -> str:

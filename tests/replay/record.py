@@ -248,11 +248,9 @@ async def dev_scenarios(only: set[str] | None) -> dict[str, object]:
     try:
         async with Workers(client, queue, pricing_processes=1):
             start = first_of_month_after(today, 2)
-            if wanted("quote-converted", "policy-draft", "policy-accepted", "policy-schedule"):
+            if wanted("policy-draft", "policy-accepted", "policy-schedule"):
                 draft, handle = await start_quote(start, 12)
                 policy = await convert(client, draft, queue)
-                await handle.result()
-                histories["quote-converted"] = await _history(client, handle.id)
                 histories["policy-draft"] = await _history(client, policy.id)
                 await policy.execute_update(PolicyWorkflow.activate)
                 schedule = client.get_workflow_handle(policy_schedule_workflow_id(tenant_id, policy.id.rsplit(":", 1)[1]))
@@ -460,6 +458,20 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
         assert await asyncio.wait_for(handle.result(), 60) == "LAPSED"
         return {"policy-lapsed": await handle.fetch_history()}
 
+    async def converted_quote(env, queue):
+        """A quote converted by its policy's workflow learns of it at its deadline."""
+        draft = quote_draft(str(uuid.uuid4()), start, 3, today)
+        with env.auto_time_skipping_disabled():
+            await env.client.execute_update_with_start_workflow(
+                QuoteWorkflow.created, start_workflow_operation=quote_start(draft, queue)
+            )
+            policy = await convert(env.client, draft, queue)
+        handle = env.client.get_workflow_handle(quote_workflow_id(draft.tenant_id, draft.id))
+        await advance(env, queue, dt.timedelta(days=40))
+        assert await asyncio.wait_for(handle.result(), 60) == "ACCEPTED"
+        assert await asyncio.wait_for(policy.result(), 60) == "LAPSED"  # the same deadline
+        return {"quote-converted": await handle.fetch_history()}
+
     async def expired_quote(env, queue):
         draft = quote_draft(str(uuid.uuid4()), start, 3, today)
         with env.auto_time_skipping_disabled():
@@ -475,6 +487,7 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
     await run(("policy-cancelled",), cancelled)
     await run(("policy-lapsed",), lapsed)
     await run(("quote-expired",), expired_quote)
+    await run(("quote-converted",), converted_quote)
     return histories
 
 

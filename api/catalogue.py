@@ -13,7 +13,7 @@ from api.problems import InvalidInput, NotFound, Unavailable
 from models.catalogue_store import month_slots
 from models.commands import CatalogueInput, CoverageSlot, EnsureCoveragesRequest, PlannedCoverage
 from models.settings import Settings
-from models.workflow_ids import MONITORING_TARGET_ID, catalogue_workflow_id
+from models.workflow_ids import MONITORING_TARGET_ID, catalogue_workflow_id, task_queue
 from workflows.catalogue import CatalogueWorkflow
 
 # Index definitions sold month by month in the catalogue (the hotel cover is daily, travel).
@@ -41,7 +41,9 @@ async def ensure_coverages(
             created_by=settings.catalogue_created_by,
         ),
         id=catalogue_workflow_id(target_id),
-        task_queue=settings.task_queue,
+        # Catalogue and pricing orchestration runs on the pricing worker: a burst of it never
+        # queues before a quote's or a policy's workflow tasks.
+        task_queue=task_queue(settings.task_queue, "pricing"),
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
         search_attributes=TypedSearchAttributes([SearchAttributePair(MONITORING_TARGET_ID, target_id)]),
         static_summary=f"Catalogue · {await target_label(target_id)}",

@@ -157,13 +157,32 @@ class Processes:
         self.children.clear()
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process (Linux /proc)."""
+def _stat(pid: int) -> list[str] | None:
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return float("nan")
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process and of its living descendants (Linux /proc): the
+    pricing worker's pool processes count as the pricing worker's."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            fields = _stat(int(entry.name))
+            if fields is not None:
+                children.setdefault(int(fields[1]), []).append(int(entry.name))
+    total, todo, seen = 0.0, [pid], False
+    while todo:
+        current = todo.pop()
+        fields = _stat(current)
+        if fields is None:
+            continue
+        seen = True
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        todo.extend(children.get(current, []))
+    return total if seen else float("nan")
 
 
 # --- measurement ----------------------------------------------------------------------------
@@ -529,7 +548,8 @@ async def run(args: argparse.Namespace, procs: Processes, tmp: Path, ports: Port
         profile_targets = {"quotes": ["api", "worker"], "convert": ["api", "worker"], "policies": ["api"],
                            "bare_http": ["bare-http"], "bare_update": ["bare-worker"],
                            "bare_convert": ["bare-http", "bare-worker"], "convert_1": ["api", "worker"],
-                           "bare_convert_1": ["bare-http"], "convert_burst": ["api", "worker"]}
+                           "bare_convert_1": ["bare-http"], "convert_burst": ["api", "worker"],
+                           "convert_burst_1": ["api", "worker"]}
 
         async def scenario(
             label: str, key: str, call, count: int, warmup: int = W, concurrency: int | None = None, idle: bool = True
@@ -642,7 +662,7 @@ async def run(args: argparse.Namespace, procs: Processes, tmp: Path, ports: Port
         wanted = {
             "b": args.conversions + W + (n_one + 5 if "b" in args.only else 0),
             "f": args.conversions + W + (n_one + 5 if "f" in args.only else 0),
-            "g": args.conversions + W,
+            "g": args.conversions + n_one + 5,
         }
         wanted = {k: v for k, v in wanted.items() if k in convert_keys}
         short = sum(wanted.values()) - len(made)
@@ -680,12 +700,25 @@ async def run(args: argparse.Namespace, procs: Processes, tmp: Path, ports: Port
         if "g" in args.only:
             # Pricing burst: whole catalogues of targets never priced before, started
             # without waiting; the conversions are measured while they price.
-            burst = run_cli_async(["catalogue", "build", *BURST_PIN_CODES, "--no-wait"], env)
-            await asyncio.sleep(3)
-            before = cpu_seconds(pids["pricing"])
-            result = await scenario("(g) PATCH /quotes/{id} during a pricing burst", "convert_burst",
-                                    converter(queues["g"]), min(args.conversions, len(queues["g"]) - W), idle=False)
-            result.note = f"pricing worker busy {100 * (cpu_seconds(pids['pricing']) - before) / result.seconds:.0f} % of a core"
+            burst = asyncio.ensure_future(run_cli_async(["catalogue", "build", *BURST_PIN_CODES, "--no-wait"], env))
+            t0 = time.monotonic()
+            while time.monotonic() - t0 < 180:  # until the pricing worker is busy
+                used = cpu_seconds(pids["pricing"])
+                await asyncio.sleep(1.0)
+                if cpu_seconds(pids["pricing"]) - used > 0.5:
+                    break
+            print(f"  (pricing burst under way after {time.monotonic() - t0:.0f} s)", flush=True)
+            # At concurrency 1 (a caller waiting behind pricing work would show here), then
+            # at C (the machine saturated by conversions alone; the burst takes its share).
+            for key, label, concurrency, count in (
+                ("convert_burst_1", "(g1) PATCH /quotes/{id} at conc. 1 during a pricing burst", 1, n_one),
+                ("convert_burst", "(g) PATCH /quotes/{id} during a pricing burst", C, args.conversions),
+            ):
+                before = cpu_seconds(pids["pricing"])
+                result = await scenario(label, key, converter(queues["g"]), count, warmup=0,
+                                        concurrency=concurrency, idle=False)
+                result.note = (f"pricing worker busy {100 * (cpu_seconds(pids['pricing']) - before) / result.seconds:.0f} "
+                               f"% of a core")
             await burst
         results_by_key = {r.key: r for r in results}
         final_total = (await http.get(f"{api}/policies?size=1", headers=headers)).json()["totalElements"]
@@ -697,7 +730,7 @@ async def run(args: argparse.Namespace, procs: Processes, tmp: Path, ports: Port
 
 def report(args: argparse.Namespace, results: list[Result]) -> bool:
     by = {r.key: r for r in results}
-    order = ["quotes", "convert", "bare_convert", "convert_1", "bare_convert_1", "convert_burst", "policies",
+    order = ["quotes", "convert", "bare_convert", "convert_1", "bare_convert_1", "convert_burst_1", "convert_burst", "policies",
              "bare_http", "bare_update"]
     header = f"{'scenario':<52} {'n':>6} {'err':>4} {'conc':>4} {'req/s':>9} {'p50 ms':>8} {'p95 ms':>8}"
     print("\n" + header)
@@ -759,9 +792,12 @@ def report(args: argparse.Namespace, results: list[Result]) -> bool:
     value, text = ratio("convert", "bare_update")
     if value is not None:
         print(f"  {'(old yardstick) conversions req/s / bare update req/s':<58} {text}")
+    value, text = ratio("convert_burst_1", "convert_1", "p50")
+    if value is not None:
+        print(f"  {'conc. 1: conversion p50 during a pricing burst / quiet':<58} {text}")
     value, text = ratio("convert_burst", "convert", "p50")
     if value is not None:
-        print(f"  {'conversion p50 during a pricing burst / quiet p50':<58} {text}")
+        print(f"  {f'conc. {args.concurrency}: conversion p50 during a pricing burst / quiet':<58} {text}")
     return ok
 
 

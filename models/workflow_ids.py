@@ -50,7 +50,15 @@ QUEUE_SUFFIXES = {"lifecycle": "", "pricing": "-pricing", "documents": "-documen
 
 
 def task_queue(base: str, kind: str) -> str:
-    return base + QUEUE_SUFFIXES[kind]
+    return base_queue(base) + QUEUE_SUFFIXES[kind]
+
+
+def base_queue(queue: str) -> str:
+    """`parametric` for `parametric`, `parametric-pricing` or `parametric-documents`."""
+    for suffix in QUEUE_SUFFIXES.values():
+        if suffix and queue.endswith(suffix):
+            return queue[: -len(suffix)]
+    return queue
 
 
 def business_partner_workflow_id(tenant_id: uuid.UUID | str, partner_id: uuid.UUID | str) -> str:

@@ -34,7 +34,7 @@ with workflow.unsafe.imports_passed_through():
         coverage_seed,
     )
     from models.workflow_ids import COVERAGE_ID, MONITORING_TARGET_ID, coverage_pricing_workflow_id
-    from workflows.coverage_pricing import CoveragePricingWorkflow, pricing_queue
+    from workflows.coverage_pricing import CoveragePricingWorkflow, db_step, pricing_queue
 
 DB_TIMEOUT = timedelta(seconds=30)
 PROPOSAL_TIMEOUT = timedelta(minutes=10)
@@ -42,6 +42,10 @@ PROPOSAL_HEARTBEAT = timedelta(seconds=60)
 RETRY = RetryPolicy(initial_interval=timedelta(milliseconds=500), maximum_interval=timedelta(seconds=30))
 IDLE = timedelta(minutes=2)
 MAX_REQUESTS_PER_RUN = 200  # then continue-as-new keeps the history short
+# Pricing runs of one catalogue under way at once (the pricing pool runs one or two at a
+# time anyway; more would only queue on the server).
+PRICING_AT_ONCE = 4
+PATCH_BOUNDED_PRICING = "catalogue-bounded-pricing"
 
 
 @workflow.defn
@@ -52,6 +56,7 @@ class CatalogueWorkflow:
         self._pricing: dict[str, asyncio.Future] = {}
         self._requests = 0
         self._lock = asyncio.Lock()
+        self._slots = asyncio.Semaphore(PRICING_AT_ONCE)
 
     @workflow.run
     async def run(self, request: CatalogueInput) -> None:
@@ -100,15 +105,8 @@ class CatalogueWorkflow:
         ]
 
     async def _plan(self, request: EnsureCoveragesRequest) -> list[PlannedCoverage]:
-        site = await workflow.execute_activity(
-            load_site, self._input.target_id, start_to_close_timeout=DB_TIMEOUT, retry_policy=RETRY
-        )
-        known = await workflow.execute_activity(
-            find_catalogue_coverages,
-            args=[site, request.slots],
-            start_to_close_timeout=DB_TIMEOUT,
-            retry_policy=RETRY,
-        )
+        site = await db_step(load_site, self._input.target_id)
+        known = await db_step(find_catalogue_coverages, site, request.slots)
         have = {c.slot for c in known}
         missing = [s for s in request.slots if s not in have]
         created: list[PlannedCoverage] = []
@@ -123,7 +121,7 @@ class CatalogueWorkflow:
                 heartbeat_timeout=PROPOSAL_HEARTBEAT,
                 retry_policy=RETRY,
             )
-            created = await workflow.execute_activity(
+            created = await db_step(
                 create_coverages,
                 CreateCoveragesInput(
                     site=site,
@@ -132,8 +130,6 @@ class CatalogueWorkflow:
                     expected_loss_ratio=self._input.expected_loss_ratio,
                     simulations=self._input.simulations,
                 ),
-                start_to_close_timeout=DB_TIMEOUT,
-                retry_policy=RETRY,
             )
         by_slot = {c.slot: c for c in [*known, *created]}
         return [by_slot[s] for s in request.slots if s in by_slot]
@@ -151,7 +147,19 @@ class CatalogueWorkflow:
             expected_loss_ratio=self._input.expected_loss_ratio,
             requested_by=self._input.created_by,
         )
-        self._pricing[key] = asyncio.ensure_future(
+        self._pricing[key] = asyncio.ensure_future(self._price(key, coverage, run))
+
+    async def _price(self, key: str, coverage: PlannedCoverage, run: PriceCoverageInput):
+        """One pricing run as a child workflow; at most PRICING_AT_ONCE at a time (runs before
+        the patch start them all at once), so a new target's dozens of coverages never flood
+        the Temporal server and the pricing queue ahead of everyone else's work."""
+        if not workflow.patched(PATCH_BOUNDED_PRICING):
+            return await self._child(key, coverage, run)
+        async with self._slots:
+            return await self._child(key, coverage, run)
+
+    async def _child(self, key: str, coverage: PlannedCoverage, run: PriceCoverageInput):
+        return await (
             workflow.execute_child_workflow(
                 CoveragePricingWorkflow.run,
                 run,

@@ -15,6 +15,7 @@ from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.documents import CoverageDocuments, render_coverage_documents
+    from models.workflow_ids import task_queue
 
 RENDER_TIMEOUT = timedelta(minutes=5)
 # Rendering waits this long after the price is published: a new target's catalogue prices
@@ -24,7 +25,7 @@ RENDER_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interv
 
 
 def documents_queue() -> str:
-    return f"{workflow.info().task_queue}-documents"
+    return task_queue(workflow.info().task_queue, "documents")
 
 
 @workflow.defn

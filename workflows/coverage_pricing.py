@@ -35,11 +35,36 @@ SIMULATION_RETRY = RetryPolicy(maximum_attempts=3, non_retryable_error_types=["V
 PATCH_PRICING_QUEUE = "pricing-on-own-queue"
 
 
+# The database steps are local activities (they run in the worker that runs the workflow, no
+# task queue round trip); runs started before this patch call them as activities.
+PATCH_LOCAL_DB = "pricing-db-local-activities"
+
+
+async def db_step(activity, *args, patch: str = PATCH_LOCAL_DB):
+    """A short database step of the catalogue or a pricing run."""
+    if workflow.patched(patch):
+        return await workflow.execute_local_activity(
+            activity, args=list(args), start_to_close_timeout=DB_TIMEOUT, retry_policy=RETRY
+        )
+    return await workflow.execute_activity(activity, args=list(args), start_to_close_timeout=DB_TIMEOUT, retry_policy=RETRY)
+
+
 def pricing_queue() -> str | None:
     """The pricing task queue for CPU-bound activities; None (the workflow's own queue) in
     runs recorded before PATCH_PRICING_QUEUE."""
     if workflow.patched(PATCH_PRICING_QUEUE):
         return task_queue(workflow.info().task_queue, "pricing")
+    return None
+
+
+# The documents workflow runs on the documents task queue (runs started before this patch
+# start it on their own queue).
+PATCH_DOCUMENTS_QUEUE = "documents-workflow-on-documents-queue"
+
+
+def documents_workflow_queue() -> str | None:
+    if workflow.patched(PATCH_DOCUMENTS_QUEUE):
+        return task_queue(workflow.info().task_queue, "documents")
     return None
 
 
@@ -57,9 +82,7 @@ class CoveragePricingWorkflow:
     async def run(self, run: PriceCoverageInput) -> PricingRunResult:
         try:
             self._stage = "loading"
-            inputs = await workflow.execute_activity(
-                start_pricing_run, run, start_to_close_timeout=DB_TIMEOUT, retry_policy=RETRY
-            )
+            inputs = await db_step(start_pricing_run, run)
             self._stage = "simulating"
             outcome = await workflow.execute_activity(
                 simulate_coverage,
@@ -71,24 +94,15 @@ class CoveragePricingWorkflow:
             )
         except ActivityError as err:
             self._stage = "failed"
-            await workflow.execute_activity(
-                fail_pricing_run,
-                args=[run, str(err.cause or err)],
-                start_to_close_timeout=DB_TIMEOUT,
-                retry_policy=RETRY,
-            )
+            await db_step(fail_pricing_run, run, str(err.cause or err))
             raise ApplicationError(f"pricing failed: {err.cause or err}", non_retryable=True) from err
         self._stage = "publishing"
-        result = await workflow.execute_activity(
-            publish_pricing_run,
-            PublishPricingInput(run=run, outcome=outcome),
-            start_to_close_timeout=DB_TIMEOUT,
-            retry_policy=RETRY,
-        )
+        result = await db_step(publish_pricing_run, PublishPricingInput(run=run, outcome=outcome))
         await workflow.start_child_workflow(
             CoverageDocumentsWorkflow.run,
             args=[run.coverage_id, run.version],
             id=coverage_documents_workflow_id(run.coverage_id, run.version),
+            task_queue=documents_workflow_queue(),
             parent_close_policy=ParentClosePolicy.ABANDON,
             static_summary=f"Documents · coverage {run.coverage_id} · v{run.version}",
         )

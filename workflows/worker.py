@@ -84,6 +84,20 @@ LIFECYCLE_ACTIVITIES = [
     render_policy_schedule,
 ]
 PRICING_ACTIVITIES = [simulate_coverage, propose_coverage_terms]
+# The catalogue's orchestration runs beside its Monte Carlo on the pricing worker, with the
+# short database activities it waits on (async: the worker's event loop, not the pool).
+PRICING_WORKFLOWS = [CatalogueWorkflow, CoveragePricingWorkflow]
+# Their database steps are local activities (workflows/pricing.py), so the pricing queue's
+# activity slots are the pool's alone.
+PRICING_DB_ACTIVITIES = [
+    load_site,
+    find_catalogue_coverages,
+    create_coverages,
+    start_pricing_run,
+    publish_pricing_run,
+    fail_pricing_run,
+]
+DOCUMENT_WORKFLOWS = [CoverageDocumentsWorkflow, PolicyScheduleWorkflow]
 DOCUMENT_ACTIVITIES = [render_coverage_documents, render_policy_schedule]
 
 log = logging.getLogger("parametric.worker")
@@ -148,18 +162,22 @@ def build_lifecycle_worker(client: Client, base_queue: str, activity_overrides: 
 
 def build_pricing_worker(client: Client, base_queue: str, pool: PricingPool | None = None) -> Worker:
     """Monte Carlo on `pool` (a thread when None: tests that need no process isolation)."""
+    common = dict(
+        task_queue=task_queue(base_queue, "pricing"),
+        workflows=PRICING_WORKFLOWS,
+        workflow_runner=WORKFLOW_RUNNER,
+        activities=[*PRICING_ACTIVITIES, *PRICING_DB_ACTIVITIES],
+    )
     if pool is None:
         return Worker(
             client,
-            task_queue=task_queue(base_queue, "pricing"),
-            activities=PRICING_ACTIVITIES,
+            **common,
             activity_executor=concurrent.futures.ThreadPoolExecutor(max_workers=1),
             max_concurrent_activities=1,
         )
     return Worker(
         client,
-        task_queue=task_queue(base_queue, "pricing"),
-        activities=PRICING_ACTIVITIES,
+        **common,
         activity_executor=pool.executor,
         shared_state_manager=pool.shared_state,
         max_concurrent_activities=pool.processes,
@@ -172,6 +190,8 @@ def build_documents_worker(client: Client, base_queue: str, activity_overrides: 
     return Worker(
         client,
         task_queue=task_queue(base_queue, "documents"),
+        workflows=DOCUMENT_WORKFLOWS,
+        workflow_runner=WORKFLOW_RUNNER,
         activities=_with_overrides(DOCUMENT_ACTIVITIES, activity_overrides),
         max_concurrent_activities=1,
     )
@@ -222,7 +242,8 @@ async def run_worker(settings: Settings, queues: tuple[str, ...] = QUEUES, stop:
     from models.db import close_pool, open_pool
     from models.temporal_client import connect
 
-    if queues == ("documents",):
+    if "lifecycle" not in queues:
+        # Pricing and documents yield the CPU to the lifecycle and the API on a shared machine.
         _lower_priority()
     await open_pool()
     client = await connect(settings)

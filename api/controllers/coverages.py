@@ -38,7 +38,7 @@ from models.wire import (
     RichPage,
     RiskMetricsOut,
 )
-from models.workflow_ids import COVERAGE_ID, MONITORING_TARGET_ID, coverage_pricing_workflow_id
+from models.workflow_ids import COVERAGE_ID, MONITORING_TARGET_ID, coverage_pricing_workflow_id, task_queue
 from workflows.coverage_pricing import CoveragePricingWorkflow
 
 PIN_RE = re.compile(r"^[1-9][0-9]{5}$")
@@ -205,7 +205,7 @@ async def start_pricing_run(
         CoveragePricingWorkflow.run,
         run,
         id=coverage_pricing_workflow_id(coverage_id, version),
-        task_queue=settings.task_queue,
+        task_queue=task_queue(settings.task_queue, "pricing"),
         search_attributes=TypedSearchAttributes(
             [
                 SearchAttributePair(COVERAGE_ID, str(coverage_id)),

@@ -9,18 +9,18 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.site_models import site_model
-from models.catalogue_store import create_coverages as store_create_coverages
-from models.catalogue_store import UnknownTarget, find_coverages, site_of
-from models.commands import (
-    CoverageSlot,
+from models.db.catalogue import UnknownTarget, find_coverages, site_of
+from models.db.catalogue import create_coverages as store_create_coverages
+from models.domain.index_catalog import BY_CODE
+from models.domain.terms import CoverageSlot
+from models.settings import load_settings
+from models.temporal.catalogue import (
     CreateCoveragesInput,
     PlannedCoverage,
     ProposedTerms,
     ProposeTermsInput,
     SiteRef,
 )
-from models.index_catalog import BY_CODE
-from models.settings import load_settings
 
 CENT = Decimal("0.01")
 

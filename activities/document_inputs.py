@@ -9,9 +9,9 @@ import uuid
 from decimal import Decimal
 from typing import Any
 
-from models.commands import CoverSnapshot
-from models.index_catalog import BY_CODE, BY_ID
-from models.money import from_minor
+from models.domain.index_catalog import BY_CODE, BY_ID
+from models.domain.money import from_minor
+from models.temporal.quotes import CoverSnapshot
 from reports.inputs import (
     BurnRow,
     CalibrationFit,

@@ -17,13 +17,22 @@ from activities.document_inputs import (
     policy_schedule_input,
     technical_report_input,
 )
-from models import catalogue_store, quote_store
-from models.commands import CoverSnapshot
-from models.db import json_value
-from models.files_store import file_id_for, file_meta, store_file
-from models.index_catalog import BY_ID
+from models.db import catalogue as catalogue_db
+from models.db import policies as policies_db
+from models.db import pricing as pricing_db
+from models.db import quotes as quotes_db
+from models.db.core import json_value
+from models.db.files import file_id_for, file_meta, store_file
+from models.db.tables import (
+    MonitoringTarget,
+    PincodeMapping,
+    Policy,
+    PricingRun,
+    Tenant,
+)
+from models.domain.index_catalog import BY_ID
 from models.settings import load_settings
-from models.tables import MonitoringTarget, PincodeMapping, Policy, PricingRun, Tenant
+from models.temporal.quotes import CoverSnapshot
 
 PDF = "application/pdf"
 
@@ -50,7 +59,7 @@ async def render_coverage_documents(coverage_id: uuid.UUID, version: int) -> Cov
     fact_id = file_id_for("fact-sheet", coverage_id, version)
     report_id = file_id_for("technical-pricing-report", coverage_id, version)
     if await file_meta(fact_id) is None or await file_meta(report_id) is None:
-        coverage = await catalogue_store.coverage_row(coverage_id)
+        coverage = await catalogue_db.coverage_row(coverage_id)
         run = await PricingRun.select().where(
             (PricingRun.coverage_id == coverage_id) & (PricingRun.version == version)
         ).first()
@@ -70,7 +79,7 @@ async def render_coverage_documents(coverage_id: uuid.UUID, version: int) -> Cov
         await store_file(
             report_id, None, "technical-pricing-report", f"technical-pricing-report-{coverage_id}-v{version}.pdf", PDF, report_pdf
         )
-    await catalogue_store.attach_documents(coverage_id, version, fact_id, report_id)
+    await pricing_db.attach_documents(coverage_id, version, fact_id, report_id)
     return CoverageDocuments(fact_sheet_file_id=fact_id, technical_report_file_id=report_id)
 
 
@@ -81,9 +90,9 @@ async def render_policy_schedule(request: PolicyScheduleRequest) -> uuid.UUID:
 
     file_id = file_id_for("policy-schedule", request.policy_id)
     if await file_meta(file_id) is None:
-        policy = await quote_store.policy_row(request.tenant_id, request.policy_id)
-        quote = await quote_store.quote_row(request.tenant_id, policy["quote_id"])
-        rows = await quote_store.line_item_rows(request.tenant_id, policy_id=request.policy_id)
+        policy = await policies_db.policy_row(request.tenant_id, request.policy_id)
+        quote = await quotes_db.quote_row(request.tenant_id, policy["quote_id"])
+        rows = await quotes_db.line_item_rows(request.tenant_id, policy_id=request.policy_id)
         items = [(row, msgspec.convert(json_value(row["covers"]), list[CoverSnapshot])) for row in rows]
         target = await _target(quote["monitoring_target_id"])
         tenant = await Tenant.select(Tenant.name).where(Tenant.id == uuid.UUID(request.tenant_id)).first()

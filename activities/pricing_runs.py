@@ -8,8 +8,9 @@ from decimal import Decimal
 from temporalio import activity
 
 from activities.site_models import site_model
-from models import catalogue_store as store
-from models.commands import (
+from models.db import catalogue as catalogue_db
+from models.db import pricing as pricing_db
+from models.temporal.pricing import (
     PriceCoverageInput,
     PricingOutcome,
     PricingRunResult,
@@ -23,15 +24,15 @@ FRACTION = Decimal("0.00000001")
 @activity.defn
 async def start_pricing_run(run: PriceCoverageInput) -> SimulationInput:
     """Mark the run RUNNING and gather its inputs (the coverage's terms and target)."""
-    row = await store.coverage_row(run.coverage_id)
+    row = await catalogue_db.coverage_row(run.coverage_id)
     if row is None:
         raise ValueError(f"coverage {run.coverage_id} does not exist")
-    await store.ensure_pricing_run(
+    await pricing_db.ensure_pricing_run(
         run.coverage_id, run.version, run.simulations, run.seed, run.expected_loss_ratio, run.requested_by, row["currency"]
     )
-    await store.mark_run(run.coverage_id, run.version, "RUNNING")
-    site = await store.site_of(row["monitoring_target_id"])
-    return SimulationInput(run=run, site=site, terms=store.terms_of(row))
+    await pricing_db.mark_run(run.coverage_id, run.version, "RUNNING")
+    site = await catalogue_db.site_of(row["monitoring_target_id"])
+    return SimulationInput(run=run, site=site, terms=catalogue_db.terms_of(row))
 
 
 def _pct(value: float) -> Decimal:
@@ -60,8 +61,18 @@ class _Progress:
 def simulate_coverage(request: SimulationInput) -> PricingOutcome:
     """Monte Carlo pricing, burn analysis and the report's summaries of one coverage (CPU,
     on the worker's thread pool)."""
-    from activities.pricing import CoverTerms, as_dict, burn_analysis, price_sample, simulate_payouts
-    from activities.pricing.summaries import convergence_summary, fit_summary, loss_summary
+    from activities.pricing import (
+        CoverTerms,
+        as_dict,
+        burn_analysis,
+        price_sample,
+        simulate_payouts,
+    )
+    from activities.pricing.summaries import (
+        convergence_summary,
+        fit_summary,
+        loss_summary,
+    )
 
     started = time.perf_counter()
     t = request.terms
@@ -130,7 +141,7 @@ def simulate_coverage(request: SimulationInput) -> PricingOutcome:
 
 @activity.defn
 async def publish_pricing_run(request: PublishPricingInput) -> PricingRunResult:
-    await store.publish_run(request.run.coverage_id, request.run.version, request.outcome)
+    await pricing_db.publish_run(request.run.coverage_id, request.run.version, request.outcome)
     return PricingRunResult(
         coverage_id=request.run.coverage_id,
         version=request.run.version,
@@ -142,4 +153,4 @@ async def publish_pricing_run(request: PublishPricingInput) -> PricingRunResult:
 
 @activity.defn
 async def fail_pricing_run(run: PriceCoverageInput, error: str) -> None:
-    await store.mark_run(run.coverage_id, run.version, "FAILED", error)
+    await pricing_db.mark_run(run.coverage_id, run.version, "FAILED", error)

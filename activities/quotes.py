@@ -1,47 +1,30 @@
-"""Quote and policy writes: short, idempotent, run as local activities by the lifecycles.
+"""Quote writes: short, idempotent, run as local activities by the quote lifecycle.
 
-Each write reports its outcome (`TransitionOutcome`: the row's status afterwards and whether
-this write changed it), so a workflow never assumes a write did what it asked. The first
-four activities serve workflows started before the outcome-checked lifecycle (their
-histories replay against them) and stay registered until those have ended."""
+Each write reports its outcome (`TransitionOutcome`), so a workflow never assumes a write did
+what it asked. `persist_quote` and `transition_quote` serve quote workflows started before
+lifecycle 2 (docs/workflow-versioning.md)."""
 
 from __future__ import annotations
 
 from temporalio import activity
 
-from models import quote_store as store
-from models.commands import (
-    ConvertQuoteInput,
-    ConvertToPolicyInput,
-    PolicyStatusInput,
-    PolicyTransitionInput,
+from models.db import quotes as quotes_db
+from models.temporal.lifecycle import TransitionOutcome
+from models.temporal.quotes import (
     QuoteDraft,
     QuoteTransitionInput,
     QuoteWriteInput,
-    TransitionOutcome,
 )
 
 
 @activity.defn
 async def persist_quote(draft: QuoteDraft) -> None:
-    await store.insert_quote(draft)
-
-
-@activity.defn
-async def convert_quote(command: ConvertQuoteInput) -> bool:
-    return await store.convert_quote(command)
+    await quotes_db.insert_quote(draft)
 
 
 @activity.defn
 async def transition_quote(command: QuoteTransitionInput) -> bool:
-    return await store.transition_quote(command.tenant_id, command.quote_id, command.to_status, command.from_statuses)
-
-
-@activity.defn
-async def transition_policy(command: PolicyTransitionInput) -> bool:
-    return await store.transition_policy(
-        command.tenant_id, command.policy_id, command.to_status, command.from_statuses, command.at
-    )
+    return await quotes_db.transition_quote(command.tenant_id, command.quote_id, command.to_status, command.from_statuses)
 
 
 # --- outcome-checked writes ----------------------------------------------------------------------
@@ -49,26 +32,14 @@ async def transition_policy(command: PolicyTransitionInput) -> bool:
 
 @activity.defn
 async def record_quote(draft: QuoteDraft) -> TransitionOutcome:
-    return await store.record_quote(draft)
-
-
-@activity.defn
-async def convert_to_policy(command: ConvertToPolicyInput) -> TransitionOutcome:
-    return await store.convert_to_policy(command)
+    return await quotes_db.record_quote(draft)
 
 
 @activity.defn
 async def reject_quote(command: QuoteWriteInput) -> TransitionOutcome:
-    return await store.reject_quote(command)
+    return await quotes_db.reject_quote(command)
 
 
 @activity.defn
 async def expire_quote(command: QuoteWriteInput) -> TransitionOutcome:
-    return await store.expire_quote(command)
-
-
-@activity.defn
-async def set_policy_status(command: PolicyStatusInput) -> TransitionOutcome:
-    return await store.set_policy_status(
-        command.tenant_id, command.policy_id, command.to_status, command.from_statuses, command.at
-    )
+    return await quotes_db.expire_quote(command)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import threading
 
-from models.commands import SiteRef
+from models.temporal.catalogue import SiteRef
 
 _lock = threading.Lock()
 

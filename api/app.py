@@ -7,7 +7,6 @@ from contextlib import asynccontextmanager
 from typing import AsyncIterator
 
 from litestar import Litestar
-from litestar.config.app import AppConfig
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.middleware import DefineMiddleware
@@ -19,22 +18,22 @@ from temporalio.client import Client
 from api.auth.controller import TokenController, jwks
 from api.auth.middleware import PUBLIC_PATHS, AuthMiddleware
 from api.auth.tokens import TokenService
+from api.catalogue.controller import IndexDefinitionController, PincodeMappingController
+from api.catalogue.coverages import CoverageController
 from api.content_type import RequireJSON
-from api.controllers.business_partners import BusinessPartnerController
-from api.controllers.coverages import CoverageController
-from api.controllers.files import InternalFileController, TenantFileController
-from api.controllers.policies import PolicyController
-from api.controllers.quotes import QuoteController
-from api.controllers.catalogue import IndexDefinitionController, PincodeMappingController
-from api.controllers.health import VERSION, health
-from api.controllers.travel import TravelEventController
 from api.deps import provide_principal, provide_settings
+from api.documents.controller import InternalFileController, TenantFileController
+from api.health import VERSION, health
+from api.partners.controller import BusinessPartnerController
+from api.policies.controller import PolicyController
 from api.problems import EXCEPTION_HANDLERS
-from api.quoting import NonViableSlots
+from api.quotes.controller import QuoteController
+from api.quotes.service import NonViableSlots
 from api.ratelimit import RateLimiter
 from api.responses import DecimalNumberResponse
 from api.temporal import TemporalHolder
-from models.db import close_pool, open_pool
+from api.travel.controller import TravelEventController
+from models.db.core import close_pool, open_pool
 from models.settings import Settings, load_settings
 
 ROUTES = [

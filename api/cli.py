@@ -80,8 +80,9 @@ def migrate() -> None:
     """Apply database migrations and load the reference data (idempotent)."""
 
     async def _run() -> dict:
-        from models.db import close_pool, migrate as run_migrations, open_pool
-        from models.reference_data import load_reference_data
+        from models.db.core import close_pool, open_pool
+        from models.db.core import migrate as run_migrations
+        from models.db.reference_data import load_reference_data
 
         await open_pool()
         try:
@@ -104,8 +105,8 @@ def reprice(coverage_id, simulations: int | None, seed: int | None, elr: float |
     """Rerun COVERAGE_ID's pricing with other settings; show progress and the change."""
     from decimal import Decimal
 
-    from api.reprice import reprice as run_reprice
-    from models.wire import NewPricingRun
+    from api.pricing.reprice import reprice as run_reprice
+    from models.wire.internal import NewPricingRun
 
     request = NewPricingRun(
         simulations=simulations, seed=seed, expected_loss_ratio=None if elr is None else Decimal(str(elr))
@@ -123,10 +124,10 @@ def catalogue() -> None:
 @click.option("--wait/--no-wait", default=True, show_default=True, help="Wait until every coverage is priced.")
 def catalogue_build(pin_codes: tuple[str, ...], wait: bool) -> None:
     """Create and price the next 12 months' coverages for the targets of PIN_CODES."""
-    from api.catalogue import catalogue_window, ensure_coverages
-    from models.temporal_client import connect
-    from models.catalogue_store import target_for_pin
-    from models.db import close_pool, open_pool
+    from api.catalogue.service import catalogue_window, ensure_coverages
+    from models.db.catalogue import target_for_pin
+    from models.db.core import close_pool, open_pool
+    from models.temporal.client import connect
 
     settings = load_settings()
 
@@ -154,7 +155,8 @@ def tenants() -> None:
 
 def _tenant_command(operation) -> None:
     async def _run():
-        from models.db import close_pool, migrate as run_migrations, open_pool
+        from models.db.core import close_pool, open_pool
+        from models.db.core import migrate as run_migrations
 
         await open_pool()
         try:
@@ -220,7 +222,7 @@ def tenants_list() -> None:
     """Tenants and their clients (ids only, never secrets), as JSON."""
 
     async def listing():
-        from models.tables import ApiClient, Tenant
+        from models.db.tables import ApiClient, Tenant
 
         clients = await ApiClient.select(ApiClient.id, ApiClient.tenant_id, ApiClient.internal, ApiClient.disabled)
         return [

@@ -7,9 +7,8 @@ from temporalio.client import Client
 
 from api.auth.tokens import Principal
 from api.problems import Unavailable
-from models.lifecycle import REQUEST_DEADLINE
+from models.domain.lifecycle import REQUEST_DEADLINE
 from models.settings import Settings
-
 
 # How long a request waits on a workflow (update or result) before answering 503; the
 # workflow itself goes on, and an Idempotency-Key makes the client's retry safe.

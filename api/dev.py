@@ -21,7 +21,7 @@ from pathlib import Path
 import httpx
 import yaml
 
-from api.catalogue import catalogue_window
+from api.catalogue.service import catalogue_window
 from models.settings import REPO_ROOT, Settings
 
 DEMO_FILE = "demo-tenant.json"
@@ -100,9 +100,9 @@ def _wait(predicate, timeout: float, what: str) -> None:
 
 async def _prepare(settings: Settings) -> dict:
     from api.auth.tenants import TenantExists, add_client, create_tenant
-    from models.db import close_pool, migrate, open_pool
-    from models.reference_data import load_reference_data
-    from models.tables import ApiClient
+    from models.db.core import close_pool, migrate, open_pool
+    from models.db.reference_data import load_reference_data
+    from models.db.tables import ApiClient
 
     await open_pool()
     try:

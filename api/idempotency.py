@@ -9,10 +9,9 @@ import uuid
 from litestar import Response
 
 from api.problems import Conflict, DomainError, InvalidInput
-from models.catalogue_store import is_unique_violation
 from models.clock import utcnow
-from models.db import scoped_select
-from models.tables import IdempotencyRecord
+from models.db.core import is_unique_violation, scoped_select
+from models.db.tables import IdempotencyRecord
 
 HEADER = "idempotency-key"
 

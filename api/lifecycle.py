@@ -28,8 +28,8 @@ from temporalio.service import RPCError, RPCStatusCode
 from api.idempotency import HEADER as IDEMPOTENCY_KEY
 from api.idempotency import TransitionKey
 from api.problems import Conflict, Unavailable
-from models.lifecycle import REQUEST_DEADLINE
-from models.tables import MonitoringTarget, Tenant
+from models.db.tables import MonitoringTarget, Tenant
+from models.domain.lifecycle import REQUEST_DEADLINE
 from workflows.lifecycle import INVALID_TRANSITION, WRITE_FAILED
 
 RETRY_AFTER = {"Retry-After": "2"}

@@ -7,7 +7,7 @@ from http import HTTPStatus
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter
 
-from models.wire import Problem
+from models.wire.common import Problem
 
 _DESCRIPTIONS = {
     400: "Invalid input (problem+json, `errors` lists the fields)",

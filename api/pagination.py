@@ -8,7 +8,8 @@ from typing import Annotated, TypeVar
 from litestar.params import QueryParameter
 
 from api.problems import InvalidInput
-from models.wire import Page, Pageable, RichPage, SortInfo
+from models.wire.common import Page
+from models.wire.internal import Pageable, RichPage, SortInfo
 
 T = TypeVar("T")
 

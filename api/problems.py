@@ -16,7 +16,7 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 from temporalio.service import RPCError, RPCStatusCode
 
-from models.wire import FieldError, Problem
+from models.wire.common import FieldError, Problem
 
 log = logging.getLogger("parametric.api")
 

@@ -6,8 +6,8 @@ import asyncio
 
 from temporalio.client import Client
 
-from models.temporal_client import connect
 from models.settings import Settings
+from models.temporal.client import connect
 
 
 class TemporalHolder:

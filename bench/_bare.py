@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import uuid
 
 from temporalio import workflow
 

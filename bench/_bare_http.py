@@ -24,7 +24,7 @@ def create_app():
 
     @asynccontextmanager
     async def lifespan(app):
-        from models.converter import data_converter
+        from models.temporal.converter import data_converter
 
         state["client"] = await Client.connect(os.environ["TEMPORAL_ADDRESS"], data_converter=data_converter)
         yield
@@ -35,13 +35,14 @@ def create_app():
 
     @patch("/bare-convert/{tenant_id:str}/{quote_id:uuid}")
     async def bare_convert(tenant_id: str, quote_id: uuid.UUID) -> Response:
-        from models import quote_store
+        from api.quotes import responses
         from models.clock import utcnow
-        from models.commands import ConvertToPolicyInput
-        from models.lifecycle import policy_id_for_quote
+        from models.db import policies as policies_db
+        from models.domain.lifecycle import policy_id_for_quote
+        from models.temporal.policies import ConvertToPolicyInput
 
         policy_id = policy_id_for_quote(quote_id)
-        outcome = await quote_store.convert_to_policy(
+        outcome = await policies_db.convert_to_policy(
             ConvertToPolicyInput(tenant_id=tenant_id, quote_id=quote_id, policy_id=policy_id, at=utcnow())
         )
         if not outcome.applied:
@@ -55,7 +56,7 @@ def create_app():
                 id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
             ),
         )
-        policy = await quote_store.policy_out(tenant_id, policy_id)
+        policy = await responses.policy_out(tenant_id, policy_id)
         return Response(content=encoder.encode(policy), media_type="application/json")
 
     return Litestar(

@@ -285,7 +285,7 @@ class Ports:
 
 
 def temporal_command(binary: str, db_file: Path, ports: Ports) -> list[str]:
-    from models.workflow_ids import SEARCH_ATTRIBUTES
+    from models.temporal.search_attributes import SEARCH_ATTRIBUTES
 
     cmd = [
         binary, "server", "start-dev",
@@ -370,10 +370,15 @@ async def seed_policies(tenant_id: str, template_quote_id: str, count: int, chun
     policy items) write, copied from a real quote made through HTTP. No Temporal workflow
     exists for them: GET /policies reads the database only. Returns the rows written."""
     from models.clock import utcnow
-    from models.index_catalog import BY_CODE
-    from models.quote_store import _covers, line_item_rows, quote_row
-    from models.tables import LineItem, Policy, PolicyItem, Quote
-    from models.timefmt import period_label
+    from models.db.quotes import _covers, line_item_rows, quote_row
+    from models.db.tables import (
+        LineItem,
+        Policy,
+        PolicyItem,
+        Quote,
+    )
+    from models.domain.index_catalog import BY_CODE
+    from models.domain.periods import period_label
 
     template = await quote_row(tenant_id, uuid.UUID(template_quote_id))
     items = await line_item_rows(tenant_id, quote_id=uuid.UUID(template_quote_id))
@@ -858,7 +863,7 @@ def main() -> int:
         "PUBLIC_BASE_URL": f"http://127.0.0.1:{ports.api}",
         "TEMPORAL_ADDRESS": f"127.0.0.1:{ports.temporal}",
         "TEMPORAL_NAMESPACE": "default",
-        "PICCOLO_CONF": "models.piccolo_conf",
+        "PICCOLO_CONF": "models.db.piccolo_conf",
         "PYTHONUNBUFFERED": "1",
         # The per-client token bucket (api/ratelimit.py, default 100/s) stays in the request
         # path but never throttles: the bench measures capacity, and uses a single client.

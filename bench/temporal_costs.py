@@ -48,8 +48,18 @@ REPO = BENCH_DIR.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH_DIR]
 sys.path.insert(0, str(REPO))
 
-from bench.api import Processes, Ports, drive, free_port, machine, port_open, quiesce, temporal_command, wait_for  # noqa: E402
 from bench._costs import CostWorkflow, PolicyLike, PolicyVariant, QuoteLike, Variant  # noqa: E402
+from bench.api import (  # noqa: E402
+    Ports,
+    Processes,
+    drive,
+    free_port,
+    machine,
+    port_open,
+    quiesce,
+    temporal_command,
+    wait_for,
+)
 
 VARIANTS = {
     "bare": Variant(),

@@ -6,4 +6,4 @@ Imports nothing else of the project, so workflows, activities and the API all bu
 import os
 
 # Piccolo finds its engine through this module; set before any table is touched.
-os.environ.setdefault("PICCOLO_CONF", "models.piccolo_conf")
+os.environ.setdefault("PICCOLO_CONF", "models.db.piccolo_conf")

@@ -54,7 +54,7 @@ class Settings:
     catalogue_months: int = 12
     # Processes of the pricing worker's pool; 0: one per spare core (at least one).
     pricing_processes: int = 0
-    # How long an HTTP call waits on a workflow before answering 503 (models.lifecycle).
+    # How long an HTTP call waits on a workflow before answering 503 (models.domain.lifecycle).
     request_deadline_seconds: float = 20.0
     demo_tenant_name: str = "demo"
     extra: dict[str, str] = field(default_factory=dict)

@@ -33,7 +33,7 @@ if os.environ.get("TEST_DATABASE_URL"):
     os.environ["DATABASE_URL"] = os.environ["TEST_DATABASE_URL"]
 else:
     os.environ.pop("DATABASE_URL", None)
-os.environ.setdefault("PICCOLO_CONF", "models.piccolo_conf")
+os.environ.setdefault("PICCOLO_CONF", "models.db.piccolo_conf")
 os.environ.pop("AUTH_JWKS_URL", None)
 os.environ["TOKEN_RATE_PER_SECOND"] = "1000"  # the suite asks for many tokens; limits have their own test
 
@@ -57,8 +57,8 @@ def settings() -> Settings:
 
 @pytest.fixture(scope="session")
 async def database(settings):
-    from models.db import close_pool, migrate, open_pool
-    from models.reference_data import load_reference_data
+    from models.db.core import close_pool, migrate, open_pool
+    from models.db.reference_data import load_reference_data
 
     await open_pool()
     await migrate()
@@ -71,8 +71,8 @@ async def database(settings):
 async def temporal_env():
     from temporalio.testing import WorkflowEnvironment
 
-    from models.converter import data_converter
-    from models.workflow_ids import search_attribute_keys
+    from models.temporal.converter import data_converter
+    from models.temporal.search_attributes import search_attribute_keys
 
     env = await WorkflowEnvironment.start_local(
         data_converter=data_converter,

@@ -39,7 +39,7 @@ async def test_tenants_create_prints_json_credentials_usable_with_the_api(http, 
 
 
 async def test_secrets_are_stored_hashed(service):
-    from models.tables import ApiClient
+    from models.db.tables import ApiClient
 
     result = run_cli("tenants", "create", "hash-check", "--internal")
     creds = json.loads(result.stdout)

@@ -20,12 +20,20 @@ from temporalio import activity
 from temporalio.client import WorkflowExecutionStatus
 from temporalio.exceptions import ApplicationError
 
-from activities import quotes as real
-from models import quote_store
-from models.commands import ConvertToPolicyInput, PolicyStatusInput, QuoteDraft
-from models.lifecycle import policy_id_for_quote, quote_id_for_key
-from models.tables import Policy, Quote
-from models.workflow_ids import POLICY_STATUS, QUOTE_STATE, policy_schedule_workflow_id, policy_workflow_id, quote_workflow_id
+from activities import policies as policy_activities
+from activities import quotes as quote_activities
+from models.db import policies as policies_db
+from models.db import quotes as quotes_db
+from models.db.tables import Policy, Quote
+from models.domain.lifecycle import policy_id_for_quote, quote_id_for_key
+from models.temporal.ids import (
+    policy_schedule_workflow_id,
+    policy_workflow_id,
+    quote_workflow_id,
+)
+from models.temporal.policies import ConvertToPolicyInput, PolicyStatusInput
+from models.temporal.quotes import QuoteDraft
+from models.temporal.search_attributes import POLICY_STATUS, QUOTE_STATE
 from tests.api.test_quotes_policies import new_quote
 from tests.conftest import Server, Tenant, assert_problem, free_port
 
@@ -92,7 +100,7 @@ async def test_a_quote_whose_write_keeps_failing_answers_503_and_leaves_nothing(
 @activity.defn(name="record_quote")
 async def record_quote_slowly(draft: QuoteDraft):
     await asyncio.sleep(3)  # longer than the stack's 1.5 s request deadline
-    return await real.record_quote(draft)
+    return await quote_activities.record_quote(draft)
 
 
 async def test_a_post_retried_after_a_timeout_finds_the_first_quote(temporal_env, settings, tenant):
@@ -124,11 +132,11 @@ async def convert_lands_late(command: ConvertToPolicyInput):
 
         async def commit_late() -> None:
             await asyncio.sleep(0.5)
-            await real.convert_to_policy(command)
+            await policy_activities.convert_to_policy(command)
 
         asyncio.get_running_loop().create_task(commit_late())
         raise ApplicationError("connection reset while committing", non_retryable=True)
-    return await real.convert_to_policy(command)
+    return await policy_activities.convert_to_policy(command)
 
 
 async def test_a_conversion_whose_write_lands_late_completes_on_retry(temporal_env, settings, tenant):
@@ -138,7 +146,7 @@ async def test_a_conversion_whose_write_lands_late_completes_on_retry(temporal_e
         # The quote's workflow lives on the main stack; the conversion on this one.
         assert_problem(await faulty.patch(f"/quotes/{quote['id']}"), 503)
         await asyncio.sleep(1.5)  # meanwhile the first write commits
-        assert (await quote_store.quote_row(tenant.id, uuid.UUID(quote["id"])))["status"] == "ACCEPTED"
+        assert (await quotes_db.quote_row(tenant.id, uuid.UUID(quote["id"])))["status"] == "ACCEPTED"
         r = await faulty.patch(f"/quotes/{quote['id']}")
         assert r.status_code == 200, r.text
         policy = r.json()
@@ -159,7 +167,7 @@ async def test_concurrent_attempts_of_one_conversion_write_both_succeed(tenant):
         command = ConvertToPolicyInput(
             tenant_id=tenant.id, quote_id=quote_id, policy_id=policy_id_for_quote(quote_id), at=_now()
         )
-        outcomes = await asyncio.gather(*(quote_store.convert_to_policy(command) for _ in range(3)))
+        outcomes = await asyncio.gather(*(policies_db.convert_to_policy(command) for _ in range(3)))
         assert all(o.applied and o.status == "ACCEPTED" for o in outcomes), outcomes
         assert await Policy.count().where(Policy.quote_id == quote_id) == 1
 
@@ -203,7 +211,7 @@ async def set_policy_status_while_down(command: PolicyStatusInput):
     if _activation_down["down"] and command.to_status == "ACCEPTED":
         await asyncio.sleep(60)
         raise RuntimeError("database unreachable")
-    return await real.set_policy_status(command)
+    return await policy_activities.set_policy_status(command)
 
 
 async def test_a_write_that_keeps_failing_answers_503_before_the_deadline_and_a_keyed_retry_succeeds(
@@ -218,7 +226,7 @@ async def test_a_write_that_keeps_failing_answers_503_before_the_deadline_and_a_
         assert_problem(r, 503)
         assert r.headers["retry-after"]
         assert time.monotonic() - started < settings.request_deadline_seconds
-        assert (await quote_store.policy_row(tenant.id, uuid.UUID(policy["id"])))["status"] == "CREATED"
+        assert (await policies_db.policy_row(tenant.id, uuid.UUID(policy["id"])))["status"] == "CREATED"
         _activation_down["down"] = False
         r = await faulty.patch(f"/policies/{policy['id']}", headers=keyed("activate-once"))
         assert r.status_code == 200 and r.json()["status"] == "ACCEPTED", r.text
@@ -266,7 +274,7 @@ async def test_a_schedule_that_cannot_be_rendered_is_retried_in_view_while_the_p
         assert r.status_code == 202 and r.headers["retry-after"] and r.json()["status"] == "RENDERING"
         described = await describe(temporal_env, policy_workflow_id(tenant.id, policy["id"]))
         assert described.status == WorkflowExecutionStatus.RUNNING
-        assert (await quote_store.policy_row(tenant.id, uuid.UUID(policy["id"])))["status"] == "ACCEPTED"
+        assert (await policies_db.policy_row(tenant.id, uuid.UUID(policy["id"])))["status"] == "ACCEPTED"
         # The cancel path still works while the document is failing.
         assert (await faulty.delete(f"/policies/{policy['id']}")).status_code == 200
         await schedule.terminate("test over")

@@ -13,23 +13,30 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from temporalio import workflow
 from temporalio.api.enums.v1 import IndexedValueType
 from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest
-from temporalio import workflow
 from temporalio.client import WorkflowUpdateFailedError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from models import quote_store
-from models.commands import ConvertQuoteInput, ConvertToPolicyInput, CoverageSlot, CoverSnapshot, PolicyWorkflowInput, QuoteWorkflowInput
-from models.converter import data_converter
-from models.lifecycle import policy_id_for_quote
-from models.quote_builder import build_quote, month_segments
-from models.workflow_ids import SEARCH_ATTRIBUTES, policy_schedule_workflow_id, policy_workflow_id, quote_workflow_id
-from workflows.policy import DATA_LATENCY, PolicyWorkflow
-from workflows.quote import QuoteWorkflow
+from models.db import policies as policies_db
+from models.db import quotes as quotes_db
+from models.domain.lifecycle import policy_id_for_quote
+from models.domain.quotes import build_quote, month_segments
+from models.domain.terms import CoverageSlot
+from models.temporal.converter import data_converter
+from models.temporal.ids import (
+    policy_schedule_workflow_id,
+    policy_workflow_id,
+    quote_workflow_id,
+)
+from models.temporal.policies import ConvertToPolicyInput, PolicyWorkflowInput
+from models.temporal.quotes import ConvertQuoteInput, CoverSnapshot, QuoteWorkflowInput
+from models.temporal.search_attributes import SEARCH_ATTRIBUTES
+from workflows.policies import DATA_LATENCY, PolicyWorkflow
+from workflows.quotes import QuoteWorkflow
 from workflows.worker import Workers
-
 
 INDEXED = {"Keyword": IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD, "Datetime": IndexedValueType.INDEXED_VALUE_TYPE_DATETIME}
 
@@ -124,9 +131,9 @@ async def _policy(env, queue: str):
     start = dt.date(today.year + (today.month >= 11), (today.month + 1) % 12 + 1, 1)
     end = dt.date(start.year + 1, start.month, 1) - dt.timedelta(days=1)
     draft = _draft(tenant_id, start, end)
-    await quote_store.insert_quote(draft)
+    await quotes_db.insert_quote(draft)
     policy_id = uuid.uuid4()
-    assert await quote_store.convert_quote(
+    assert await policies_db.convert_quote(
         ConvertQuoteInput(
             tenant_id=tenant_id,
             quote_id=draft.id,
@@ -159,7 +166,7 @@ async def schedule_rendered(env: WorkflowEnvironment, tenant_id: str, policy_id:
 
 
 async def _status(tenant_id: str, policy_id: uuid.UUID) -> str:
-    return (await quote_store.policy_row(tenant_id, policy_id))["status"]
+    return (await policies_db.policy_row(tenant_id, policy_id))["status"]
 
 
 def _until(moment: dt.datetime, now: dt.datetime) -> dt.timedelta:
@@ -233,10 +240,10 @@ async def test_unconverted_quote_expires_after_its_validity(skipping_env, worker
     else:
         expires = quote_deadline(draft.valid_until, draft.risk_period_from)
     await advance(env, worker, _until(expires, await env.get_current_time()) - dt.timedelta(hours=1))
-    assert (await quote_store.quote_row(tenant_id, draft.id))["status"] == "CREATED"
+    assert (await quotes_db.quote_row(tenant_id, draft.id))["status"] == "CREATED"
     await advance(env, worker, dt.timedelta(hours=2))
     assert await handle.result() == "EXPIRED"
-    assert (await quote_store.quote_row(tenant_id, draft.id))["status"] == "EXPIRED"
+    assert (await quotes_db.quote_row(tenant_id, draft.id))["status"] == "EXPIRED"
 
 
 # --- lifecycle faults over months (issue 9) -----------------------------------------------------
@@ -244,9 +251,11 @@ async def test_unconverted_quote_expires_after_its_validity(skipping_env, worker
 from temporalio import activity  # noqa: E402
 from temporalio.exceptions import ApplicationError  # noqa: E402
 
-from activities import quotes as real  # noqa: E402
-from models.commands import PolicyStatusInput, QuoteWriteInput  # noqa: E402
-from models.lifecycle import quote_deadline  # noqa: E402
+from activities import policies as policy_activities  # noqa: E402
+from activities import quotes as quote_activities  # noqa: E402
+from models.domain.lifecycle import quote_deadline  # noqa: E402
+from models.temporal.policies import PolicyStatusInput  # noqa: E402
+from models.temporal.quotes import QuoteWriteInput  # noqa: E402
 from workflows.lifecycle import WRITE_FAILED  # noqa: E402
 
 
@@ -304,7 +313,7 @@ _reject_down = {"down": True}
 async def reject_write_fails(command: QuoteWriteInput):
     if _reject_down["down"]:
         raise ApplicationError("database unreachable", non_retryable=True)
-    return await real.reject_quote(command)
+    return await quote_activities.reject_quote(command)
 
 
 async def test_a_failed_rejection_leaves_the_quote_expiring_at_its_deadline(skipping_env, faulty_worker):
@@ -324,7 +333,7 @@ async def test_a_failed_rejection_leaves_the_quote_expiring_at_its_deadline(skip
     assert (await handle.query("status"))["status"] == "CREATED"
     deadline = quote_deadline(draft.valid_until, draft.risk_period_from)
     await advance(env, queue, _until(deadline, await env.get_current_time()) + dt.timedelta(hours=1))
-    assert (await quote_store.quote_row(tenant_id, draft.id))["status"] == "EXPIRED"
+    assert (await quotes_db.quote_row(tenant_id, draft.id))["status"] == "EXPIRED"
     assert await asyncio.wait_for(handle.result(), 60) == "EXPIRED"
     assert failed.value.cause.type == WRITE_FAILED  # the client was told to retry (503)
 
@@ -334,15 +343,15 @@ async def test_a_quote_past_its_deadline_is_refused_by_the_database_write(databa
     tenant_id = str(uuid.uuid4())
     today = dt.date.today()
     draft = _draft(tenant_id, today + dt.timedelta(days=60), today + dt.timedelta(days=120))
-    await quote_store.insert_quote(draft)
+    await quotes_db.insert_quote(draft)
     late = quote_deadline(draft.valid_until, draft.risk_period_from) + dt.timedelta(seconds=1)
-    refused = await quote_store.reject_quote(QuoteWriteInput(tenant_id=tenant_id, quote_id=draft.id, at=late))
+    refused = await quotes_db.reject_quote(QuoteWriteInput(tenant_id=tenant_id, quote_id=draft.id, at=late))
     assert not refused.applied and refused.status == "CREATED"
-    converted = await quote_store.convert_to_policy(
+    converted = await policies_db.convert_to_policy(
         ConvertToPolicyInput(tenant_id=tenant_id, quote_id=draft.id, policy_id=uuid.uuid4(), at=late)
     )
     assert not converted.applied and "until" in converted.detail
-    assert (await quote_store.quote_row(tenant_id, draft.id))["status"] == "CREATED"
+    assert (await quotes_db.quote_row(tenant_id, draft.id))["status"] == "CREATED"
 
 
 async def test_a_draft_lapses_at_the_first_risk_start_and_cannot_be_activated_after(skipping_env, worker):
@@ -367,7 +376,7 @@ async def test_a_converted_draft_lapses_with_its_quotes_validity(skipping_env, w
     tenant_id = str(uuid.uuid4())
     today = dt.date.today()
     draft = _draft(tenant_id, today + dt.timedelta(days=60), today + dt.timedelta(days=120))
-    await quote_store.insert_quote(draft)
+    await quotes_db.insert_quote(draft)
     policy_id = policy_id_for_quote(draft.id)
     lapse_at = quote_deadline(draft.valid_until, draft.risk_period_from)
     handle = await env.client.start_workflow(
@@ -404,7 +413,7 @@ async def cancel_write_hangs_then_fails(command: PolicyStatusInput):
         _cancel_gate["entered"].set()
         await _cancel_gate["release"].wait()
         raise ApplicationError("database unreachable", non_retryable=True)
-    return await real.set_policy_status(command)
+    return await policy_activities.set_policy_status(command)
 
 
 async def test_a_timer_during_a_failed_cancel_does_not_end_a_live_policy(skipping_env, faulty_worker):
@@ -467,9 +476,9 @@ async def test_a_quote_expires_at_its_risk_start_when_that_comes_before_its_vali
     expires = quote_deadline(draft.valid_until, draft.risk_period_from)
     assert expires == dt.datetime.combine(draft.risk_period_from, dt.time(0), tzinfo=dt.timezone.utc)
     await advance(env, worker, _until(expires, await env.get_current_time()) - dt.timedelta(hours=1))
-    assert (await quote_store.quote_row(tenant_id, draft.id))["status"] == "CREATED"
+    assert (await quotes_db.quote_row(tenant_id, draft.id))["status"] == "CREATED"
     await advance(env, worker, dt.timedelta(hours=2))
-    assert (await quote_store.quote_row(tenant_id, draft.id))["status"] == "EXPIRED"
+    assert (await quotes_db.quote_row(tenant_id, draft.id))["status"] == "EXPIRED"
     assert await handle.result() == "EXPIRED"
 
 
@@ -477,7 +486,7 @@ async def test_a_converted_quote_learns_of_its_conversion_at_its_deadline(skippi
     """The conversion does not touch the quote's workflow (docs/quotes-and-policies.md); at
     its deadline the quote's expiry write finds the conversion and the workflow records it
     (QuoteState ACCEPTED, PolicyId), never EXPIRED."""
-    from models.workflow_ids import POLICY_ID, QUOTE_STATE
+    from models.temporal.search_attributes import POLICY_ID, QUOTE_STATE
 
     env = skipping_env
     tenant_id = str(uuid.uuid4())
@@ -510,11 +519,11 @@ async def test_a_converted_quote_learns_of_its_conversion_at_its_deadline(skippi
         await policy.execute_update(PolicyWorkflow.convert)
         await policy.execute_update(PolicyWorkflow.activate)
     await schedule_rendered(env, tenant_id, policy_id)
-    assert (await quote_store.quote_row(tenant_id, draft.id))["status"] == "ACCEPTED"
+    assert (await quotes_db.quote_row(tenant_id, draft.id))["status"] == "ACCEPTED"
     assert (await quote.query("status"))["status"] == "CREATED"  # not told: it learns at its deadline
     await advance(env, worker, _until(lapse_at, await env.get_current_time()) + dt.timedelta(hours=1))
     assert await asyncio.wait_for(quote.result(), 60) == "ACCEPTED"
     attributes = (await quote.describe()).typed_search_attributes
     assert attributes.get(QUOTE_STATE) == "ACCEPTED" and attributes.get(POLICY_ID) == str(policy_id)
-    assert (await quote_store.quote_row(tenant_id, draft.id))["status"] == "ACCEPTED"
+    assert (await quotes_db.quote_row(tenant_id, draft.id))["status"] == "ACCEPTED"
     assert await _status(tenant_id, policy_id) == "ACCEPTED"  # an activated policy does not lapse

@@ -12,8 +12,8 @@ SCRIPT = textwrap.dedent(
     """
     import asyncio, datetime as dt, uuid
     from piccolo.apps.migrations.commands.backwards import BackwardsMigrationManager
-    from models.db import migrate
-    from models.tables import Policy, PolicyCount
+    from models.db.core import migrate
+    from models.db.tables import Policy, PolicyCount
 
     def policy(tenant):
         now = dt.datetime.now(dt.timezone.utc)
@@ -45,7 +45,7 @@ SCRIPT = textwrap.dedent(
 
 
 def test_migrations_go_back_past_the_policy_counters_and_forwards_again(tmp_path):
-    env = {**os.environ, "PARAMETRIC_VAR_DIR": str(tmp_path), "PICCOLO_CONF": "models.piccolo_conf"}
+    env = {**os.environ, "PARAMETRIC_VAR_DIR": str(tmp_path), "PICCOLO_CONF": "models.db.piccolo_conf"}
     env.pop("DATABASE_URL", None)
     done = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stdout[-2000:] + done.stderr[-2000:]

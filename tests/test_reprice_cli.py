@@ -6,14 +6,14 @@ import asyncio
 import os
 import sys
 
-from models import catalogue_store
+from models.db import pricing as pricing_db
 
 
 async def test_reprice_cli_keeps_every_run_and_prints_the_change(tenant, service):
     listed = (await tenant.get("/internal/coverages?targetName=400001&from=2027-08-01&to=2027-08-31&size=10")).json()
     coverage = next(c for c in listed["content"] if c["riskTypeId"] == "RAINFALL")
     for _ in range(600):  # version 1 (the catalogue's) first
-        runs = await catalogue_store.pricing_runs(coverage["id"])
+        runs = await pricing_db.pricing_runs(coverage["id"])
         if runs and runs[0]["status"] == "COMPLETED":
             break
         await asyncio.sleep(0.2)
@@ -31,7 +31,7 @@ async def test_reprice_cli_keeps_every_run_and_prints_the_change(tenant, service
     assert "change" in header
     elr_row = next(line for line in text.splitlines() if line.startswith("Expected loss ratio"))
     assert "0.65" in elr_row and "0.6" in elr_row
-    runs = await catalogue_store.pricing_runs(coverage["id"])
+    runs = await pricing_db.pricing_runs(coverage["id"])
     assert [(r["version"], r["status"]) for r in runs] == [(1, "COMPLETED"), (2, "COMPLETED")]
     assert runs[1]["requested_by"] == "cli" and runs[1]["simulations"] >= 50000
 

@@ -13,7 +13,7 @@ from piccolo.engine.sqlite import TransactionType
 from piccolo.querystring import QueryString
 from piccolo.table import Table
 
-from models.sqlite_engine import PooledSQLiteEngine
+from models.db.sqlite_engine import PooledSQLiteEngine
 
 SLOW = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000000) SELECT count(*) AS n FROM c"
 

@@ -10,8 +10,9 @@ from decimal import Decimal
 import msgspec
 import pytest
 
-from models.money import MoneyError, from_minor, to_minor
-from models.wire import Money, NewBusinessPartner
+from models.domain.money import MoneyError, from_minor, to_minor
+from models.wire.common import Money
+from models.wire.internal import NewBusinessPartner
 
 
 @pytest.mark.parametrize(
@@ -54,7 +55,7 @@ def test_money_wire_type_keeps_exact_decimals():
 
 
 async def test_converter_round_trips_structs_decimal_uuid_and_dates():
-    from models.converter import data_converter
+    from models.temporal.converter import data_converter
 
     values = [Money(amount=Decimal("12.30"), currency="INR"), uuid.uuid4(), dt.date(2026, 1, 31)]
     payloads = await data_converter.encode(values)
@@ -70,7 +71,7 @@ def test_new_business_partner_requires_an_email():
 
 
 def test_every_pin_code_with_coordinates_maps_to_a_target_containing_it():
-    from models.reference_data import CELL_DEGREES, build_targets, read_pin_codes
+    from models.db.reference_data import CELL_DEGREES, build_targets, read_pin_codes
 
     pin_codes = read_pin_codes()
     targets = build_targets(pin_codes)
@@ -84,7 +85,7 @@ def test_every_pin_code_with_coordinates_maps_to_a_target_containing_it():
 
 
 def test_cell_centre_and_readable_target_ids():
-    from models.reference_data import cell_centre, target_id
+    from models.db.reference_data import cell_centre, target_id
 
     assert cell_centre(12.97, 77.59) == (12.875, 77.625)
     assert cell_centre(13.0, 77.5) == (13.125, 77.625)
@@ -94,7 +95,7 @@ def test_cell_centre_and_readable_target_ids():
 def test_dev_server_command_follows_temporal_dev_yml():
     from api.dev import dev_server_config, temporal_command
     from models.settings import load_settings
-    from models.workflow_ids import SEARCH_ATTRIBUTES
+    from models.temporal.search_attributes import SEARCH_ATTRIBUTES
 
     cfg = dev_server_config()
     cmd = temporal_command(cfg, load_settings(), "temporal")
@@ -179,7 +180,7 @@ def test_a_request_write_gives_up_before_the_request_does():
     """Every attempt of a write an HTTP call waits on, retries included, ends within the write
     budget, which ends before the call's deadline: a failed write is answered (503), never
     left to land after the client gave up."""
-    from models.lifecycle import REQUEST_DEADLINE, REQUEST_WRITE_BUDGET
+    from models.domain.lifecycle import REQUEST_DEADLINE, REQUEST_WRITE_BUDGET
     from workflows.lifecycle import request_write_worst_case
 
     assert request_write_worst_case() <= REQUEST_WRITE_BUDGET < REQUEST_DEADLINE

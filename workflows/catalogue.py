@@ -24,17 +24,17 @@ with workflow.unsafe.imports_passed_through():
         load_site,
         propose_coverage_terms,
     )
-    from models.commands import (
+    from models.temporal.catalogue import (
         CatalogueInput,
         CreateCoveragesInput,
         EnsureCoveragesRequest,
         PlannedCoverage,
-        PriceCoverageInput,
         ProposeTermsInput,
-        coverage_seed,
     )
-    from models.workflow_ids import COVERAGE_ID, MONITORING_TARGET_ID, coverage_pricing_workflow_id
-    from workflows.coverage_pricing import CoveragePricingWorkflow, db_step, pricing_queue
+    from models.temporal.ids import coverage_pricing_workflow_id
+    from models.temporal.pricing import PriceCoverageInput, coverage_seed
+    from models.temporal.search_attributes import COVERAGE_ID, MONITORING_TARGET_ID
+    from workflows.pricing import CoveragePricingWorkflow, db_step, pricing_queue
 
 DB_TIMEOUT = timedelta(seconds=30)
 PROPOSAL_TIMEOUT = timedelta(minutes=10)

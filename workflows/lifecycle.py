@@ -8,8 +8,6 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.exceptions import TimeoutError as ActivityTimeoutError
 
-from models.lifecycle import REQUEST_WRITE_BUDGET
-
 WRITE_TIMEOUT = timedelta(seconds=10)
 # A write that still fails after this many tries is refused with a WriteFailed error (the
 # state is left as it was) instead of retrying forever behind a waiting HTTP call.
@@ -22,7 +20,7 @@ WRITE_FAILED = "WriteFailed"
 BACKGROUND_WRITE_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(minutes=5))
 
 # A write a request waits on: REQUEST_WRITE_ATTEMPTS attempts of at most REQUEST_WRITE_ATTEMPT
-# each (and the backoff between them) fit in REQUEST_WRITE_BUDGET (models.lifecycle), then
+# each (and the backoff between them) fit in REQUEST_WRITE_BUDGET (models.domain.lifecycle), then
 # WriteFailed → 503 with Retry-After. The attempts bound it, not a schedule-to-close timeout:
 # the SDK (1.35) does not end a local activity's retries at its schedule-to-close timeout.
 REQUEST_WRITE_ATTEMPT = timedelta(seconds=3.5)

@@ -1,4 +1,4 @@
-"""Workers, one per task queue (models.workflow_ids.QUEUE_SUFFIXES):
+"""Workers, one per task queue (models.temporal.queues.QUEUE_SUFFIXES):
 
 - **lifecycle** (`<base>`): every workflow, and the short database activities that Updates
   wait on. Nothing CPU-heavy runs here, so a conversion never queues behind a price.
@@ -22,32 +22,46 @@ from dataclasses import dataclass, field
 
 from temporalio.client import Client
 from temporalio.worker import SharedStateManager, Worker
-from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
+from temporalio.worker.workflow_sandbox import (
+    SandboxedWorkflowRunner,
+    SandboxRestrictions,
+)
 
-from activities.business_partners import save_business_partner
-from activities.catalogue import create_coverages, find_catalogue_coverages, load_site, propose_coverage_terms
+from activities.catalogue import (
+    create_coverages,
+    find_catalogue_coverages,
+    load_site,
+    propose_coverage_terms,
+)
 from activities.documents import render_coverage_documents, render_policy_schedule
-from activities.pricing_runs import fail_pricing_run, publish_pricing_run, simulate_coverage, start_pricing_run
-from activities.quotes import (
+from activities.partners import save_business_partner
+from activities.policies import (
     convert_quote,
     convert_to_policy,
+    set_policy_status,
+    transition_policy,
+)
+from activities.pricing_runs import (
+    fail_pricing_run,
+    publish_pricing_run,
+    simulate_coverage,
+    start_pricing_run,
+)
+from activities.quotes import (
     expire_quote,
     persist_quote,
     record_quote,
     reject_quote,
-    set_policy_status,
-    transition_policy,
     transition_quote,
 )
 from models.settings import Settings
-from models.workflow_ids import QUEUE_SUFFIXES, task_queue
-from workflows.business_partners import BusinessPartnerWorkflow
+from models.temporal.queues import QUEUE_SUFFIXES, task_queue
 from workflows.catalogue import CatalogueWorkflow
-from workflows.coverage_documents import CoverageDocumentsWorkflow
-from workflows.coverage_pricing import CoveragePricingWorkflow
-from workflows.policy import PolicyWorkflow
-from workflows.policy_schedule import PolicyScheduleWorkflow
-from workflows.quote import QuoteWorkflow
+from workflows.documents import CoverageDocumentsWorkflow, PolicyScheduleWorkflow
+from workflows.partners import BusinessPartnerWorkflow
+from workflows.policies import PolicyWorkflow
+from workflows.pricing import CoveragePricingWorkflow
+from workflows.quotes import QuoteWorkflow
 
 QUEUES = tuple(QUEUE_SUFFIXES)
 
@@ -239,8 +253,8 @@ def default_pricing_processes() -> int:
 
 
 async def run_worker(settings: Settings, queues: tuple[str, ...] = QUEUES, stop: asyncio.Event | None = None) -> None:
-    from models.db import close_pool, open_pool
-    from models.temporal_client import connect
+    from models.db.core import close_pool, open_pool
+    from models.temporal.client import connect
 
     if "lifecycle" not in queues:
         # Pricing and documents yield the CPU to the lifecycle and the API on a shared machine.

@@ -30,7 +30,7 @@ from datetime import date
 
 import numpy as np
 
-from models.index_catalog import BY_CODE
+from models.domain.index_catalog import BY_CODE
 
 from .payouts import linear_payout
 from .periods import MonthSlot, month_slots, union_slots

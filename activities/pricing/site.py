@@ -8,7 +8,7 @@ from datetime import date
 
 import numpy as np
 
-from models.index_catalog import BY_CODE
+from models.domain.index_catalog import BY_CODE
 
 from .climate_data import ClimateData
 from .geography import ClimateSite, climate_site, gazetteer, normalise_name

@@ -9,7 +9,7 @@ from datetime import date
 
 import numpy as np
 
-from models.index_catalog import BY_CODE
+from models.domain.index_catalog import BY_CODE
 
 from .montecarlo import PayoutSample, simulate_index
 from .site import SiteModel, historical_index

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 
-from models.index_catalog import BY_CODE, IndexDefinitionSpec
+from models.domain.index_catalog import BY_CODE, IndexDefinitionSpec
 
 MAX_RISK_DAYS = 366
 

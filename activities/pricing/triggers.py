@@ -27,7 +27,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 
 import numpy as np
 
-from models.index_catalog import BY_CODE
+from models.domain.index_catalog import BY_CODE
 
 from .montecarlo import simulate_index
 from .site import SiteModel

@@ -15,10 +15,10 @@ from litestar.params import FromPath
 
 from api.auth.tenants import authenticate_client
 from api.auth.tokens import TokenService
-from api.ratelimit import RateLimited
 from api.problems import NotFound
-from models.tables import Tenant
-from models.wire import OAuthError, TokenResponse
+from api.ratelimit import RateLimited
+from models.db.tables import Tenant
+from models.wire.auth import OAuthError, TokenResponse
 
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 

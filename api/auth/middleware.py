@@ -14,7 +14,6 @@ import re
 import uuid
 
 import anyio
-
 from litestar.connection import ASGIConnection
 from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
 from litestar.middleware import AbstractAuthenticationMiddleware, AuthenticationResult

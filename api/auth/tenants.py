@@ -10,8 +10,8 @@ import uuid
 from dataclasses import asdict, dataclass
 
 from models.clock import utcnow
-from models.db import write_transaction
-from models.tables import ApiClient, Tenant
+from models.db.core import write_transaction
+from models.db.tables import ApiClient, Tenant
 
 # Client secrets and API keys are 256-bit random strings, not passwords: nobody can guess
 # one, so a plain SHA-256 protects them at rest as well as a slow hash would, and checking

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from models.workflow_ids import business_partner_workflow_id
+from models.temporal.ids import business_partner_workflow_id
 from tests.conftest import assert_problem
 
 PARTNER = {
@@ -47,7 +47,7 @@ async def test_create_runs_a_workflow_that_writes_the_partner(tenant, temporal_e
     assert description.workflow_type == "BusinessPartnerWorkflow"
     assert description.status.name == "COMPLETED"
     assert description.typed_search_attributes.get(
-        __import__("models.workflow_ids", fromlist=["TENANT_ID"]).TENANT_ID
+        __import__("models.temporal.search_attributes", fromlist=["TENANT_ID"]).TENANT_ID
     ) == tenant.id
 
     # The activity wrote it to the database: a GET reads it back.

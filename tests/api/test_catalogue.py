@@ -5,8 +5,8 @@ from __future__ import annotations
 import csv
 import io
 
-from models.index_catalog import INDEX_DEFINITIONS
-from models.reference_data import read_pin_codes
+from models.db.reference_data import read_pin_codes
+from models.domain.index_catalog import INDEX_DEFINITIONS
 
 
 async def test_index_definitions_list_the_seeded_definitions(tenant):

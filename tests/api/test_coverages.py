@@ -4,12 +4,11 @@ repriced by actuaries with every run kept."""
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 from decimal import Decimal
 
 import pytest
 
-from models.workflow_ids import catalogue_workflow_id, coverage_pricing_workflow_id
+from models.temporal.ids import catalogue_workflow_id, coverage_pricing_workflow_id
 from tests.conftest import assert_problem
 
 BENGALURU = "560001"

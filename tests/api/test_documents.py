@@ -83,7 +83,7 @@ async def test_activated_policy_gets_a_schedule_only_its_tenant_can_read(tenant,
     assert policy["id"] in text.replace("\n", "") or policy["id"][:8] in text
     assert "ACCEPTED" in text or "Accepted" in text
     assert_problem(await other_tenant.get(f"/policies/{policy['id']}/schedule"), 404)
-    from models.quote_store import policy_row
+    from models.db.policies import policy_row
 
     row = await policy_row(tenant.id, policy["id"])
     file_id = row["schedule_file_id"]
@@ -96,7 +96,7 @@ async def test_activated_policy_gets_a_schedule_only_its_tenant_can_read(tenant,
 async def test_rendering_twice_stores_once(documented_coverage):
     """A retried render activity finds its files and stores nothing new."""
     from activities.documents import render_coverage_documents
-    from models.tables import StoredFile
+    from models.db.tables import StoredFile
 
     # Other coverages' documents may be rendering meanwhile: count this coverage's files only.
     mine = StoredFile.id.is_in(

@@ -94,8 +94,8 @@ async def test_bad_path_parameter_is_4xx(tenant):
 
 async def test_server_errors_leak_no_stack_trace(service, tenant, monkeypatch):
     """An unexpected exception in a handler answers a bare 500 problem."""
-    from api.controllers import catalogue
-    from models.tables import IndexDefinition
+    from api.catalogue import controller as catalogue
+    from models.db.tables import IndexDefinition
 
     def boom(*args, **kwargs):
         raise RuntimeError("secret internals /etc/passwd")

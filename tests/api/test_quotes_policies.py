@@ -8,7 +8,8 @@ from decimal import Decimal
 
 import pytest
 
-from models.workflow_ids import POLICY_STATUS, QUOTE_STATE, TENANT_ID, policy_workflow_id, quote_workflow_id
+from models.temporal.ids import policy_workflow_id, quote_workflow_id
+from models.temporal.search_attributes import POLICY_STATUS, QUOTE_STATE, TENANT_ID
 from tests.conftest import assert_problem
 
 TARGET = "IN-12.875N-077.625E"  # Bengaluru, pin code 560001
@@ -152,7 +153,7 @@ async def test_concurrent_conversions_make_exactly_one_policy(tenant):
     results = await asyncio.gather(*[tenant.patch(f"/quotes/{created['id']}") for _ in range(10)])
     codes = sorted(r.status_code for r in results)
     assert codes == [200] + [409] * 9, codes
-    from models.tables import Policy
+    from models.db.tables import Policy
 
     assert await Policy.count().where(Policy.quote_id == created["id"]) == 1
 
@@ -160,7 +161,7 @@ async def test_concurrent_conversions_make_exactly_one_policy(tenant):
 async def _counted(tenant_id: str) -> dict[str, int]:
     from piccolo.query.functions.aggregate import Count
 
-    from models.tables import Policy, PolicyCount
+    from models.db.tables import Policy, PolicyCount
 
     rows = await Policy.select(Policy.status, Count()).where(Policy.tenant_id == tenant_id).group_by(Policy.status)
     kept = await PolicyCount.select(PolicyCount.status, PolicyCount.n).where(PolicyCount.tenant_id == tenant_id)
@@ -190,7 +191,7 @@ async def test_policy_counters_follow_inserts_status_changes_and_deletes(tenant)
     import uuid
 
     from models.clock import utcnow
-    from models.tables import Policy
+    from models.db.tables import Policy
 
     tenant_id = str(uuid.uuid4())
     now = utcnow()
@@ -214,8 +215,8 @@ async def test_policy_counters_follow_inserts_status_changes_and_deletes(tenant)
 async def test_insert_rows_writes_what_piccolo_insert_writes(tenant):
     import uuid
 
-    from models.db import insert_rows
-    from models.tables import LineItem
+    from models.db.core import insert_rows
+    from models.db.tables import LineItem
 
     tenant_id = uuid.uuid4()
     coverage_ids = {1: str(uuid.uuid4()), 2: str(uuid.uuid4())}

@@ -6,7 +6,7 @@ import datetime as dt
 import uuid
 
 from models.clock import utcnow
-from models.tables import ParametricEvent
+from models.db.tables import ParametricEvent
 from tests.conftest import assert_problem
 
 

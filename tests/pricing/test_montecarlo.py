@@ -20,11 +20,11 @@ from activities.pricing import (
     payout,
     price_cover,
     price_covers,
+    sampling,
     simulate_index,
     simulate_payouts,
 )
 from activities.pricing import montecarlo as mc
-from activities.pricing import sampling
 
 from .closed_form import Normal, Uniform, ZeroInflatedGamma, expected_linear
 from .conftest import exponential_rain, gumbel_wind, normal_temperature, synthetic_model

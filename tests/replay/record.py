@@ -31,7 +31,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 os.environ["PARAMETRIC_VAR_DIR"] = tempfile.mkdtemp(prefix="parametric-record-")
 os.environ.pop("DATABASE_URL", None)
-os.environ.setdefault("PICCOLO_CONF", "models.piccolo_conf")
+os.environ.setdefault("PICCOLO_CONF", "models.db.piccolo_conf")
 
 
 def _binary(name: str) -> str:
@@ -46,7 +46,7 @@ async def _history(client, workflow_id: str):
 
 
 def _cover(code: str, start: dt.date, end: dt.date):
-    from models.commands import CoverSnapshot
+    from models.temporal.quotes import CoverSnapshot
 
     return CoverSnapshot(
         coverage_id=uuid.uuid5(uuid.NAMESPACE_URL, f"record:{code}:{start}"),
@@ -68,8 +68,8 @@ def _cover(code: str, start: dt.date, end: dt.date):
 
 
 def quote_draft(tenant_id: str, start: dt.date, months: int, today: dt.date):
-    from models.commands import CoverageSlot
-    from models.quote_builder import build_quote, month_segments
+    from models.domain.quotes import build_quote, month_segments
+    from models.domain.terms import CoverageSlot
 
     end = dt.date(start.year + (start.month - 1 + months) // 12, (start.month - 1 + months) % 12 + 1, 1) - dt.timedelta(days=1)
     covers = {
@@ -110,17 +110,17 @@ def quote_start(draft, queue: str):
     from temporalio.client import WithStartWorkflowOperation
     from temporalio.common import SearchAttributePair, WorkflowIDConflictPolicy
 
-    from models.commands import QuoteWorkflowInput
-    from models.lifecycle import day_start
-    from models.workflow_ids import (
+    from models.domain.lifecycle import day_start
+    from models.temporal.ids import quote_workflow_id
+    from models.temporal.quotes import QuoteWorkflowInput
+    from models.temporal.search_attributes import (
         MONITORING_TARGET_ID,
         QUOTE_STATE,
         RISK_PERIOD_END,
         RISK_PERIOD_START,
         TENANT_ID,
-        quote_workflow_id,
     )
-    from workflows.quote import QuoteWorkflow
+    from workflows.quotes import QuoteWorkflow
 
     return WithStartWorkflowOperation(
         QuoteWorkflow.run,
@@ -143,13 +143,18 @@ def quote_start(draft, queue: str):
 
 def policy_start(draft, queue: str):
     from temporalio.client import WithStartWorkflowOperation
-    from temporalio.common import SearchAttributePair, WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+    from temporalio.common import (
+        SearchAttributePair,
+        WorkflowIDConflictPolicy,
+        WorkflowIDReusePolicy,
+    )
 
-    from models.commands import PolicyWorkflowInput
-    from models.lifecycle import policy_id_for_quote, quote_deadline
-    from models.quote_builder import month_segments
-    from models.workflow_ids import POLICY_STATUS, QUOTE_ID, TENANT_ID, policy_workflow_id
-    from workflows.policy import PolicyWorkflow
+    from models.domain.lifecycle import policy_id_for_quote, quote_deadline
+    from models.domain.quotes import month_segments
+    from models.temporal.ids import policy_workflow_id
+    from models.temporal.policies import PolicyWorkflowInput
+    from models.temporal.search_attributes import POLICY_STATUS, QUOTE_ID, TENANT_ID
+    from workflows.policies import PolicyWorkflow
 
     policy_id = policy_id_for_quote(draft.id)
     return WithStartWorkflowOperation(
@@ -180,10 +185,9 @@ def policy_start(draft, queue: str):
 
 async def convert(client, draft, queue: str):
     """PATCH /quotes/{id}: update-with-start on the policy's workflow; returns its handle."""
-    from workflows.policy import PolicyWorkflow
-
-    from models.lifecycle import policy_id_for_quote
-    from models.workflow_ids import policy_workflow_id
+    from models.domain.lifecycle import policy_id_for_quote
+    from models.temporal.ids import policy_workflow_id
+    from workflows.policies import PolicyWorkflow
 
     operation = policy_start(draft, queue)
     await client.execute_update_with_start_workflow(PolicyWorkflow.convert, start_workflow_operation=operation)
@@ -198,17 +202,11 @@ async def dev_scenarios(only: set[str] | None) -> dict[str, object]:
     from temporalio.common import SearchAttributePair, WorkflowIDConflictPolicy
     from temporalio.testing import WorkflowEnvironment
 
-    from models import quote_store
-    from models.commands import (
-        CatalogueInput,
-        CoverageSlot,
-        EnsureCoveragesRequest,
-        RegisterBusinessPartnerInput,
-    )
-    from models.converter import data_converter
-    from models.wire import NewAddress, NewBusinessPartner
-    from models.workflow_ids import (
-        MONITORING_TARGET_ID,
+    from models.domain.lifecycle import policy_id_for_quote
+    from models.domain.terms import CoverageSlot
+    from models.temporal.catalogue import CatalogueInput, EnsureCoveragesRequest
+    from models.temporal.converter import data_converter
+    from models.temporal.ids import (
         business_partner_workflow_id,
         catalogue_workflow_id,
         coverage_documents_workflow_id,
@@ -216,13 +214,17 @@ async def dev_scenarios(only: set[str] | None) -> dict[str, object]:
         policy_schedule_workflow_id,
         policy_workflow_id,
         quote_workflow_id,
+    )
+    from models.temporal.partners import RegisterBusinessPartnerInput
+    from models.temporal.search_attributes import (
+        MONITORING_TARGET_ID,
         search_attribute_keys,
     )
-    from models.lifecycle import policy_id_for_quote
-    from workflows.business_partners import BusinessPartnerWorkflow
+    from models.wire.internal import NewAddress, NewBusinessPartner
     from workflows.catalogue import CatalogueWorkflow
-    from workflows.policy import PolicyWorkflow
-    from workflows.quote import QuoteWorkflow
+    from workflows.partners import BusinessPartnerWorkflow
+    from workflows.policies import PolicyWorkflow
+    from workflows.quotes import QuoteWorkflow
     from workflows.worker import Workers
 
     histories: dict[str, object] = {}
@@ -361,12 +363,13 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
     from temporalio.testing import WorkflowEnvironment
     from temporalio.worker import Worker
 
-    from models import quote_store
-    from models.converter import data_converter
-    from models.lifecycle import quote_deadline
-    from models.workflow_ids import SEARCH_ATTRIBUTES, policy_schedule_workflow_id, quote_workflow_id
-    from workflows.policy import PolicyWorkflow
-    from workflows.quote import QuoteWorkflow
+    from models.db import quotes as quotes_db
+    from models.domain.lifecycle import quote_deadline
+    from models.temporal.converter import data_converter
+    from models.temporal.ids import policy_schedule_workflow_id, quote_workflow_id
+    from models.temporal.search_attributes import SEARCH_ATTRIBUTES
+    from workflows.policies import PolicyWorkflow
+    from workflows.quotes import QuoteWorkflow
     from workflows.worker import Workers
 
     indexed = {"Keyword": IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD, "Datetime": IndexedValueType.INDEXED_VALUE_TYPE_DATETIME}
@@ -398,7 +401,7 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
         own workflow is left out: the test server stops skipping time for a parent whose
         child outlives it, and the quote's side is recorded on the dev server)."""
         draft = quote_draft(str(uuid.uuid4()), start, months, dt.date.today())
-        await quote_store.insert_quote(draft)
+        await quotes_db.insert_quote(draft)
         with env.auto_time_skipping_disabled():
             handle = await convert(env.client, draft, queue)
         return draft, handle
@@ -492,8 +495,8 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
 
 
 async def main_async(label: str, only: set[str] | None) -> None:
-    from models.db import close_pool, migrate, open_pool
-    from models.reference_data import load_reference_data
+    from models.db.core import close_pool, migrate, open_pool
+    from models.db.reference_data import load_reference_data
 
     out = HERE / "histories" / label
     out.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,7 @@ import pytest
 from temporalio.client import WorkflowHistory
 from temporalio.worker import Replayer
 
-from models.converter import data_converter
+from models.temporal.converter import data_converter
 from workflows.worker import WORKFLOWS
 
 HISTORIES = sorted((Path(__file__).parent / "histories").glob("*/*.json"))

@@ -25,7 +25,14 @@ from reports import (
     render_technical_pricing_report,
     samples,
 )
-from reports.formatting import format_date, format_index, format_money, format_number, format_pct, format_probability
+from reports.formatting import (
+    format_date,
+    format_index,
+    format_money,
+    format_number,
+    format_pct,
+    format_probability,
+)
 from reports.render import fact_sheet_html
 
 A4 = (595.28, 841.89)  # points

@@ -1,1 +1,0 @@
-"""One controller per resource and surface."""

@@ -1,0 +1,100 @@
+"""Internal surface: business partners (onboarded by a BusinessPartnerWorkflow)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import msgspec
+from litestar import Controller, Request, Response, get, post
+from litestar.di import NamedDependency, Provide
+from litestar.params import FromPath, JSONBody
+from temporalio.client import Client
+from temporalio.common import SearchAttributePair, TypedSearchAttributes
+
+from api.auth.tokens import Principal
+from api.deps import WORKFLOW_DEADLINE, provide_temporal
+from api.idempotency import HEADER as IDEMPOTENCY_KEY
+from api.idempotency import Idempotency
+from api.lifecycle import tenant_name
+from api.openapi_docs import AUTHED, problems, tenant_header
+from api.problems import NotFound
+from api.responses import encode_json
+from models.db.core import scoped_objects
+from models.db.partners import partner_out
+from models.db.tables import BusinessPartner as BusinessPartnerRow
+from models.settings import Settings
+from models.temporal.ids import business_partner_workflow_id
+from models.temporal.partners import RegisterBusinessPartnerInput
+from models.temporal.search_attributes import PARTNER_ROLE, TENANT_ID
+from models.wire.internal import BusinessPartner, NewBusinessPartner
+from workflows.partners import BusinessPartnerWorkflow
+
+
+class BusinessPartnerController(Controller):
+    path = "/internal/business-partners"
+    tags = ["Internal surface"]
+    parameters = tenant_header()
+    dependencies = {"temporal": Provide(provide_temporal)}
+
+    @post(
+        operation_id="createBusinessPartner",
+        summary="Register an intermediary, policy holder or risk carrier",
+        description="Runs the onboarding workflow and answers 201 with the stored partner and its Location.",
+        responses=problems(*AUTHED, 413, 503),
+    )
+    async def create(
+        self,
+        request: Request,
+        data: JSONBody[NewBusinessPartner],
+        principal: NamedDependency[Principal],
+        temporal: NamedDependency[Client],
+        settings: NamedDependency[Settings],
+    ) -> Response[BusinessPartner]:
+        idempotency = Idempotency(principal.tenant_id, request.headers.get(IDEMPOTENCY_KEY), msgspec.json.encode(data))
+        replay = await idempotency.begin()
+        if replay is not None:
+            return replay
+        try:
+            partner_id = uuid.uuid4()
+            command = RegisterBusinessPartnerInput(
+                tenant_id=principal.tenant_id, partner_id=partner_id, partner=data, requested_by=principal.client_id
+            )
+            partner = await asyncio.wait_for(
+                temporal.execute_workflow(
+                    BusinessPartnerWorkflow.run,
+                    command,
+                    id=business_partner_workflow_id(principal.tenant_id, partner_id),
+                    task_queue=settings.task_queue,
+                    search_attributes=TypedSearchAttributes(
+                        [SearchAttributePair(TENANT_ID, principal.tenant_id), SearchAttributePair(PARTNER_ROLE, data.role)]
+                    ),
+                    static_summary=f"Partner · {data.name} · {data.role} · {await tenant_name(principal.tenant_id)}",
+                ),
+                WORKFLOW_DEADLINE,
+            )
+            body = encode_json(partner)
+        except BaseException:
+            await idempotency.release()
+            raise
+        await idempotency.complete(201, body)
+        return Response(
+            content=body,
+            status_code=201,
+            media_type="application/json",
+            headers={"Location": f"/internal/business-partners/{partner_id}"},
+        )
+
+    @get(
+        "/{partner_id:uuid}",
+        operation_id="getBusinessPartner",
+        summary="One business partner of the caller's tenant",
+        responses=problems(*AUTHED, 404),
+    )
+    async def get_one(self, partner_id: FromPath[uuid.UUID], principal: NamedDependency[Principal]) -> BusinessPartner:
+        row = await scoped_objects(BusinessPartnerRow, principal.tenant_id).where(
+            BusinessPartnerRow.id == partner_id
+        ).first()
+        if row is None:
+            raise NotFound(f"business partner {partner_id} does not exist")
+        return partner_out(row)

@@ -1,0 +1,165 @@
+"""Tenant surface: policies (list, activate, cancel)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from typing import Annotated, Literal
+
+import msgspec
+from litestar import Controller, Request, Response, delete, get, patch
+from litestar.di import NamedDependency, Provide
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import FromPath, QueryParameter
+from temporalio.client import Client
+
+from api.auth.tokens import Principal
+from api.deps import provide_temporal
+from api.documents.controller import file_response
+from api.lifecycle import RETRY_AFTER, run_update, transition_key
+from api.openapi_docs import AUTHED, problems, tenant_header
+from api.pagination import PageParam, check_size, page_of
+from api.problems import Conflict, InvalidInput, NotFound
+from api.quotes import responses
+from models.db import policies as policies_db
+from models.db.files import readable_file
+from models.settings import Settings
+from models.temporal.ids import policy_workflow_id
+from models.wire.common import Page
+from models.wire.tenant import PolicyListItem, PolicyOut
+from workflows.policies import PolicyWorkflow
+
+PolicyStatus = Literal["CREATED", "ACCEPTED", "ACTIVE", "CANCELED", "EXPIRED", "LAPSED"]
+
+
+# A policy in these states was never activated: it will never have a schedule.
+NEVER_ACTIVATED = ("CREATED", "LAPSED")
+
+
+class DocumentPending(msgspec.Struct, rename="camel"):
+    """202 body of a document that is not rendered yet."""
+
+    policy_id: uuid.UUID
+    document: str
+    status: str  # RENDERING
+    detail: str
+
+
+async def _policy_or_404(tenant_id: str, policy_id: uuid.UUID) -> dict:
+    row = await policies_db.policy_row(tenant_id, policy_id)
+    if row is None:
+        raise NotFound(f"policy {policy_id} does not exist")
+    return row
+
+
+class PolicyController(Controller):
+    path = "/policies"
+    tags = ["Tenant surface"]
+    parameters = tenant_header()
+    dependencies = {"temporal": Provide(provide_temporal)}
+
+    @get(
+        operation_id="listPolicies",
+        summary="The tenant's policies, newest first",
+        description="`from`/`to` keep policies whose cover period overlaps [from, to].",
+        responses=problems(*AUTHED),
+    )
+    async def list_policies(
+        self,
+        principal: NamedDependency[Principal],
+        settings: NamedDependency[Settings],
+        page: PageParam = 0,
+        size: Annotated[int, QueryParameter(description="Items per page (1-100)")] = 20,
+        status: Annotated[PolicyStatus | None, QueryParameter(description="e.g. ACTIVE, CANCELED")] = None,
+        period_from: Annotated[dt.date | None, QueryParameter(name="from", description="YYYY-MM-DD")] = None,
+        period_to: Annotated[dt.date | None, QueryParameter(name="to", description="YYYY-MM-DD")] = None,
+    ) -> Page[PolicyListItem]:
+        check_size(size, settings.max_page_size)
+        if period_from and period_to and period_to < period_from:
+            raise InvalidInput("`to` is before `from`")
+        rows, total = await policies_db.list_policies(principal.tenant_id, page, size, status, period_from, period_to)
+        return page_of([responses.policy_list_item(r) for r in rows], total, page, size)
+
+    @get(
+        "/{policy_id:uuid}/schedule",
+        operation_id="getPolicySchedule",
+        summary="The policy schedule (PDF), rendered after activation",
+        description=(
+            "200 with the PDF once rendered. While it is being rendered (just after activation, "
+            "or while a failing render is retried) 202 with `Retry-After` and a JSON status; for "
+            "a policy never activated (draft, lapsed) 409."
+        ),
+        media_type="application/pdf",
+        responses={202: ResponseSpec(data_container=DocumentPending, description="Not rendered yet"), **problems(*AUTHED, 404, 409)},
+    )
+    async def schedule(
+        self, request: Request, policy_id: FromPath[uuid.UUID], principal: NamedDependency[Principal]
+    ) -> Response:
+        row = await _policy_or_404(principal.tenant_id, policy_id)
+        if row["schedule_file_id"] is None:
+            if row["status"] in NEVER_ACTIVATED:
+                raise Conflict(
+                    f"the policy is {row['status']}: its schedule is rendered when the policy is activated"
+                )
+            pending = DocumentPending(
+                policy_id=policy_id,
+                document="policy-schedule",
+                status="RENDERING",
+                detail="the policy schedule is being rendered; retry after the number of seconds in Retry-After",
+            )
+            return Response(
+                content=msgspec.json.encode(pending), media_type="application/json", status_code=202, headers=RETRY_AFTER
+            )
+        file = await readable_file(row["schedule_file_id"], principal.tenant_id, include_catalogue=False)
+        return file_response(request, file, row["schedule_file_id"])
+
+    @patch(
+        "/{policy_id:uuid}",
+        operation_id="activatePolicy",
+        summary="Activate a policy draft: it answers ACCEPTED; monitoring starts at each cover's risk-period start",
+        responses=problems(*AUTHED, 404, 409, 503),
+    )
+    async def activate(
+        self,
+        request: Request,
+        policy_id: FromPath[uuid.UUID],
+        principal: NamedDependency[Principal],
+        temporal: NamedDependency[Client],
+        settings: NamedDependency[Settings],
+    ) -> PolicyOut:
+        row = await _policy_or_404(principal.tenant_id, policy_id)
+        handle = temporal.get_workflow_handle(policy_workflow_id(principal.tenant_id, policy_id))
+        await run_update(
+            handle,
+            PolicyWorkflow.activate,
+            f"cannot activate the policy in state {row['status']}",
+            transition_key(request, principal.tenant_id, "activate", policy_id),
+            deadline=settings.request_deadline_seconds,
+        )
+        return await responses.policy_out(principal.tenant_id, policy_id)
+
+    @delete(
+        "/{policy_id:uuid}",
+        operation_id="cancelPolicy",
+        summary="Cancel an accepted or active policy: its covers no longer trigger",
+        status_code=200,
+        responses=problems(*AUTHED, 404, 409, 503),
+    )
+    async def cancel(
+        self,
+        request: Request,
+        policy_id: FromPath[uuid.UUID],
+        principal: NamedDependency[Principal],
+        temporal: NamedDependency[Client],
+        settings: NamedDependency[Settings],
+    ) -> PolicyOut:
+        row = await _policy_or_404(principal.tenant_id, policy_id)
+        handle = temporal.get_workflow_handle(policy_workflow_id(principal.tenant_id, policy_id))
+        await run_update(
+            handle,
+            PolicyWorkflow.cancel,
+            f"cannot cancel the policy in state {row['status']}",
+            transition_key(request, principal.tenant_id, "cancel", policy_id),
+            deadline=settings.request_deadline_seconds,
+        )
+        return await responses.policy_out(principal.tenant_id, policy_id)

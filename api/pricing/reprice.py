@@ -1,0 +1,106 @@
+"""`parametric reprice`: rerun a coverage's pricing, follow its progress, compare versions."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from decimal import Decimal
+
+import click
+
+from models.settings import Settings
+from models.wire.internal import NewPricingRun, PricingRunOut
+
+ROWS = [
+    ("simulations", "Simulations", lambda r: r.simulations),
+    ("seed", "Seed", lambda r: r.seed),
+    ("elr", "Expected loss ratio", lambda r: r.expected_loss_ratio),
+    ("rp", "Risk premium", lambda r: r.risk_premium.amount if r.risk_premium else None),
+    ("rpp", "Risk premium % of limit", lambda r: _pct(r.risk_premium_pct)),
+    ("gp", "Gross premium", lambda r: r.gross_premium.amount if r.gross_premium else None),
+    ("gpp", "Gross premium indication %", lambda r: _pct(r.gross_premium_indication_pct)),
+    ("se", "Std error of EL", lambda r: r.metrics.expected_loss_standard_error if r.metrics else None),
+    ("sd", "Std deviation", lambda r: r.metrics.standard_deviation if r.metrics else None),
+    ("pa", "P(attach)", lambda r: r.metrics.probability_of_attachment if r.metrics else None),
+    ("pe", "P(exhaust)", lambda r: r.metrics.probability_of_exhaustion if r.metrics else None),
+    ("v99", "VaR 99%", lambda r: r.metrics.var99 if r.metrics else None),
+    ("t99", "TVaR 99%", lambda r: r.metrics.tvar99 if r.metrics else None),
+    ("v995", "VaR 99.5%", lambda r: r.metrics.var995 if r.metrics else None),
+    ("t995", "TVaR 99.5%", lambda r: r.metrics.tvar995 if r.metrics else None),
+    ("burn", "Burn cost", lambda r: r.burn_cost.amount if r.burn_cost else None),
+]
+
+
+def _pct(value: Decimal | None) -> Decimal | None:
+    return None if value is None else (value * 100).quantize(Decimal("0.0001"))
+
+
+def _fmt(value) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, Decimal):
+        return f"{value:,.6f}".rstrip("0").rstrip(".") if abs(value) < 1 else f"{value:,.2f}"
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def result_table(previous: PricingRunOut | None, current: PricingRunOut) -> str:
+    head = f"{'':28} {'v' + str(previous.version) if previous else '(none)':>16} {'v' + str(current.version):>16} {'change':>12}"
+    lines = [head, "-" * len(head)]
+    for _, label, get in ROWS:
+        new = get(current)
+        old = get(previous) if previous else None
+        change = ""
+        if isinstance(new, (Decimal, int)) and isinstance(old, (Decimal, int)) and old:
+            change = f"{(Decimal(new) - Decimal(old)) / abs(Decimal(old)) * 100:+.2f}%"
+        lines.append(f"{label:28} {_fmt(old):>16} {_fmt(new):>16} {change:>12}")
+    lines.append(f"{'Model / data':28} {current.model_version} {current.data_hash[:19] if current.data_hash else ''}…")
+    return "\n".join(lines)
+
+
+async def _progress(handle, client) -> float | None:
+    """Fraction done from the simulation activity's last heartbeat (None while not simulating)."""
+    description = await handle.describe()
+    for pending in description.raw_description.pending_activities:
+        if pending.activity_type.name == "simulate_coverage" and pending.heartbeat_details.payloads:
+            details = await client.data_converter.decode(pending.heartbeat_details.payloads)
+            value = details[0] if details else None
+            if isinstance(value, dict) and value.get("total"):
+                return min(1.0, value["done"] / value["total"])
+    return None
+
+
+async def reprice(settings: Settings, coverage_id: uuid.UUID, request: NewPricingRun, echo=click.echo) -> PricingRunOut:
+    from api.catalogue.coverages import pricing_run_out, start_pricing_run
+    from models.db import catalogue as catalogue_db
+    from models.db import pricing as pricing_db
+    from models.db.core import close_pool, open_pool
+    from models.temporal.client import connect
+    from models.temporal.ids import coverage_pricing_workflow_id
+
+    await open_pool()
+    try:
+        row = await catalogue_db.coverage_row(coverage_id)
+        if row is None:
+            raise click.ClickException(f"coverage {coverage_id} does not exist")
+        completed = [r for r in await pricing_db.pricing_runs(coverage_id) if r["status"] == "COMPLETED"]
+        previous = pricing_run_out(completed[-1]) if completed else None
+        client = await connect(settings, retries=3)
+        run = await start_pricing_run(client, settings, row, request, "cli")
+        echo(f"pricing run v{run.version} started: workflow {coverage_pricing_workflow_id(coverage_id, run.version)}")
+        handle = client.get_workflow_handle(coverage_pricing_workflow_id(coverage_id, run.version))
+        result_task = asyncio.ensure_future(handle.result())
+        with click.progressbar(length=1000, label="simulating", show_percent=True) as bar:
+            shown = 0
+            while not result_task.done():
+                fraction = await _progress(handle, client)
+                if fraction is not None and int(fraction * 1000) > shown:
+                    bar.update(int(fraction * 1000) - shown)
+                    shown = int(fraction * 1000)
+                await asyncio.wait([result_task], timeout=0.3)
+            bar.update(1000 - shown)
+        await result_task
+        current = pricing_run_out(next(r for r in await pricing_db.pricing_runs(coverage_id) if r["version"] == run.version))
+        echo(result_table(previous, current))
+        return current
+    finally:
+        await close_pool()

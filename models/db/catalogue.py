@@ -1,0 +1,164 @@
+"""Database operations of the coverage catalogue (catalogue rows belong to no tenant)."""
+
+from __future__ import annotations
+
+import uuid
+from decimal import Decimal
+
+from models.clock import utcnow
+from models.db.core import is_unique_violation
+from models.db.pricing import ensure_pricing_run
+from models.db.tables import (
+    Coverage,
+    MonitoringTarget,
+    PincodeMapping,
+)
+from models.domain.index_catalog import BY_CODE, BY_ID
+from models.domain.money import from_minor, to_minor
+from models.domain.terms import CoverageSlot
+from models.temporal.catalogue import PlannedCoverage, ProposedTerms, SiteRef
+from models.temporal.pricing import CoverTermsIn, coverage_seed
+
+
+class UnknownTarget(LookupError):
+    pass
+
+
+async def site_of(target_id: str) -> SiteRef:
+    row = await MonitoringTarget.select().where(MonitoringTarget.id == target_id).first()
+    if row is None:
+        raise UnknownTarget(target_id)
+    return SiteRef(
+        target_id=row["id"],
+        target_name=row["name"],
+        district=row["district"],
+        state=row["state"],
+        latitude=row["latitude"],
+        longitude=row["longitude"],
+    )
+
+
+async def target_for_pin(pin_code: str) -> str | None:
+    row = await PincodeMapping.select(PincodeMapping.monitoring_target_id).where(
+        PincodeMapping.pin_code == pin_code
+    ).first()
+    return None if row is None else row["monitoring_target_id"]
+
+
+async def find_coverages(target_id: str, slots: list[CoverageSlot]) -> dict[CoverageSlot, dict]:
+    """Existing catalogue rows for the slots, keyed by slot."""
+    if not slots:
+        return {}
+    first = min(s.start for s in slots)
+    last = max(s.end for s in slots)
+    rows = await Coverage.select().where(
+        (Coverage.monitoring_target_id == target_id)
+        & (Coverage.risk_period_start >= first)
+        & (Coverage.risk_period_end <= last)
+    )
+    wanted = set(slots)
+    found = {}
+    for row in rows:
+        slot = CoverageSlot(
+            index_code=BY_ID[uuid.UUID(str(row["index_definition_id"]))].code,
+            start=row["risk_period_start"],
+            end=row["risk_period_end"],
+        )
+        if slot in wanted:
+            found[slot] = row
+    return found
+
+
+def _label(site: SiteRef, slot: CoverageSlot) -> str:
+    spec = BY_CODE[slot.index_code]
+    period = f"{slot.start:%b %Y}" if slot.start.day == 1 else f"{slot.start:%d %b %Y} - {slot.end:%d %b %Y}"
+    return f"{spec.name} · {site.target_name.split(' (')[0]} · {period}"
+
+
+async def create_coverages(
+    site: SiteRef,
+    proposals: list[ProposedTerms],
+    created_by: str,
+    risk_carrier: str,
+    expected_loss_ratio: Decimal,
+    default_simulations: int,
+) -> list[PlannedCoverage]:
+    """Insert the viable proposals that are not in the catalogue yet (idempotent), each with
+    its version-1 pricing run queued; returns what the catalogue holds for every slot."""
+    existing = await find_coverages(site.target_id, [p.slot for p in proposals])
+    now = utcnow()
+    for p in proposals:
+        if not p.viable or p.slot in existing:
+            continue
+        coverage_id = uuid.uuid5(uuid.NAMESPACE_URL, f"coverage:{site.target_id}:{p.slot.index_code}:{p.slot.start}:{p.slot.end}")
+        row = Coverage(
+            id=coverage_id,
+            monitoring_target_id=site.target_id,
+            index_definition_id=BY_CODE[p.slot.index_code].id,
+            risk_period_start=p.slot.start,
+            risk_period_end=p.slot.end,
+            label=_label(site, p.slot),
+            risk_carrier=risk_carrier,
+            currency=p.currency,
+            status="PRICING",
+            ui_state="pricing",
+            direction=p.direction,
+            trigger=p.trigger,
+            exit=p.exit,
+            limit_minor=to_minor(p.limit, p.currency),
+            min_payout_minor=to_minor(p.min_payout, p.currency),
+            payout_per_unit_minor=to_minor(p.payout_per_unit, p.currency),
+            expected_loss_ratio=expected_loss_ratio,
+            simulations=0,
+            pricing_version=0,
+            created_by=created_by,
+            created_at=now,
+            updated_at=now,
+        )
+        try:
+            await Coverage.insert(row)
+        except Exception as exc:  # a concurrent creator won: its row stands
+            if not is_unique_violation(exc):
+                raise
+        await ensure_pricing_run(coverage_id, 1, default_simulations, coverage_seed(coverage_id),
+                                 expected_loss_ratio, created_by, p.currency)
+    rows = await find_coverages(site.target_id, [p.slot for p in proposals])
+    reasons = {p.slot: p.reason for p in proposals}
+    return [
+        PlannedCoverage(
+            slot=p.slot,
+            coverage_id=rows[p.slot]["id"] if p.slot in rows else None,
+            reason="" if p.slot in rows else (reasons[p.slot] or "not viable"),
+            priced=p.slot in rows and rows[p.slot]["pricing_version"] > 0,
+        )
+        for p in proposals
+    ]
+
+
+async def coverage_row(coverage_id: uuid.UUID) -> dict | None:
+    return await Coverage.select().where(Coverage.id == coverage_id).first()
+
+
+def terms_of(row: dict) -> CoverTermsIn:
+    currency = row["currency"]
+    return CoverTermsIn(
+        index_code=BY_ID[uuid.UUID(str(row["index_definition_id"]))].code,
+        start=row["risk_period_start"],
+        end=row["risk_period_end"],
+        direction=row["direction"],
+        trigger=Decimal(str(row["trigger"])),
+        exit=None if row["exit"] is None else Decimal(str(row["exit"])),
+        limit=from_minor(row["limit_minor"], currency),
+        min_payout=from_minor(row["min_payout_minor"], currency),
+        payout_per_unit=from_minor(row["payout_per_unit_minor"], currency),
+        currency=currency,
+    )
+
+
+async def target_names(target_ids: set[str]) -> dict[str, str]:
+    if not target_ids:
+        return {}
+    rows = await MonitoringTarget.select(MonitoringTarget.id, MonitoringTarget.name).where(
+        MonitoringTarget.id.is_in(list(target_ids))
+    )
+    return {r["id"]: r["name"] for r in rows}

@@ -1,0 +1,134 @@
+"""Database operations of pricing runs: versions kept for audit, publication of a price."""
+
+from __future__ import annotations
+
+import uuid
+from decimal import Decimal
+from typing import Any
+
+from models.clock import utcnow
+from models.db.core import is_unique_violation, write_transaction
+from models.db.tables import (
+    Coverage,
+    PricingRun,
+)
+from models.domain.money import to_minor
+from models.temporal.pricing import PricingOutcome
+
+
+async def ensure_pricing_run(
+    coverage_id: uuid.UUID,
+    version: int,
+    simulations: int,
+    seed: int,
+    expected_loss_ratio: Decimal,
+    requested_by: str,
+    currency: str,
+) -> None:
+    if await PricingRun.exists().where((PricingRun.coverage_id == coverage_id) & (PricingRun.version == version)):
+        return
+    try:
+        await PricingRun.insert(_queued(coverage_id, version, simulations, seed, expected_loss_ratio, requested_by, currency))
+    except Exception as exc:
+        if not is_unique_violation(exc):
+            raise
+
+
+def _queued(coverage_id, version, simulations, seed, elr, requested_by, currency) -> PricingRun:
+    from models.temporal.ids import coverage_pricing_workflow_id
+
+    return PricingRun(
+        id=uuid.uuid4(),
+        coverage_id=coverage_id,
+        version=version,
+        status="QUEUED",
+        workflow_id=coverage_pricing_workflow_id(coverage_id, version),
+        simulations=simulations,
+        seed=seed,
+        expected_loss_ratio=elr,
+        currency=currency,
+        requested_by=requested_by,
+        created_at=utcnow(),
+    )
+
+
+async def allocate_pricing_run(
+    coverage_id: uuid.UUID, simulations: int, seed: int, expected_loss_ratio: Decimal, requested_by: str, currency: str
+) -> int:
+    """Reserve the next pricing version of a coverage (the unique key settles races)."""
+    for _ in range(20):
+        last = await PricingRun.select(PricingRun.version).where(PricingRun.coverage_id == coverage_id).order_by(
+            PricingRun.version, ascending=False
+        ).first()
+        version = (last["version"] if last else 0) + 1
+        try:
+            await PricingRun.insert(_queued(coverage_id, version, simulations, seed, expected_loss_ratio, requested_by, currency))
+            return version
+        except Exception as exc:
+            if not is_unique_violation(exc):
+                raise
+    raise RuntimeError("could not allocate a pricing version")
+
+
+async def mark_run(coverage_id: uuid.UUID, version: int, status: str, error: str | None = None) -> None:
+    values: dict[Any, Any] = {PricingRun.status: status}
+    if error is not None:
+        values[PricingRun.error] = error[:2000]
+        values[PricingRun.completed_at] = utcnow()
+    await PricingRun.update(values).where((PricingRun.coverage_id == coverage_id) & (PricingRun.version == version))
+
+
+async def publish_run(coverage_id: uuid.UUID, version: int, outcome: PricingOutcome) -> None:
+    """Store the run's results and make it the coverage's current pricing if it is the newest.
+
+    Idempotent: publishing the same run twice writes the same values."""
+    row = await Coverage.select(Coverage.currency).where(Coverage.id == coverage_id).first()
+    currency = row["currency"]
+    async with write_transaction():
+        await PricingRun.update(
+            {
+                PricingRun.status: "COMPLETED",
+                PricingRun.model_version: outcome.model_version,
+                PricingRun.data_hash: outcome.data_hash,
+                PricingRun.simulations: outcome.simulations,
+                PricingRun.risk_premium_minor: to_minor(outcome.risk_premium, currency),
+                PricingRun.risk_premium_pct: outcome.risk_premium_pct,
+                PricingRun.gross_premium_minor: to_minor(outcome.gross_premium, currency),
+                PricingRun.gross_premium_indication_pct: outcome.gross_premium_indication_pct,
+                PricingRun.metrics: outcome.metrics,
+                PricingRun.burn: outcome.burn,
+                PricingRun.report: outcome.report,
+                PricingRun.completed_at: utcnow(),
+            }
+        ).where((PricingRun.coverage_id == coverage_id) & (PricingRun.version == version))
+        run = await PricingRun.select(PricingRun.expected_loss_ratio).where(
+            (PricingRun.coverage_id == coverage_id) & (PricingRun.version == version)
+        ).first()
+        await Coverage.update(
+            {
+                Coverage.pricing_version: version,
+                Coverage.simulations: outcome.simulations,
+                Coverage.risk_premium_minor: to_minor(outcome.risk_premium, currency),
+                Coverage.risk_premium_pct: outcome.risk_premium_pct,
+                Coverage.gross_premium_indication_pct: outcome.gross_premium_indication_pct,
+                Coverage.expected_loss_ratio: run["expected_loss_ratio"],
+                Coverage.status: "ACTIVE",
+                Coverage.ui_state: "active",
+                Coverage.updated_at: utcnow(),
+            }
+        ).where((Coverage.id == coverage_id) & (Coverage.pricing_version <= version))
+
+
+async def attach_documents(
+    coverage_id: uuid.UUID, version: int, fact_sheet_id: uuid.UUID, technical_report_id: uuid.UUID
+) -> None:
+    await PricingRun.update(
+        {PricingRun.fact_sheet_file_id: fact_sheet_id, PricingRun.technical_report_file_id: technical_report_id}
+    ).where((PricingRun.coverage_id == coverage_id) & (PricingRun.version == version))
+    await Coverage.update(
+        {Coverage.fact_sheet_file_id: fact_sheet_id, Coverage.technical_report_file_id: technical_report_id}
+    ).where((Coverage.id == coverage_id) & (Coverage.pricing_version == version))
+
+
+async def pricing_runs(coverage_id: uuid.UUID) -> list[dict]:
+    return await PricingRun.select().where(PricingRun.coverage_id == coverage_id).order_by(PricingRun.version)

@@ -1,0 +1,321 @@
+"""Piccolo tables: the read model the API lists from and the activities write to.
+
+Conventions:
+- Money is integer minor units (`*_minor`, BigInt) next to a `currency` column: exact on
+  SQLite and PostgreSQL alike.
+- Rates and index values are `Numeric` (Decimal in Python).
+- Every tenant-owned row has `tenant_id`; queries go through `models.store`, which always
+  filters by it. Catalogue rows (index definitions, monitoring targets, pin codes,
+  coverages) are shared by all tenants.
+- Ids are UUIDs, except monitoring targets (readable grid-cell ids) and pin codes.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from piccolo.columns import (
+    JSON,
+    UUID,
+    BigInt,
+    Boolean,
+    Bytea,
+    Date,
+    Integer,
+    Numeric,
+    Real,
+    Serial,
+    Text,
+    Timestamptz,
+    Varchar,
+)
+from piccolo.table import Table
+
+RATE = (12, 8)  # digits, decimal places: rates (fractions) and index values
+
+
+class Tenant(Table, tablename="tenant"):
+    id = UUID(primary_key=True)
+    name = Varchar(length=100, unique=True)
+    created_at = Timestamptz()
+
+
+class ApiClient(Table, tablename="api_client"):
+    """An OAuth client of a tenant. Secrets are stored hashed (argon2 / sha256)."""
+
+    id = UUID(primary_key=True)  # the OAuth client_id
+    tenant_id = UUID(index=True)
+    name = Varchar(length=100)
+    secret_hash = Varchar(length=200)
+    api_key_sha256 = Varchar(length=64, unique=True)
+    internal = Boolean(default=False)
+    disabled = Boolean(default=False)
+    created_at = Timestamptz()
+
+
+class IndexDefinition(Table, tablename="index_definition"):
+    id = UUID(primary_key=True)
+    code = Varchar(length=50, unique=True)
+    name = Varchar(length=100)
+    description = Text()
+    unit = Varchar(length=20)
+    type = Varchar(length=20, default="WEATHER")
+    risk_type_id = Varchar(length=20)
+    risk_type = Varchar(length=100)
+    aggregation = Varchar(length=20)
+    direction = Varchar(length=10)
+    data_source_id = Varchar(length=50)
+    data_source_description = Text()
+    data_set_id = Varchar(length=50)
+    data_set = Text()
+    trigger_label = Varchar(length=100)
+    hours_from = Integer(null=True, default=None)
+    hours_to = Integer(null=True, default=None)
+
+
+class MonitoringTarget(Table, tablename="monitoring_target"):
+    """A 0.25° grid cell holding the centroids of the pin codes that map to it."""
+
+    id = Varchar(length=40, primary_key=True)
+    name = Varchar(length=200)
+    longitude = Real()
+    latitude = Real()
+    district = Varchar(length=100)
+    state = Varchar(length=100)
+    pin_code_count = Integer()
+
+
+class PincodeMapping(Table, tablename="pincode_mapping"):
+    pin_code = Varchar(length=6, primary_key=True)
+    monitoring_target_id = Varchar(length=40, index=True)
+    district = Varchar(length=100)
+    state = Varchar(length=100)
+    latitude = Real()
+    longitude = Real()
+
+
+class Coverage(Table, tablename="coverage"):
+    """A priced cover in the catalogue: one target, one index definition, one risk period."""
+
+    id = UUID(primary_key=True)
+    monitoring_target_id = Varchar(length=40, index=True)
+    index_definition_id = UUID(index=True)
+    risk_period_start = Date(index=True)
+    risk_period_end = Date()
+    label = Varchar(length=200, null=True, default=None)
+    risk_carrier = Varchar(length=200)
+    currency = Varchar(length=3)
+    status = Varchar(length=20, default="ACTIVE")
+    ui_state = Varchar(length=20, default="active")
+    direction = Varchar(length=10)
+    trigger = Numeric(digits=RATE)
+    exit = Numeric(digits=RATE, null=True, default=None)
+    limit_minor = BigInt()
+    min_payout_minor = BigInt()
+    payout_per_unit_minor = BigInt()
+    risk_premium_minor = BigInt(default=0)
+    risk_premium_pct = Numeric(digits=RATE, default=Decimal(0))
+    gross_premium_indication_pct = Numeric(digits=RATE, default=Decimal(0))
+    expected_loss_ratio = Numeric(digits=RATE)
+    simulations = Integer(default=0)
+    pricing_version = Integer(default=0)
+    fact_sheet_file_id = UUID(null=True, default=None)
+    technical_report_file_id = UUID(null=True, default=None)
+    created_by = Varchar(length=200)
+    created_at = Timestamptz()
+    updated_at = Timestamptz()
+
+
+class Quote(Table, tablename="quote"):
+    id = UUID(primary_key=True)
+    tenant_id = UUID(index=True)
+    kind = Varchar(length=10)  # TENANT | FAST | TRAVEL
+    name = Varchar(length=200)
+    status = Varchar(length=20)  # tenant surface status
+    state = Varchar(length=20)  # internal surface state
+    external_ref = Varchar(length=200, null=True, default=None, index=True)
+    monitoring_target_id = Varchar(length=40, null=True, default=None)
+    customer_id = UUID(null=True, default=None)
+    risk_period_from = Date(null=True, default=None)
+    risk_period_to = Date(null=True, default=None)
+    currency = Varchar(length=3)
+    sum_insured_minor = BigInt(default=0)
+    total_sum_insured_minor = BigInt(default=0)
+    gross_premium_minor = BigInt(default=0)
+    risk_premium_minor = BigInt(default=0)
+    valid_until = Date(null=True, default=None)
+    document_file_id = UUID(null=True, default=None)
+    error = Text(null=True, default=None)
+    created_at = Timestamptz()
+    updated_at = Timestamptz()
+
+
+class LineItem(Table, tablename="line_item"):
+    """One month of a quote or policy; `covers` snapshots the coverage terms sold."""
+
+    id = UUID(primary_key=True)
+    tenant_id = UUID(index=True)
+    quote_id = UUID(null=True, default=None, index=True)
+    policy_id = UUID(null=True, default=None, index=True)
+    position = Integer()
+    name = Varchar(length=40)
+    period_start = Date()
+    period_end = Date()
+    currency = Varchar(length=3)
+    quantity = Numeric(digits=RATE)
+    sum_insured_minor = BigInt()
+    total_sum_insured_minor = BigInt()
+    min_payout_minor = BigInt()
+    payout_per_unit_minor = BigInt()
+    premium_minor = BigInt()
+    covers = JSON()
+
+
+class Policy(Table, tablename="policy"):
+    id = UUID(primary_key=True)
+    tenant_id = UUID(index=True)
+    quote_id = UUID(unique=True)  # one policy per quote, enforced by the database
+    kind = Varchar(length=10)
+    name = Varchar(length=200)
+    status = Varchar(length=20, index=True)
+    external_ref = Varchar(length=200, null=True, default=None)
+    issuer = Varchar(length=200, default="")
+    customer = Varchar(length=200, default="")
+    inception_date = Date(index=True)
+    expiry_date = Date()
+    currency = Varchar(length=3)
+    total_sum_insured_minor = BigInt()
+    gross_premium_minor = BigInt()
+    risk_premium_minor = BigInt(default=0)
+    activated_at = Timestamptz(null=True, default=None)
+    signature_confirmed = Boolean(default=False)
+    schedule_file_id = UUID(null=True, default=None)
+    created_at = Timestamptz()
+    updated_at = Timestamptz()
+
+
+class PolicyCount(Table, tablename="policy_count"):
+    """How many policies a tenant has in each status, kept by database triggers on `policy`
+    (migration "policy counts"): GET /policies answers totalElements without counting rows."""
+
+    tenant_id = UUID(index=True)
+    status = Varchar(length=20)
+    n = BigInt(default=0)
+
+
+class PolicyItem(Table, tablename="policy_item"):
+    """One cover of a policy in the internal form (a coverage with its sums)."""
+
+    id = UUID(primary_key=True)
+    tenant_id = UUID(index=True)
+    policy_id = UUID(index=True)
+    coverage_id = UUID()
+    name = Varchar(length=200, null=True, default=None)
+    description = Text(null=True, default=None)
+    quantity = Numeric(digits=RATE)
+    currency = Varchar(length=3)
+    sum_insured_minor = BigInt()
+    total_sum_insured_minor = BigInt()
+    total_min_payout_minor = BigInt()
+
+
+class BusinessPartner(Table, tablename="business_partner"):
+    id = UUID(primary_key=True)
+    tenant_id = UUID(index=True)
+    name = Varchar(length=200)
+    role = Varchar(length=20)
+    contact_name = Varchar(length=200)
+    contact_email = Varchar(length=254)
+    contact_phone = Varchar(length=40)
+    address = JSON()
+    tax_status = Varchar(length=30)
+    created_at = Timestamptz()
+
+
+class Observation(Table, tablename="observation"):
+    """A measured weather value at a target for a day (hour null) or an hour."""
+
+    id = Serial(primary_key=True)
+    monitoring_target_id = Varchar(length=40, index=True)
+    variable = Varchar(length=30)  # rainfall_mm | wind_kmh | temperature_c
+    observed_on = Date(index=True)
+    hour = Integer(null=True, default=None)
+    value = Numeric(digits=RATE)
+    source = Varchar(length=50)
+    provisional = Boolean(default=False)
+    received_at = Timestamptz()
+
+
+class ParametricEvent(Table, tablename="parametric_event"):
+    """A validated trigger of one cover of one policy; unique per (policy, coverage)."""
+
+    id = UUID(primary_key=True)
+    tenant_id = UUID(index=True)
+    policy_id = UUID(index=True)
+    coverage_id = UUID()
+    settlement_key = Varchar(length=200, unique=True)  # idempotency of payouts
+    event_type = Varchar(length=50)
+    validated_day = Date(index=True)
+    index_value = Numeric(digits=RATE)
+    currency = Varchar(length=3)
+    payout_minor = BigInt()
+    created_at = Timestamptz()
+
+
+class StoredFile(Table, tablename="stored_file"):
+    """A rendered document. `tenant_id` null means a catalogue document (all tenants)."""
+
+    id = UUID(primary_key=True)
+    tenant_id = UUID(null=True, default=None, index=True)
+    kind = Varchar(length=40)
+    filename = Varchar(length=200)
+    media_type = Varchar(length=100)
+    size_bytes = BigInt()
+    sha256 = Varchar(length=64)
+    content = Bytea()
+    created_at = Timestamptz()
+
+
+class PricingRun(Table, tablename="pricing_run"):
+    """Every pricing of a coverage, kept for audit: inputs, model, data hash and results."""
+
+    id = UUID(primary_key=True)
+    coverage_id = UUID(index=True)
+    version = Integer()
+    status = Varchar(length=20)  # QUEUED | RUNNING | COMPLETED | FAILED
+    workflow_id = Varchar(length=200)
+    simulations = Integer()
+    seed = BigInt()
+    expected_loss_ratio = Numeric(digits=RATE)
+    model_version = Varchar(length=40, null=True, default=None)
+    data_hash = Varchar(length=80, null=True, default=None)
+    currency = Varchar(length=3)
+    risk_premium_minor = BigInt(null=True, default=None)
+    risk_premium_pct = Numeric(digits=RATE, null=True, default=None)
+    gross_premium_minor = BigInt(null=True, default=None)
+    gross_premium_indication_pct = Numeric(digits=RATE, null=True, default=None)
+    metrics = JSON(null=True, default=None)  # risk metrics, money as strings
+    burn = JSON(null=True, default=None)  # burn analysis per year
+    report = JSON(null=True, default=None)  # loss distribution, convergence, model fit (for the PDF)
+    fact_sheet_file_id = UUID(null=True, default=None)
+    technical_report_file_id = UUID(null=True, default=None)
+    requested_by = Varchar(length=200)
+    error = Text(null=True, default=None)
+    created_at = Timestamptz()
+    completed_at = Timestamptz(null=True, default=None)
+
+
+class IdempotencyRecord(Table, tablename="idempotency_record"):
+    """An Idempotency-Key of a tenant: the first request's body hash and its response."""
+
+    id = Serial(primary_key=True)
+    tenant_id = UUID(index=True)
+    key = Varchar(length=200)
+    request_sha256 = Varchar(length=64)
+    status = Varchar(length=20)  # IN_FLIGHT | DONE
+    # Transitions (PATCH/DELETE): how many of this key's updates failed for good (a write that
+    # gave up); the next retry uses a new update id (api/idempotency.py).
+    generation = Integer(default=0)
+    response_status = Integer(null=True, default=None)
+    response_body = Text(null=True, default=None)
+    created_at = Timestamptz()

@@ -1,0 +1,33 @@
+"""Dates of risk periods: calendar-month slots, UTC day bounds, the spec's period labels."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from models.domain.terms import CoverageSlot
+
+
+def day_start(day: dt.date) -> dt.datetime:
+    return dt.datetime.combine(day, dt.time(0, 0), tzinfo=dt.timezone.utc)
+
+
+def day_end(day: dt.date) -> dt.datetime:
+    """Last millisecond of the day: risk periods include their end date."""
+    return dt.datetime.combine(day, dt.time(23, 59, 59, 999000), tzinfo=dt.timezone.utc)
+
+
+def period_label(start: dt.date, end: dt.date) -> str:
+    """`DD-MM-YYYY - DD-MM-YYYY` (tenant-surface names of quotes and line items)."""
+    return f"{start:%d-%m-%Y} - {end:%d-%m-%Y}"
+
+
+def month_slots(index_codes: list[str], first_month: dt.date, months: int) -> list[CoverageSlot]:
+    """Calendar-month slots for each index, starting at the month of `first_month`."""
+    slots = []
+    year, month = first_month.year, first_month.month
+    for _ in range(months):
+        start = dt.date(year, month, 1)
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+        end = dt.date(year, month, 1) - dt.timedelta(days=1)
+        slots.extend(CoverageSlot(index_code=code, start=start, end=end) for code in index_codes)
+    return slots

@@ -1,0 +1,128 @@
+"""Pure construction of a tenant-surface quote from the priced catalogue (no I/O).
+
+- One line item per calendar month of the risk period; a partial first or last month is
+  its own line item over just those days (docs/quotes-and-policies.md).
+- Two covers per line item: excess and deficit rainfall; where the model finds a deficit
+  cover meaningless (rain too rare in that month), the second cover is maximum temperature.
+- A line item of sum insured S holds quantity = S / unit limit units of each cover and pays
+  at most S in total; premium = Σ covers' gross premium rate × S, rounded half-even to the
+  minor unit per line item; the quote's totals are exact sums of the line items'.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from decimal import ROUND_HALF_EVEN, Decimal
+
+from models.domain.terms import CoverageSlot
+from models.temporal.quotes import CoverSnapshot, LineItemDraft, QuoteDraft
+
+COVER_PREFERENCE = ["RAINFALL_MONTHLY_TOTAL", "RAINFALL_DEFICIT", "TEMPERATURE_MAX", "WIND_MAX_SPEED"]
+COVERS_PER_LINE_ITEM = 2
+QUOTE_VALIDITY_DAYS = 30
+
+
+class QuoteError(ValueError):
+    """The request cannot be quoted (message says why, for a 4xx)."""
+
+
+def month_segments(start: dt.date, end: dt.date) -> list[tuple[dt.date, dt.date]]:
+    """Calendar-month pieces of [start, end] (both inclusive)."""
+    segments = []
+    cursor = start
+    while cursor <= end:
+        next_month = dt.date(cursor.year + (cursor.month == 12), cursor.month % 12 + 1, 1)
+        segments.append((cursor, min(end, next_month - dt.timedelta(days=1))))
+        cursor = next_month
+    return segments
+
+
+def slots_for(start: dt.date, end: dt.date, codes: list[str] | None = None) -> list[CoverageSlot]:
+    """The slots of the period's line items for `codes` (default: the two preferred covers)."""
+    codes = codes or COVER_PREFERENCE[:COVERS_PER_LINE_ITEM]
+    return [CoverageSlot(index_code=code, start=s, end=e) for s, e in month_segments(start, end) for code in codes]
+
+
+def fallback_slots(wanted: list[CoverageSlot], viable: set[CoverageSlot]) -> list[CoverageSlot]:
+    """For each month short of covers among `wanted`, the next preferred index's slot."""
+    by_month: dict[tuple[dt.date, dt.date], int] = {}
+    for slot in wanted:
+        by_month.setdefault((slot.start, slot.end), 0)
+        if slot in viable:
+            by_month[(slot.start, slot.end)] += 1
+    extra = []
+    for (start, end), count in by_month.items():
+        for code in COVER_PREFERENCE[COVERS_PER_LINE_ITEM:][: max(0, COVERS_PER_LINE_ITEM - count)]:
+            extra.append(CoverageSlot(index_code=code, start=start, end=end))
+    return extra
+
+
+def _round(value: Decimal) -> int:
+    return int(value.quantize(Decimal(1), rounding=ROUND_HALF_EVEN))
+
+
+def build_quote(
+    *,
+    quote_id: uuid.UUID,
+    line_item_ids: list[uuid.UUID],
+    tenant_id: str,
+    monitoring_target_id: str,
+    start: dt.date,
+    end: dt.date,
+    currency: str,
+    sum_insured_minor: int,
+    external_ref: str | None,
+    covers_by_slot: dict[CoverageSlot, CoverSnapshot],
+    today: dt.date,
+) -> QuoteDraft:
+    """`covers_by_slot` holds the priced catalogue cover of every viable slot of the period."""
+    segments = month_segments(start, end)
+    if len(line_item_ids) < len(segments):
+        raise ValueError("one line item id per month is needed")
+    items = []
+    for position, (seg_start, seg_end) in enumerate(segments):
+        covers = [
+            covers_by_slot[slot]
+            for code in COVER_PREFERENCE
+            if (slot := CoverageSlot(index_code=code, start=seg_start, end=seg_end)) in covers_by_slot
+        ][:COVERS_PER_LINE_ITEM]
+        if len(covers) < COVERS_PER_LINE_ITEM:
+            raise QuoteError(f"no viable covers at this target for {seg_start:%d-%m-%Y} - {seg_end:%d-%m-%Y}")
+        unit = covers[0]
+        quantity = Decimal(sum_insured_minor) / Decimal(unit.limit_minor)
+        premium = _round(sum(c.gross_premium_pct for c in covers) * sum_insured_minor)
+        items.append(
+            LineItemDraft(
+                id=line_item_ids[position],
+                position=position,
+                start=seg_start,
+                end=seg_end,
+                currency=currency,
+                quantity=quantity,
+                sum_insured_minor=sum_insured_minor,
+                total_sum_insured_minor=sum_insured_minor,
+                min_payout_minor=_round(quantity * unit.min_payout_minor),
+                payout_per_unit_minor=_round(quantity * unit.payout_per_unit_minor),
+                premium_minor=premium,
+                covers=covers,
+            )
+        )
+    risk_premium = _round(sum(c.risk_premium_pct for item in items for c in item.covers) * sum_insured_minor)
+    return QuoteDraft(
+        id=quote_id,
+        tenant_id=tenant_id,
+        kind="TENANT",
+        name=f"{start:%d-%m-%Y} - {end:%d-%m-%Y}",
+        monitoring_target_id=monitoring_target_id,
+        risk_period_from=start,
+        risk_period_to=end,
+        currency=currency,
+        sum_insured_minor=sum_insured_minor,
+        total_sum_insured_minor=sum(i.total_sum_insured_minor for i in items),
+        gross_premium_minor=sum(i.premium_minor for i in items),
+        risk_premium_minor=risk_premium,
+        external_ref=external_ref,
+        valid_until=today + dt.timedelta(days=QUOTE_VALIDITY_DAYS),
+        line_items=items,
+    )

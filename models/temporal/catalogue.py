@@ -1,0 +1,77 @@
+"""Workflow and activity inputs of the coverage catalogue."""
+
+from __future__ import annotations
+
+import uuid
+from decimal import Decimal
+
+import msgspec
+
+from models.domain.terms import CoverageSlot
+
+# --- coverage catalogue and pricing ------------------------------------------------------------
+
+
+class SiteRef(msgspec.Struct, frozen=True):
+    """Where a monitoring target is: what the pricing model needs to calibrate for it."""
+
+    target_id: str
+    target_name: str
+    district: str
+    state: str
+    latitude: float
+    longitude: float
+
+
+class ProposedTerms(msgspec.Struct, frozen=True):
+    """Terms the calibrated model proposes for a slot (money in major units, exact)."""
+
+    slot: CoverageSlot
+    viable: bool
+    reason: str
+    direction: str
+    trigger: Decimal | None
+    exit: Decimal | None
+    limit: Decimal
+    min_payout: Decimal
+    payout_per_unit: Decimal
+    currency: str
+    trigger_probability: float
+
+
+class ProposeTermsInput(msgspec.Struct, frozen=True):
+    site: SiteRef
+    slots: list[CoverageSlot]
+    unit_limit: Decimal
+    currency: str
+
+
+class CreateCoveragesInput(msgspec.Struct, frozen=True):
+    site: SiteRef
+    proposals: list[ProposedTerms]
+    created_by: str
+    expected_loss_ratio: Decimal
+    simulations: int
+
+
+class PlannedCoverage(msgspec.Struct, frozen=True):
+    slot: CoverageSlot
+    coverage_id: uuid.UUID | None  # None: no viable cover for this slot (reason says why)
+    reason: str
+    priced: bool
+
+
+class EnsureCoveragesRequest(msgspec.Struct, frozen=True):
+    slots: list[CoverageSlot]
+    wait_for_pricing: bool = False
+
+
+class CatalogueInput(msgspec.Struct, frozen=True):
+    """Settings a catalogue workflow prices with (given by the starter, so replays agree)."""
+
+    target_id: str
+    unit_limit: Decimal
+    currency: str
+    expected_loss_ratio: Decimal
+    simulations: int
+    created_by: str

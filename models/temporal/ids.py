@@ -1,0 +1,33 @@
+"""Workflow ids: what ops read in the Temporal UI (`<kind>:<tenant>:<id>`)."""
+
+from __future__ import annotations
+
+import uuid
+
+
+def business_partner_workflow_id(tenant_id: uuid.UUID | str, partner_id: uuid.UUID | str) -> str:
+    return f"business-partner:{tenant_id}:{partner_id}"
+
+
+def quote_workflow_id(tenant_id: uuid.UUID | str, quote_id: uuid.UUID | str) -> str:
+    return f"quote:{tenant_id}:{quote_id}"
+
+
+def policy_workflow_id(tenant_id: uuid.UUID | str, policy_id: uuid.UUID | str) -> str:
+    return f"policy:{tenant_id}:{policy_id}"
+
+
+def coverage_pricing_workflow_id(coverage_id: uuid.UUID | str, version: int) -> str:
+    return f"coverage-pricing:{coverage_id}:{version}"
+
+
+def catalogue_workflow_id(target_id: str) -> str:
+    return f"catalogue:{target_id}"
+
+
+def coverage_documents_workflow_id(coverage_id: uuid.UUID | str, version: int) -> str:
+    return f"coverage-documents:{coverage_id}:{version}"
+
+
+def policy_schedule_workflow_id(tenant_id: uuid.UUID | str, policy_id: uuid.UUID | str) -> str:
+    return f"policy-schedule:{tenant_id}:{policy_id}"

@@ -1,0 +1,52 @@
+"""Workflow and activity inputs of policies (fields are only ever added, with defaults)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+
+import msgspec
+
+
+class PolicyTransitionInput(msgspec.Struct, frozen=True):
+    tenant_id: str
+    policy_id: uuid.UUID
+    to_status: str
+    from_statuses: list[str]
+    at: dt.datetime
+
+
+class PolicyWorkflowInput(msgspec.Struct, frozen=True):
+    tenant_id: str
+    policy_id: uuid.UUID
+    monitoring_target_id: str
+    external_ref: str | None
+    # Risk periods of the covers, in order: monitoring wakes at each start and end.
+    periods: list[tuple[dt.date, dt.date]]
+    # Set when the workflow converts its quote itself (`convert`, update-with-start); None in
+    # workflows started as the quote workflow's child, whose draft was already written.
+    quote_id: uuid.UUID | None = None
+    # When the draft lapses (models.domain.lifecycle.quote_deadline); None: the first risk start.
+    lapse_at: dt.datetime | None = None
+
+
+class ConvertToPolicyInput(msgspec.Struct, frozen=True):
+    """Quote CREATED → ACCEPTED and its policy draft with derived ids, in one transaction."""
+
+    tenant_id: str
+    quote_id: uuid.UUID
+    policy_id: uuid.UUID
+    at: dt.datetime
+
+
+class PolicyStatusInput(msgspec.Struct, frozen=True):
+    tenant_id: str
+    policy_id: uuid.UUID
+    to_status: str
+    from_statuses: list[str]
+    at: dt.datetime
+
+
+class PolicyScheduleInput(msgspec.Struct, frozen=True):
+    tenant_id: str
+    policy_id: uuid.UUID

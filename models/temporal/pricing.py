@@ -1,0 +1,75 @@
+"""Workflow and activity inputs and results of pricing runs."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from decimal import Decimal
+from typing import Any
+
+import msgspec
+
+from models.temporal.catalogue import SiteRef
+
+
+class PriceCoverageInput(msgspec.Struct, frozen=True):
+    coverage_id: uuid.UUID
+    version: int
+    simulations: int
+    seed: int
+    expected_loss_ratio: Decimal
+    requested_by: str
+
+
+class CoverTermsIn(msgspec.Struct, frozen=True):
+    index_code: str
+    start: dt.date
+    end: dt.date
+    direction: str
+    trigger: Decimal
+    exit: Decimal | None
+    limit: Decimal
+    min_payout: Decimal
+    payout_per_unit: Decimal
+    currency: str
+
+
+class SimulationInput(msgspec.Struct, frozen=True):
+    run: PriceCoverageInput
+    site: SiteRef
+    terms: CoverTermsIn
+
+
+class PricingOutcome(msgspec.Struct, frozen=True):
+    """What a simulation found; fractions are of the limit, money in major units."""
+
+    model_version: str
+    data_hash: str
+    simulations: int
+    method: str
+    risk_premium: Decimal
+    risk_premium_pct: Decimal
+    gross_premium: Decimal
+    gross_premium_indication_pct: Decimal
+    metrics: dict[str, str]
+    burn: dict[str, Any]
+    report: dict[str, Any]
+    seconds: float
+
+
+class PublishPricingInput(msgspec.Struct, frozen=True):
+    run: PriceCoverageInput
+    outcome: PricingOutcome
+
+
+class PricingRunResult(msgspec.Struct, frozen=True):
+    coverage_id: uuid.UUID
+    version: int
+    status: str
+    risk_premium: Decimal | None
+    gross_premium_indication_pct: Decimal | None
+
+
+def coverage_seed(coverage_id: uuid.UUID) -> int:
+    """Default seed of a coverage's pricing runs: stable, so a rerun reproduces the numbers."""
+    return coverage_id.int % (2**31 - 1)

@@ -1,0 +1,22 @@
+"""Task queues by what their workers do (workflows/worker.py).
+
+Each is `<base>` + suffix (base: TEMPORAL_TASK_QUEUE). lifecycle: quote and policy workflows
+and their short database writes; pricing: the catalogue's orchestration and Monte Carlo on a
+process pool; documents: document workflows and WeasyPrint. A burst of one never queues
+ahead of another's work."""
+
+from __future__ import annotations
+
+QUEUE_SUFFIXES = {"lifecycle": "", "pricing": "-pricing", "documents": "-documents"}
+
+
+def task_queue(base: str, kind: str) -> str:
+    return base_queue(base) + QUEUE_SUFFIXES[kind]
+
+
+def base_queue(queue: str) -> str:
+    """`parametric` for `parametric`, `parametric-pricing` or `parametric-documents`."""
+    for suffix in QUEUE_SUFFIXES.values():
+        if suffix and queue.endswith(suffix):
+            return queue[: -len(suffix)]
+    return queue

@@ -1,0 +1,197 @@
+"""Wire types of the internal surface (`/internal`): coverages, pricing runs, business partners."""
+
+from __future__ import annotations
+
+import uuid
+from decimal import Decimal
+from typing import Annotated, Generic, Literal
+
+import msgspec
+
+from models.wire.common import CamelStruct, Money, OptionalText, ShortText, T
+
+# --- business partners ---------------------------------------------------------------------
+
+
+class NewAddress(CamelStruct, tag_field="@type", tag="NewAddress"):
+    country_code: Annotated[str, msgspec.Meta(pattern=r"^[A-Z]{2}\Z")]
+    house_number: OptionalText = ""
+    street: OptionalText = ""
+    country: OptionalText = ""
+    county: OptionalText = ""
+    postcode: OptionalText = ""
+    state: OptionalText = ""
+    district: OptionalText = ""
+    city: OptionalText = ""
+    state_code: OptionalText = ""
+
+
+PartnerRole = Literal["INTERMEDIARY", "POLICY_HOLDER", "RISK_CARRIER"]
+# The spec does not list tax statuses; these are the ones Indian GST registration knows.
+TaxStatus = Literal["REGISTERED", "UNREGISTERED", "COMPOSITION", "EXEMPT", "SEZ", "NON_RESIDENT"]
+
+
+class NewBusinessPartner(CamelStruct, tag_field="@type", tag="NewBusinessPartner"):
+    name: ShortText
+    role: PartnerRole
+    contact_name: ShortText
+    contact_email_address: Annotated[
+        str, msgspec.Meta(max_length=254, pattern=r"^[^@\s]{1,64}@[^@\s]{1,190}\.[^@\s]{2,63}\Z")
+    ]
+    contact_phone_number: Annotated[str, msgspec.Meta(pattern=r"^\+?[0-9 ()\-]{6,20}\Z")]
+    address: NewAddress
+    tax_status: TaxStatus
+
+
+class Address(CamelStruct, tag_field="@type", tag="Address"):
+    country_code: str
+    house_number: str
+    street: str
+    country: str
+    county: str
+    postcode: str
+    state: str
+    district: str
+    city: str
+    state_code: str
+
+
+class BusinessPartner(CamelStruct, tag_field="@type", tag="BusinessPartner"):
+    id: uuid.UUID
+    name: str
+    role: str
+    contact_name: str
+    contact_email_address: str
+    contact_phone_number: str
+    address: Address
+    tax_status: str
+    created_at: str  # YYYY-MM-DDThh:mm:ss.SSS+00:00
+
+
+# --- internal surface: coverages -------------------------------------------------------------
+
+
+class SortInfo(CamelStruct):
+    unsorted: bool
+    sorted: bool
+    empty: bool
+
+
+class Pageable(CamelStruct):
+    sort: SortInfo
+    page_number: int
+    page_size: int
+    offset: int
+    paged: bool
+    unpaged: bool
+
+
+class RichPage(CamelStruct, Generic[T]):
+    """The internal coverage list envelope (Spring-style page)."""
+
+    content: list[T]
+    pageable: Pageable
+    total_pages: int
+    total_elements: int
+    last: bool
+    size: int
+    number: int
+    sort: SortInfo
+    number_of_elements: int
+    first: bool
+    empty: bool
+
+
+class CoverageFull(CamelStruct, tag_field="@type", tag="Coverage"):
+    id: uuid.UUID
+    label: str | None
+    risk_carrier: str
+    currency: str
+    simulations: int
+    limit: Money
+    expected_loss_ratio: Decimal
+    fact_sheet_report_file_id: uuid.UUID | None
+    technical_pricing_report_file_id: uuid.UUID | None
+    status: str
+    ui_state: str
+    start: str  # YYYY-MM-DDThh:mm:ss.SSS+00:00
+    end: str
+    created_by: str
+    created_at: str
+    updated_at: str
+    risk_type: str
+    risk_type_id: str
+    index_definition: str
+    index_definition_id: uuid.UUID
+    trigger_unit: str
+    trigger_label: str
+    data_source_id: str
+    data_source_description: str
+    data_set: str
+    data_set_id: str
+    monitoring_target: str
+    monitoring_target_id: str
+    trigger: Decimal
+    exit: Decimal | None
+    min_payout: Money
+    payout_per_unit: Money
+    risk_premium: Money | None  # null until the first pricing run completes
+    risk_premium_pct: Decimal | None
+    gross_premium_indication_pct: Decimal | None
+
+
+class RiskMetricsOut(CamelStruct):
+    expected_loss: Decimal
+    expected_loss_standard_error: Decimal
+    standard_deviation: Decimal
+    probability_of_attachment: Decimal
+    probability_of_exhaustion: Decimal
+    var99: Decimal
+    tvar99: Decimal
+    var995: Decimal
+    tvar995: Decimal
+
+
+class BurnYearOut(CamelStruct):
+    year: int
+    index_value: Decimal
+    payout: Decimal
+
+
+class PricingRunOut(CamelStruct):
+    coverage_id: uuid.UUID
+    version: int
+    status: str  # QUEUED | RUNNING | COMPLETED | FAILED
+    workflow_id: str
+    simulations: int
+    seed: int
+    expected_loss_ratio: Decimal
+    model_version: str | None
+    data_hash: str | None
+    currency: str
+    risk_premium: Money | None
+    risk_premium_pct: Decimal | None
+    gross_premium: Money | None
+    gross_premium_indication_pct: Decimal | None
+    metrics: RiskMetricsOut | None
+    burn_cost: Money | None
+    burn_payout_frequency: Decimal | None
+    burn_method: str | None
+    burn_years: list[BurnYearOut] | None
+    fact_sheet_report_file_id: uuid.UUID | None
+    technical_pricing_report_file_id: uuid.UUID | None
+    requested_by: str
+    error: str | None
+    created_at: str
+    completed_at: str | None
+
+
+class NewPricingRun(CamelStruct):
+    simulations: Annotated[int, msgspec.Meta(ge=1_000, le=2_000_000)] | None = None
+    seed: Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)] | None = None
+    expected_loss_ratio: Decimal | None = None
+
+    def __post_init__(self) -> None:
+        elr = self.expected_loss_ratio
+        if elr is not None and not (elr.is_finite() and 0 < elr <= 1):
+            raise ValueError("expectedLossRatio must be a number in (0, 1]")

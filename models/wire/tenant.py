@@ -1,0 +1,110 @@
+"""Wire types of the tenant surface (`/quotes`, `/policies`, `/index-definitions`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from decimal import Decimal
+from typing import Annotated
+
+import msgspec
+
+from models.wire.common import CamelStruct, Money, MonitoringTargetOut, ShortText
+
+# --- catalogue ----------------------------------------------------------------------------
+
+
+class IndexDefinitionOut(CamelStruct):
+    id: str
+    name: str
+    description: str
+    unit: str
+    type: str
+
+
+# --- tenant surface: quotes and policies ------------------------------------------------------
+
+
+class NewQuote(CamelStruct, forbid_unknown_fields=False):
+    monitoring_target_id: Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
+    risk_period_from: dt.date
+    risk_period_to: dt.date
+    sum_insured_for_line_item: Money
+    external_ref: ShortText | None = None
+
+    def __post_init__(self) -> None:
+        if self.risk_period_to < self.risk_period_from:
+            raise ValueError("riskPeriodTo is before riskPeriodFrom")
+        if self.sum_insured_for_line_item.amount <= 0:
+            raise ValueError("sumInsuredForLineItem must be positive")
+
+
+class IndexDefinitionRef(CamelStruct):
+    id: uuid.UUID
+    description: str
+
+
+class TenantCoverage(CamelStruct):
+    id: uuid.UUID
+    gross_written_premium_pct: Decimal
+    index_definition: IndexDefinitionRef
+    monitoring_target: MonitoringTargetOut
+    risk_period_start: dt.date
+    risk_period_end: dt.date
+    trigger_unit: str
+    trigger_value: Decimal
+
+
+class LineItemOut(CamelStruct):
+    id: uuid.UUID
+    name: str
+    coverages: list[TenantCoverage]
+    min_payout: Money
+    payout_per_unit: Money
+    quantity: Decimal
+    sum_insured: Money
+    total_sum_insured: Money
+
+
+class QuoteOut(CamelStruct):
+    """A quote as created; the policy (conversion, activation, cancellation) has the same shape."""
+
+    id: uuid.UUID
+    inception_date: dt.date
+    expiry_date: dt.date
+    external_ref: str | None
+    name: str
+    status: str
+    total_sum_insured: Money
+    gross_premium_amount: Money
+    line_items: list[LineItemOut]
+
+
+PolicyOut = QuoteOut
+
+
+class QuoteRecord(CamelStruct):
+    """GET /quotes/{id}."""
+
+    id: uuid.UUID
+    status: str
+    monitoring_target_id: str
+    risk_period_from: dt.date
+    risk_period_to: dt.date
+    sum_insured_for_line_item: Money
+
+
+class QuoteListItem(CamelStruct):
+    id: uuid.UUID
+    status: str
+    monitoring_target_id: str
+    risk_period_from: dt.date
+    risk_period_to: dt.date
+
+
+class PolicyListItem(CamelStruct):
+    id: uuid.UUID
+    status: str
+    inception_date: dt.date
+    expiry_date: dt.date
+    total_sum_insured: Money

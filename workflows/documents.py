@@ -1,0 +1,79 @@
+"""Documents in workflows of their own, so that no lifecycle ever waits on a PDF.
+
+- `CoverageDocumentsWorkflow`: the fact sheet and technical pricing report of one pricing
+  version (id `coverage-documents:<coverage id>:<version>`), started by the pricing workflow
+  once the price is published.
+- `PolicyScheduleWorkflow`: the schedule of an activated policy (id
+  `policy-schedule:<tenant>:<policy id>`), started by the policy workflow at activation and
+  retried until it succeeds.
+
+Rendering runs on the documents task queue (one document at a time; a customer's document
+goes first)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.common import Priority, RetryPolicy
+
+with workflow.unsafe.imports_passed_through():
+    from activities.documents import CoverageDocuments, render_coverage_documents
+    from models.temporal.queues import task_queue
+
+RENDER_TIMEOUT = timedelta(minutes=5)
+# Rendering waits this long after the price is published: a new target's catalogue prices
+# dozens of coverages at once, and PDFs rendered meanwhile would slow those prices down.
+RENDER_DELAY = timedelta(seconds=20)
+RENDER_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(minutes=1), maximum_attempts=10)
+
+
+def documents_queue() -> str:
+    return task_queue(workflow.info().task_queue, "documents")
+
+
+@workflow.defn
+class CoverageDocumentsWorkflow:
+    @workflow.run
+    async def run(self, coverage_id: uuid.UUID, version: int) -> CoverageDocuments:
+        await workflow.sleep(RENDER_DELAY)
+        return await workflow.execute_activity(
+            render_coverage_documents,
+            args=[coverage_id, version],
+            task_queue=documents_queue(),
+            start_to_close_timeout=RENDER_TIMEOUT,
+            retry_policy=RENDER_RETRY,
+        )
+
+with workflow.unsafe.imports_passed_through():
+    from activities.documents import PolicyScheduleRequest, render_policy_schedule
+    from models.temporal.policies import PolicyScheduleInput
+    from models.temporal.queues import task_queue
+
+RENDER_TIMEOUT = timedelta(minutes=5)
+# A customer's document goes ahead of catalogue documents on the documents queue (priority
+# 1 is the highest; catalogue renders take the default).
+CUSTOMER_DOCUMENT = Priority(priority_key=1)
+RENDER_MAX_INTERVAL = timedelta(minutes=10)
+RENDER_RETRY = RetryPolicy(initial_interval=timedelta(seconds=2), maximum_interval=RENDER_MAX_INTERVAL)
+# What policies activated before this workflow existed render with (their histories replay).
+RENDER_RETRY_V0 = RetryPolicy(
+    initial_interval=timedelta(seconds=1), maximum_interval=timedelta(minutes=1), maximum_attempts=10
+)
+
+
+@workflow.defn
+class PolicyScheduleWorkflow:
+    @workflow.run
+    async def run(self, request: PolicyScheduleInput) -> str:
+        base = workflow.info().task_queue
+        file_id = await workflow.execute_activity(
+            render_policy_schedule,
+            PolicyScheduleRequest(tenant_id=request.tenant_id, policy_id=request.policy_id),
+            task_queue=task_queue(base, "documents"),
+            start_to_close_timeout=RENDER_TIMEOUT,
+            retry_policy=RENDER_RETRY,
+            priority=CUSTOMER_DOCUMENT,
+        )
+        return str(file_id)

@@ -1,0 +1,420 @@
+"""The lifecycle of a policy. Workflow id `policy:<tenant>:<policy id>`.
+
+    NEW ──convert──▶ CREATED (draft) ──activate──▶ ACCEPTED ──first risk start──▶ ACTIVE ──last end + 3 days──▶ EXPIRED
+     │                  └──lapse time──▶ LAPSED        └──────────cancel──────────────┴──▶ CANCELED
+     └──conversion refused, or none before the quote's deadline──▶ NOT_CREATED
+
+- PATCH /quotes/{id} starts this workflow with update-with-start (`convert`); the update
+  writes the quote's conversion (a local activity, ids derived from the quote) before it
+  answers. The quote's workflow is not touched: it learns of the conversion from the
+  database when its deadline timer fires (workflows/quotes.py).
+- A draft lapses at `lapse_at` (models.domain.lifecycle.quote_deadline: the quote's validity end or
+  the first risk-period start, whichever is first); activation after it is refused.
+- Documents never gate the lifecycle: the policy schedule renders in a workflow of its own
+  (`policy-schedule:<tenant>:<policy>`, retried until it succeeds) while monitoring runs on.
+- Monitoring sleeps on durable timers, one per distinct risk-period start plus one for the
+  end: a handful of workflow tasks per policy, never one per day. A cancel in flight settles
+  before a timer acts on the status; cancelling wakes every timer and ends the workflow, so
+  covers no longer trigger.
+
+Versioning (docs/workflow-versioning.md): policies live for years, so each change is a
+patch at the point where behaviour changes, and a running policy takes the new path from
+the first such point it reaches after the deploy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+
+from temporalio import workflow
+from temporalio.exceptions import ActivityError, WorkflowAlreadyStartedError
+from temporalio.workflow import ParentClosePolicy
+
+with workflow.unsafe.imports_passed_through():
+    from activities.documents import PolicyScheduleRequest, render_policy_schedule
+    from activities.policies import (
+        convert_to_policy,
+        set_policy_status,
+        transition_policy,
+    )
+    from models.domain.lifecycle import day_start
+    from models.temporal.ids import policy_schedule_workflow_id
+    from models.temporal.lifecycle import TransitionOutcome
+    from models.temporal.policies import (
+        ConvertToPolicyInput,
+        PolicyScheduleInput,
+        PolicyStatusInput,
+        PolicyTransitionInput,
+        PolicyWorkflowInput,
+    )
+    from models.temporal.search_attributes import POLICY_STATUS
+    from workflows.documents import (
+        RENDER_RETRY_V0,
+        RENDER_TIMEOUT,
+        PolicyScheduleWorkflow,
+    )
+    from workflows.lifecycle import (
+        BACKGROUND_WRITE,
+        BACKGROUND_WRITE_RETRY,
+        LOCAL_ACTIVITY_FAILED,
+        REQUEST_WRITE,
+        WRITE_RETRY,
+        WRITE_TIMEOUT,
+        refuse,
+        write_failed,
+    )
+
+# Observations of a day are final this long after it ends (settlement waits for them).
+DATA_LATENCY = dt.timedelta(days=3)
+
+PATCH_DRAFT_LAPSES = "policy-draft-lapses"
+PATCH_SCHEDULE_WORKFLOW = "policy-schedule-workflow"
+PATCH_SCHEDULE_FAILURE_NOT_FATAL = "policy-schedule-failure-not-fatal"
+# Per call site (a timer, an update): a policy running since before the patch takes the new
+# path at the first of them it reaches after the deploy (a patch id is memoised per run).
+PATCH_CANCEL_SETTLES_FIRST = "policy-cancel-settles-first-{}"
+PATCH_CHECKED_TRANSITIONS = "policy-checked-transitions-{}"
+
+_start_of = day_start
+
+
+@workflow.defn
+class PolicyWorkflow:
+    @workflow.init
+    def __init__(self, request: PolicyWorkflowInput) -> None:
+        self._input = request
+        # A workflow that converts its quote starts NEW; one started as a quote's child (before
+        # the conversion moved here) finds its draft written and runs its patches.
+        self._converts = request.quote_id is not None
+        self._status = "NEW" if self._converts else "CREATED"
+        first_start = min(s for s, _ in request.periods)
+        self._lapse_at = request.lapse_at or _start_of(first_start)
+        self._detail = ""
+        self._periods = [{"start": s.isoformat(), "end": e.isoformat(), "monitoring": "PENDING"} for s, e in request.periods]
+
+    @workflow.query
+    def status(self) -> dict:
+        return {
+            "policyId": str(self._input.policy_id),
+            "quoteId": self._input.quote_id and str(self._input.quote_id),
+            "status": self._status,
+            "lapseAt": self._lapse_at.isoformat(),
+            "periods": self._periods,
+            "detail": self._detail,
+        }
+
+    @workflow.run
+    async def run(self, request: PolicyWorkflowInput) -> str:
+        if self._converts:
+            await self._await_conversion()
+            if self._status == "NOT_CREATED":
+                return await self._finish()
+        if self._new_path(PATCH_DRAFT_LAPSES):
+            await self._await_activation()
+            if self._status == "LAPSED":
+                return await self._finish()
+        else:
+            await workflow.wait_condition(lambda: self._status in ("ACCEPTED", "CANCELED"))
+        if self._status == "ACCEPTED":
+            await self._schedule_documents()
+        starts = sorted({s for s, _ in request.periods})
+        for index, start in enumerate(starts):
+            if await self._sleep_until(_start_of(start), index):
+                return await self._finish()
+            for period in self._periods:
+                if period["start"] == start.isoformat():
+                    period["monitoring"] = "MONITORING"
+            if self._status == "ACCEPTED":
+                self._status = "ACTIVATING"
+                await self._background_write("ACTIVE", ["ACCEPTED"], index)
+                self._set("ACTIVE")
+        last_end = max(e for _, e in request.periods)
+        if await self._sleep_until(_start_of(last_end) + dt.timedelta(days=1) + DATA_LATENCY, len(starts)):
+            return await self._finish()
+        for period in self._periods:
+            period["monitoring"] = "ENDED"
+        self._status = "EXPIRING"
+        await self._background_write("EXPIRED", ["ACTIVE"], len(starts))
+        self._set("EXPIRED")
+        return await self._finish()
+
+    # --- conversion and draft -------------------------------------------------------------------
+
+    async def _await_conversion(self) -> None:
+        """Until the `convert` update has written the draft; a workflow whose conversion is
+        refused, or never comes before the quote's deadline, ends without a policy."""
+        while self._status in ("NEW", "CONVERTING"):
+            if self._status == "CONVERTING":
+                await workflow.wait_condition(lambda: self._status != "CONVERTING")
+                continue
+            remaining = self._lapse_at - workflow.now()
+            if remaining <= dt.timedelta(0):
+                # A write that committed after its request gave up is found here: the draft
+                # then exists (and lapses at once); otherwise there is no policy.
+                outcome = await self._conversion_write(**BACKGROUND_WRITE)
+                if outcome.applied:
+                    self._status = "CREATED"
+                else:
+                    self._detail = outcome.detail or "no conversion before the quote's deadline"
+                    self._set("NOT_CREATED")
+                break
+            try:
+                await workflow.wait_condition(lambda: self._status != "NEW", timeout=remaining)
+            except asyncio.TimeoutError:
+                pass
+
+    @workflow.update
+    async def convert(self) -> str:
+        """Write the conversion of the quote into this policy's draft; returns the policy id."""
+        self._status = "CONVERTING"
+        try:
+            outcome = await self._conversion_write(**REQUEST_WRITE)
+        except LOCAL_ACTIVITY_FAILED as err:
+            self._status = "NEW"  # a retried PATCH finds this workflow and writes again
+            raise write_failed(err) from err
+        if outcome.applied:
+            self._status = "CREATED"
+            return str(self._input.policy_id)
+        self._detail = outcome.detail or f"the quote is {outcome.status}"
+        self._set("NOT_CREATED")
+        raise refuse("convert the quote", outcome.status, outcome.detail)
+
+    async def _conversion_write(self, **options) -> TransitionOutcome:
+        return await workflow.execute_local_activity(
+            convert_to_policy,
+            ConvertToPolicyInput(
+                tenant_id=self._input.tenant_id,
+                quote_id=self._input.quote_id,
+                policy_id=self._input.policy_id,
+                at=workflow.now(),
+            ),
+            **options,
+        )
+
+    @convert.validator
+    def validate_convert(self) -> None:
+        if self._status != "NEW":
+            state = "being converted" if self._status == "CONVERTING" else "ACCEPTED"
+            raise refuse("convert the quote", state)
+        if workflow.now() >= self._lapse_at:
+            raise refuse("convert the quote", "CREATED", f"it expired at {self._lapse_at:%Y-%m-%d %H:%M} UTC")
+
+    async def _await_activation(self) -> None:
+        """A draft waits for activation until it lapses."""
+        while self._status in ("CREATED", "ACTIVATING", "LAPSING"):
+            if self._status != "CREATED":
+                await workflow.wait_condition(lambda: self._status not in ("ACTIVATING", "LAPSING"))
+                continue
+            remaining = self._lapse_at - workflow.now()
+            if remaining <= dt.timedelta(0):
+                self._status = "LAPSING"
+                outcome = await self._status_write("LAPSED", ["CREATED"], **BACKGROUND_WRITE)
+                self._adopt(outcome, "LAPSED")
+                continue
+            try:
+                await workflow.wait_condition(lambda: self._status != "CREATED", timeout=remaining)
+            except asyncio.TimeoutError:
+                pass
+
+    # --- documents ------------------------------------------------------------------------------
+
+    async def _schedule_documents(self) -> None:
+        if self._new_path(PATCH_SCHEDULE_WORKFLOW):
+            await self._start_schedule_workflow()
+            return
+        try:
+            await workflow.execute_activity(
+                render_policy_schedule,
+                PolicyScheduleRequest(tenant_id=self._input.tenant_id, policy_id=self._input.policy_id),
+                start_to_close_timeout=RENDER_TIMEOUT,
+                retry_policy=RENDER_RETRY_V0,
+            )
+        except ActivityError:
+            if not workflow.patched(PATCH_SCHEDULE_FAILURE_NOT_FATAL):
+                raise
+            await self._start_schedule_workflow()
+
+    async def _start_schedule_workflow(self) -> None:
+        """The schedule renders in its own workflow, retried until it succeeds (ops see it
+        there); the policy does not wait for it."""
+        request = self._input
+        try:
+            await workflow.start_child_workflow(
+                PolicyScheduleWorkflow.run,
+                PolicyScheduleInput(tenant_id=request.tenant_id, policy_id=request.policy_id),
+                id=policy_schedule_workflow_id(request.tenant_id, request.policy_id),
+                parent_close_policy=ParentClosePolicy.ABANDON,
+                static_summary=f"Policy schedule · {request.policy_id}",
+            )
+        except WorkflowAlreadyStartedError:  # started before (a policy reset by ops)
+            pass
+
+    # --- monitoring -----------------------------------------------------------------------------
+
+    async def _sleep_until(self, moment: dt.datetime, index: int) -> bool:
+        """Durable timer; True if the policy was cancelled meanwhile."""
+        delay = moment - workflow.now()
+        if delay > dt.timedelta(0):
+            try:
+                await workflow.wait_condition(lambda: self._status == "CANCELED", timeout=delay)
+            except asyncio.TimeoutError:
+                pass
+        if self._new_path(PATCH_CANCEL_SETTLES_FIRST.format(index)):
+            # A cancel (or activation) being written settles first: if its write fails the
+            # policy is still in force and monitoring goes on.
+            await workflow.wait_condition(lambda: self._status not in ("CANCELING", "ACTIVATING"))
+            return self._status == "CANCELED"
+        return self._status in ("CANCELING", "CANCELED")
+
+    async def _finish(self) -> str:
+        await workflow.wait_condition(workflow.all_handlers_finished)
+        if self._status == "CANCELED":
+            for period in self._periods:
+                if period["monitoring"] != "ENDED":
+                    period["monitoring"] = "CANCELED"
+        return self._status
+
+    # --- transitions ----------------------------------------------------------------------------
+
+    @workflow.update
+    async def activate(self) -> str:
+        if not self._checked_transitions():
+            return await self._activate_v0()
+        if self._status != "CREATED":
+            raise refuse("activate the policy", self._status)
+        self._status = "ACTIVATING"
+        try:
+            outcome = await self._status_write("ACCEPTED", ["CREATED"], **REQUEST_WRITE)
+        except LOCAL_ACTIVITY_FAILED as err:
+            self._status = "CREATED"
+            raise write_failed(err) from err
+        self._adopt(outcome, "ACCEPTED", fallback="CREATED")
+        if self._status != "ACCEPTED":
+            raise refuse("activate the policy", self._status, outcome.detail)
+        return self._status
+
+    @activate.validator
+    def validate_activate(self) -> None:
+        if self._status != "CREATED":
+            raise refuse("activate the policy", self._status)
+        if workflow.now() >= self._lapse_at:
+            raise refuse(
+                "activate the policy",
+                "CREATED",
+                f"activation closed at {self._lapse_at:%Y-%m-%d %H:%M} UTC (the quote's deadline: its validity "
+                "end or the first risk-period start); cover is never sold once its risk period has started",
+            )
+
+    @workflow.update
+    async def cancel(self) -> str:
+        # An activation being written finishes first; then the cancel applies to its result.
+        await workflow.wait_condition(lambda: self._status != "ACTIVATING")
+        if self._status not in ("ACCEPTED", "ACTIVE"):
+            raise refuse("cancel the policy", self._status)
+        if not self._checked_transitions():
+            return await self._cancel_v0()
+        previous = self._status
+        self._status = "CANCELING"
+        try:
+            outcome = await self._status_write("CANCELED", ["ACCEPTED", "ACTIVE"], **REQUEST_WRITE)
+        except LOCAL_ACTIVITY_FAILED as err:
+            self._status = previous
+            raise write_failed(err) from err
+        self._adopt(outcome, "CANCELED", fallback=previous)
+        if self._status != "CANCELED":
+            raise refuse("cancel the policy", self._status, outcome.detail)
+        return self._status
+
+    @cancel.validator
+    def validate_cancel(self) -> None:
+        if self._status not in ("ACCEPTED", "ACTIVATING", "ACTIVE"):
+            raise refuse("cancel the policy", self._status)
+
+    def _checked_transitions(self) -> bool:
+        info = workflow.current_update_info()
+        return self._new_path(PATCH_CHECKED_TRANSITIONS.format(info.id if info else ""))
+
+    def _new_path(self, patch: str) -> bool:
+        """Workflows that convert their quote were started by this code: every path is new,
+        and no patch marker is written. Older ones take a new path patch by patch."""
+        return self._converts or workflow.patched(patch)
+
+    async def _status_write(self, to_status: str, from_statuses: list[str], **options) -> TransitionOutcome:
+        return await workflow.execute_local_activity(
+            set_policy_status,
+            PolicyStatusInput(
+                tenant_id=self._input.tenant_id,
+                policy_id=self._input.policy_id,
+                to_status=to_status,
+                from_statuses=from_statuses,
+                at=workflow.now(),
+            ),
+            **options,
+        )
+
+    def _adopt(self, outcome: TransitionOutcome, wanted: str, fallback: str | None = None) -> None:
+        """The write's outcome decides: the wanted status if the row holds it (this write or
+        an earlier attempt that committed late), else what the row holds (or `fallback`)."""
+        if outcome.status == wanted:
+            self._set(wanted)
+        elif fallback is not None and outcome.status not in ("LAPSED", "CANCELED", "EXPIRED"):
+            self._status = fallback
+            self._detail = outcome.detail or f"the database holds {outcome.status}"
+        else:
+            self._detail = outcome.detail or f"the database holds {outcome.status}"
+            self._set(outcome.status)
+
+    async def _background_write(self, to_status: str, from_statuses: list[str], index: int) -> None:
+        """A write no request waits on (ACTIVE at the risk start, EXPIRED at the end): retried
+        until it lands; a row that disagrees is logged and shown in the `status` query."""
+        if not self._new_path(PATCH_CHECKED_TRANSITIONS.format(f"background-{index}")):
+            await self._write_v0(to_status, from_statuses, background=True)
+            return
+        outcome = await self._status_write(to_status, from_statuses, **BACKGROUND_WRITE)
+        if outcome.status != to_status:
+            self._detail = f"the database holds {outcome.status} where {to_status} was written"
+            workflow.logger.error("policy %s: %s", self._input.policy_id, self._detail)
+
+    def _set(self, status: str) -> None:
+        self._status = status
+        workflow.upsert_search_attributes([POLICY_STATUS.value_set(status)])
+
+    # --- workflows running since before the checked transitions (replay and running policies) ----
+
+    async def _activate_v0(self) -> str:
+        if self._status != "CREATED":
+            raise refuse("activate the policy", self._status)
+        self._status = "ACTIVATING"
+        try:
+            await self._write_v0("ACCEPTED", ["CREATED"])
+        except ActivityError as err:
+            self._status = "CREATED"
+            raise write_failed(err) from err
+        self._set("ACCEPTED")
+        return self._status
+
+    async def _cancel_v0(self) -> str:
+        previous = self._status
+        self._status = "CANCELING"
+        try:
+            await self._write_v0("CANCELED", [previous])
+        except ActivityError as err:
+            self._status = previous
+            raise write_failed(err) from err
+        self._set("CANCELED")
+        return self._status
+
+    async def _write_v0(self, to_status: str, from_statuses: list[str], background: bool = False) -> None:
+        await workflow.execute_local_activity(
+            transition_policy,
+            PolicyTransitionInput(
+                tenant_id=self._input.tenant_id,
+                policy_id=self._input.policy_id,
+                to_status=to_status,
+                from_statuses=from_statuses,
+                at=workflow.now(),
+            ),
+            start_to_close_timeout=WRITE_TIMEOUT,
+            retry_policy=BACKGROUND_WRITE_RETRY if background else WRITE_RETRY,
+        )

@@ -1,0 +1,307 @@
+"""The lifecycle of a quote: CREATED → ACCEPTED (converted to a policy draft), REJECTED, or
+EXPIRED at its deadline. Workflow id `quote:<tenant>:<quote id>`.
+
+- `created` is the update of update-with-start: POST /quotes returns once the quote is in
+  the database (or 503 if it could not be written: the run then ends as NOT_CREATED).
+- The quote expires at its deadline (models.domain.lifecycle.quote_deadline: the end of its
+  validity or the start of its risk period, whichever is first), whatever else happens: a
+  rejection whose write fails leaves it CREATED and its deadline still armed.
+- Conversion is owned by the policy's workflow (PATCH /quotes/{id} is an update-with-start
+  on `policy:<tenant>:<policy id>`, which writes the conversion); that workflow tells this one
+  with the `converted` signal, and at its deadline this workflow's expiry write finds the
+  conversion in the database in any case.
+- `reject` is an update whose validator refuses moves the state does not allow; its write is
+  a local activity whose outcome is checked before the update answers.
+
+Versioning (docs/workflow-versioning.md): the lifecycle is versioned as a whole by its input
+(`QuoteWorkflowInput.lifecycle`, default 1 for runs started before it existed): those runs keep
+their original code path (`_run_v0`, the `convert` update) to the end. Quotes live at most 30
+days, so that path can be removed 30 days after the release that introduced lifecycle 2.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import uuid
+
+from temporalio import workflow
+from temporalio.common import SearchAttributePair, TypedSearchAttributes
+from temporalio.exceptions import ActivityError
+from temporalio.workflow import ParentClosePolicy
+
+with workflow.unsafe.imports_passed_through():
+    from activities.policies import convert_quote
+    from activities.quotes import (
+        expire_quote,
+        persist_quote,
+        record_quote,
+        reject_quote,
+        transition_quote,
+    )
+    from models.domain.lifecycle import quote_deadline
+    from models.temporal.ids import policy_workflow_id
+    from models.temporal.lifecycle import TransitionOutcome
+    from models.temporal.policies import PolicyWorkflowInput
+    from models.temporal.quotes import (
+        ConvertQuoteInput,
+        QuoteTransitionInput,
+        QuoteWorkflowInput,
+        QuoteWriteInput,
+    )
+    from models.temporal.search_attributes import (
+        EXTERNAL_REF,
+        MONITORING_TARGET_ID,
+        POLICY_ID,
+        POLICY_STATUS,
+        QUOTE_STATE,
+        TENANT_ID,
+    )
+    from workflows.lifecycle import (
+        BACKGROUND_WRITE,
+        BACKGROUND_WRITE_RETRY,
+        LOCAL_ACTIVITY_FAILED,
+        REQUEST_WRITE,
+        WRITE_RETRY,
+        WRITE_TIMEOUT,
+        refuse,
+        write_failed,
+    )
+    from workflows.policies import PolicyWorkflow
+
+FINAL = ("ACCEPTED", "REJECTED", "EXPIRED", "NOT_CREATED")
+IN_FLIGHT = ("REJECTING", "EXPIRING")
+
+
+@workflow.defn
+class QuoteWorkflow:
+    @workflow.init
+    def __init__(self, request: QuoteWorkflowInput) -> None:
+        self._draft = request.draft
+        # NEW → CREATED → (ACCEPTED | REJECTING → REJECTED | EXPIRING → EXPIRED); NEW → NOT_CREATED
+        self._status = "NEW"
+        self._policy_id: uuid.UUID | None = None
+        self._detail = ""
+        self._v2 = request.lifecycle >= 2
+        self._deadline = quote_deadline(request.draft.valid_until, request.draft.risk_period_from)
+
+    @workflow.query
+    def status(self) -> dict:
+        return {
+            "quoteId": str(self._draft.id),
+            "status": self._status,
+            "policyId": self._policy_id and str(self._policy_id),
+            "deadline": self._deadline.isoformat(),
+            "detail": self._detail,
+        }
+
+    @workflow.run
+    async def run(self, request: QuoteWorkflowInput) -> str:
+        if not self._v2:
+            return await self._run_v0()
+        try:
+            written = await workflow.execute_local_activity(record_quote, self._draft, **REQUEST_WRITE)
+        except LOCAL_ACTIVITY_FAILED as err:
+            self._detail = str(write_failed(err))
+            self._set("NOT_CREATED")
+            await workflow.wait_condition(workflow.all_handlers_finished)
+            return self._status
+        # A retried start (same Idempotency-Key) may find its quote already decided.
+        self._adopt(written)
+        while self._status not in FINAL:
+            if self._status in IN_FLIGHT:  # a write in flight settles first
+                await workflow.wait_condition(lambda: self._status not in IN_FLIGHT)
+                continue
+            remaining = self._deadline - workflow.now()
+            if remaining <= dt.timedelta(0):
+                await self._expire()
+                continue
+            try:
+                await workflow.wait_condition(lambda: self._status != "CREATED", timeout=remaining)
+            except asyncio.TimeoutError:
+                pass
+        await workflow.wait_condition(workflow.all_handlers_finished)
+        return self._status
+
+    async def _expire(self) -> None:
+        self._status = "EXPIRING"
+        outcome = await workflow.execute_local_activity(
+            expire_quote,
+            QuoteWriteInput(tenant_id=self._draft.tenant_id, quote_id=self._draft.id, at=workflow.now()),
+            **BACKGROUND_WRITE,
+        )
+        self._adopt(outcome)
+
+    def _adopt(self, outcome: TransitionOutcome) -> None:
+        """Take the database's word for the quote's status (it is the arbiter of races); a
+        decided quote never goes back (a read older than the `converted` signal)."""
+        if self._status in FINAL:
+            return
+        if outcome.status == "ACCEPTED":
+            self._accepted(outcome.policy_id)
+        elif outcome.status in ("CREATED", "REJECTED", "EXPIRED"):
+            self._set(outcome.status)
+        else:
+            self._detail = outcome.detail or f"unexpected status {outcome.status}"
+            self._set("NOT_CREATED")
+
+    def _accepted(self, policy_id: uuid.UUID | None) -> None:
+        if self._status == "ACCEPTED":
+            return
+        self._policy_id = policy_id
+        self._status = "ACCEPTED"
+        updates = [QUOTE_STATE.value_set("ACCEPTED")]
+        if policy_id is not None:
+            updates.append(POLICY_ID.value_set(str(policy_id)))
+        workflow.upsert_search_attributes(updates)
+
+    @workflow.update
+    async def created(self) -> str:
+        await workflow.wait_condition(lambda: self._status != "NEW")
+        if self._v2 and self._status == "NOT_CREATED":
+            raise write_failed(RuntimeError(self._detail))
+        return self._status
+
+    @workflow.signal
+    def converted(self, policy_id: str) -> None:
+        """Sent by the policy's workflow once the conversion is in the database."""
+        self._accepted(uuid.UUID(policy_id))
+
+    @workflow.update
+    async def reject(self) -> str:
+        if not self._v2:
+            return await self._reject_v0()
+        self._status = "REJECTING"
+        try:
+            outcome = await workflow.execute_local_activity(
+                reject_quote,
+                QuoteWriteInput(tenant_id=self._draft.tenant_id, quote_id=self._draft.id, at=workflow.now()),
+                **REQUEST_WRITE,
+            )
+        except LOCAL_ACTIVITY_FAILED as err:
+            self._status = "CREATED"  # the deadline is still armed (run's loop)
+            raise write_failed(err) from err
+        self._adopt(outcome)
+        if self._status != "REJECTED":
+            raise refuse("reject the quote", self._status, outcome.detail)
+        return self._status
+
+    @reject.validator
+    def validate_reject(self) -> None:
+        if self._status != "CREATED":
+            raise refuse("reject the quote", self._status)
+        if self._v2 and workflow.now() >= self._deadline:
+            raise refuse("reject the quote", "CREATED", f"it expired at {self._deadline:%Y-%m-%d %H:%M} UTC")
+
+    def _set(self, status: str) -> None:
+        self._status = status
+        # Each upsert is a visibility write: skip it when the value is already there (the
+        # starter sets QuoteState=CREATED).
+        if workflow.info().typed_search_attributes.get(QUOTE_STATE) != status:
+            workflow.upsert_search_attributes([QUOTE_STATE.value_set(status)])
+
+    # --- lifecycle 1: runs started before lifecycle 2 (replay, and quotes still running) ---------
+
+    async def _run_v0(self) -> str:
+        draft = self._draft
+        await workflow.execute_local_activity(
+            persist_quote, draft, start_to_close_timeout=WRITE_TIMEOUT, retry_policy=WRITE_RETRY
+        )
+        self._set("CREATED")
+        expires = dt.datetime.combine(draft.valid_until, dt.time.max, tzinfo=dt.timezone.utc)
+        try:
+            await workflow.wait_condition(
+                lambda: self._status != "CREATED", timeout=max(expires - workflow.now(), dt.timedelta(0))
+            )
+        except asyncio.TimeoutError:
+            if self._status == "CREATED":
+                self._status = "EXPIRING"
+                await self._write_v0("EXPIRED", ["CREATED"], background=True)
+                self._set("EXPIRED")
+        await workflow.wait_condition(
+            lambda: workflow.all_handlers_finished() and self._status in ("ACCEPTED", "REJECTED", "EXPIRED")
+        )
+        return self._status
+
+    @workflow.update
+    async def convert(self) -> str:
+        """Convert to a policy draft (lifecycle 1 only); returns the policy id."""
+        if self._status != "CREATED":  # a concurrent convert got here first
+            raise refuse("convert the quote", self._status)
+        self._status = "CONVERTING"
+        draft = self._draft
+        policy_id = workflow.uuid4()
+        try:
+            converted = await workflow.execute_local_activity(
+                convert_quote,
+                ConvertQuoteInput(
+                    tenant_id=draft.tenant_id,
+                    quote_id=draft.id,
+                    policy_id=policy_id,
+                    line_item_ids=[workflow.uuid4() for _ in draft.line_items],
+                ),
+                start_to_close_timeout=WRITE_TIMEOUT,
+                retry_policy=WRITE_RETRY,
+            )
+        except ActivityError as err:
+            self._status = "CREATED"
+            raise write_failed(err) from err
+        if not converted:
+            self._status = "CREATED"
+            raise refuse("convert the quote", "changed in the database")
+        self._policy_id = policy_id
+        self._set("ACCEPTED")
+        attributes = [
+            SearchAttributePair(TENANT_ID, draft.tenant_id),
+            SearchAttributePair(POLICY_STATUS, "CREATED"),
+            SearchAttributePair(MONITORING_TARGET_ID, draft.monitoring_target_id),
+        ]
+        if draft.external_ref:
+            attributes.append(SearchAttributePair(EXTERNAL_REF, draft.external_ref))
+        await workflow.start_child_workflow(
+            PolicyWorkflow.run,
+            PolicyWorkflowInput(
+                tenant_id=draft.tenant_id,
+                policy_id=policy_id,
+                monitoring_target_id=draft.monitoring_target_id,
+                external_ref=draft.external_ref,
+                periods=[(item.start, item.end) for item in draft.line_items],
+            ),
+            id=policy_workflow_id(draft.tenant_id, policy_id),
+            parent_close_policy=ParentClosePolicy.ABANDON,
+            search_attributes=TypedSearchAttributes(attributes),
+        )
+        return str(policy_id)
+
+    @convert.validator
+    def validate_convert(self) -> None:
+        if self._v2:
+            raise refuse("convert the quote here", self._status, "conversions go through the policy's workflow")
+        if self._status != "CREATED":
+            raise refuse("convert the quote", self._status)
+
+    async def _reject_v0(self) -> str:
+        if self._status != "CREATED":
+            raise refuse("reject the quote", self._status)
+        self._status = "REJECTING"
+        try:
+            await self._write_v0("REJECTED", ["CREATED"])
+        except ActivityError as err:
+            self._status = "CREATED"
+            raise write_failed(err) from err
+        self._set("REJECTED")
+        return self._status
+
+    async def _write_v0(self, to_status: str, from_statuses: list[str], background: bool = False) -> None:
+        await workflow.execute_local_activity(
+            transition_quote,
+            QuoteTransitionInput(
+                tenant_id=self._draft.tenant_id,
+                quote_id=self._draft.id,
+                to_status=to_status,
+                to_state=to_status.lower(),
+                from_statuses=from_statuses,
+            ),
+            start_to_close_timeout=WRITE_TIMEOUT,
+            retry_policy=BACKGROUND_WRITE_RETRY if background else WRITE_RETRY,
+        )

@@ -18,6 +18,8 @@ from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflow
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
+    from models.domain.terms import CoverageSlot  # noqa: F401 - decoded in the sandbox
+    from models.temporal.catalogue import CATALOGUE_WORKFLOW, ENSURE_UPDATE
     from activities.catalogue import (
         create_coverages,
         find_catalogue_coverages,
@@ -48,7 +50,7 @@ PRICING_AT_ONCE = 4
 PATCH_BOUNDED_PRICING = "catalogue-bounded-pricing"
 
 
-@workflow.defn
+@workflow.defn(name=CATALOGUE_WORKFLOW)
 class CatalogueWorkflow:
     @workflow.init
     def __init__(self, request: CatalogueInput) -> None:
@@ -78,7 +80,7 @@ class CatalogueWorkflow:
             lambda: workflow.all_handlers_finished() and all(f.done() for f in self._pricing.values())
         )
 
-    @workflow.update
+    @workflow.update(name=ENSURE_UPDATE)
     async def ensure(self, request: EnsureCoveragesRequest) -> list[PlannedCoverage]:
         """Make the catalogue hold coverages for the slots; with `wait_for_pricing`, return
         only once each of them is priced."""

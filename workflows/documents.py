@@ -19,6 +19,8 @@ from temporalio import workflow
 from temporalio.common import Priority, RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
+    from models.temporal.policies import POLICY_SCHEDULE_WORKFLOW
+    from models.temporal.pricing import COVERAGE_DOCUMENTS_WORKFLOW
     from activities.documents import CoverageDocuments, render_coverage_documents
     from models.temporal.queues import task_queue
 
@@ -33,7 +35,7 @@ def documents_queue() -> str:
     return task_queue(workflow.info().task_queue, "documents")
 
 
-@workflow.defn
+@workflow.defn(name=COVERAGE_DOCUMENTS_WORKFLOW)
 class CoverageDocumentsWorkflow:
     @workflow.run
     async def run(self, coverage_id: uuid.UUID, version: int) -> CoverageDocuments:
@@ -63,7 +65,7 @@ RENDER_RETRY_V0 = RetryPolicy(
 )
 
 
-@workflow.defn
+@workflow.defn(name=POLICY_SCHEDULE_WORKFLOW)
 class PolicyScheduleWorkflow:
     @workflow.run
     async def run(self, request: PolicyScheduleInput) -> str:

@@ -8,6 +8,8 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.exceptions import TimeoutError as ActivityTimeoutError
 
+from models.temporal.lifecycle import INVALID_TRANSITION, WRITE_FAILED
+
 WRITE_TIMEOUT = timedelta(seconds=10)
 # A write that still fails after this many tries is refused with a WriteFailed error (the
 # state is left as it was) instead of retrying forever behind a waiting HTTP call.
@@ -15,7 +17,6 @@ WRITE_TIMEOUT = timedelta(seconds=10)
 WRITE_RETRY = RetryPolicy(
     initial_interval=timedelta(milliseconds=100), maximum_interval=timedelta(seconds=2), maximum_attempts=8
 )
-WRITE_FAILED = "WriteFailed"
 # Writes no request waits on (a policy turning ACTIVE at its risk start) retry until they land.
 BACKGROUND_WRITE_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(minutes=5))
 
@@ -44,9 +45,10 @@ def request_write_worst_case() -> timedelta:
         timedelta(0),
     )
     return REQUEST_WRITE_ATTEMPT * REQUEST_WRITE_ATTEMPTS + backoff
+
+
 BACKGROUND_WRITE = dict(start_to_close_timeout=WRITE_TIMEOUT, retry_policy=BACKGROUND_WRITE_RETRY)
 
-INVALID_TRANSITION = "InvalidTransition"
 # What a failed local activity raises: its ApplicationError as such (SDK 1.35) or wrapped in an
 # ActivityError, or a TimeoutError once its last attempt timed out.
 LOCAL_ACTIVITY_FAILED = (ActivityError, ApplicationError, ActivityTimeoutError)

@@ -11,6 +11,7 @@ from temporalio import workflow
 from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
+    from models.temporal.partners import BUSINESS_PARTNER_WORKFLOW
     from activities.partners import save_business_partner
     from models.temporal.partners import RegisterBusinessPartnerInput
     from models.wire.internal import BusinessPartner
@@ -21,7 +22,7 @@ DB_RETRY = RetryPolicy(
 )
 
 
-@workflow.defn
+@workflow.defn(name=BUSINESS_PARTNER_WORKFLOW)
 class BusinessPartnerWorkflow:
     @workflow.run
     async def run(self, command: RegisterBusinessPartnerInput) -> BusinessPartner:

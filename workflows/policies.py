@@ -32,6 +32,13 @@ from temporalio.exceptions import ActivityError, WorkflowAlreadyStartedError
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
+    from models.temporal.policies import (
+        ACTIVATE_UPDATE,
+        CANCEL_UPDATE,
+        CONVERT_UPDATE,
+        POLICY_WORKFLOW,
+        STATUS_QUERY,
+    )
     from activities.documents import PolicyScheduleRequest, render_policy_schedule
     from activities.policies import (
         convert_to_policy,
@@ -79,7 +86,7 @@ PATCH_CHECKED_TRANSITIONS = "policy-checked-transitions-{}"
 _start_of = day_start
 
 
-@workflow.defn
+@workflow.defn(name=POLICY_WORKFLOW)
 class PolicyWorkflow:
     @workflow.init
     def __init__(self, request: PolicyWorkflowInput) -> None:
@@ -93,7 +100,7 @@ class PolicyWorkflow:
         self._detail = ""
         self._periods = [{"start": s.isoformat(), "end": e.isoformat(), "monitoring": "PENDING"} for s, e in request.periods]
 
-    @workflow.query
+    @workflow.query(name=STATUS_QUERY)
     def status(self) -> dict:
         return {
             "policyId": str(self._input.policy_id),
@@ -164,7 +171,7 @@ class PolicyWorkflow:
             except asyncio.TimeoutError:
                 pass
 
-    @workflow.update
+    @workflow.update(name=CONVERT_UPDATE)
     async def convert(self) -> str:
         """Write the conversion of the quote into this policy's draft; returns the policy id."""
         self._status = "CONVERTING"
@@ -277,7 +284,7 @@ class PolicyWorkflow:
 
     # --- transitions ----------------------------------------------------------------------------
 
-    @workflow.update
+    @workflow.update(name=ACTIVATE_UPDATE)
     async def activate(self) -> str:
         if not self._checked_transitions():
             return await self._activate_v0()
@@ -306,7 +313,7 @@ class PolicyWorkflow:
                 "end or the first risk-period start); cover is never sold once its risk period has started",
             )
 
-    @workflow.update
+    @workflow.update(name=CANCEL_UPDATE)
     async def cancel(self) -> str:
         # An activation being written finishes first; then the cancel applies to its result.
         await workflow.wait_condition(lambda: self._status != "ACTIVATING")

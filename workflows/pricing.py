@@ -15,6 +15,7 @@ from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
+    from models.temporal.pricing import COVERAGE_PRICING_WORKFLOW, STAGE_QUERY
     from activities.pricing_runs import (
         fail_pricing_run,
         publish_pricing_run,
@@ -73,12 +74,12 @@ def documents_workflow_queue() -> str | None:
     return None
 
 
-@workflow.defn
+@workflow.defn(name=COVERAGE_PRICING_WORKFLOW)
 class CoveragePricingWorkflow:
     def __init__(self) -> None:
         self._stage = "queued"
 
-    @workflow.query
+    @workflow.query(name=STAGE_QUERY)
     def stage(self) -> str:
         """queued | loading | simulating | publishing | completed | failed"""
         return self._stage

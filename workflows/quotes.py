@@ -31,6 +31,14 @@ from temporalio.exceptions import ActivityError
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
+    from models.temporal.quotes import (
+        CONVERT_UPDATE_V0,
+        CONVERTED_SIGNAL,
+        CREATED_UPDATE,
+        QUOTE_WORKFLOW,
+        REJECT_UPDATE,
+        STATUS_QUERY,
+    )
     from activities.policies import convert_quote
     from activities.quotes import (
         expire_quote,
@@ -73,7 +81,7 @@ FINAL = ("ACCEPTED", "REJECTED", "EXPIRED", "NOT_CREATED")
 IN_FLIGHT = ("REJECTING", "EXPIRING")
 
 
-@workflow.defn
+@workflow.defn(name=QUOTE_WORKFLOW)
 class QuoteWorkflow:
     @workflow.init
     def __init__(self, request: QuoteWorkflowInput) -> None:
@@ -85,7 +93,7 @@ class QuoteWorkflow:
         self._v2 = request.lifecycle >= 2
         self._deadline = quote_deadline(request.draft.valid_until, request.draft.risk_period_from)
 
-    @workflow.query
+    @workflow.query(name=STATUS_QUERY)
     def status(self) -> dict:
         return {
             "quoteId": str(self._draft.id),
@@ -155,19 +163,19 @@ class QuoteWorkflow:
             updates.append(POLICY_ID.value_set(str(policy_id)))
         workflow.upsert_search_attributes(updates)
 
-    @workflow.update
+    @workflow.update(name=CREATED_UPDATE)
     async def created(self) -> str:
         await workflow.wait_condition(lambda: self._status != "NEW")
         if self._v2 and self._status == "NOT_CREATED":
             raise write_failed(RuntimeError(self._detail))
         return self._status
 
-    @workflow.signal
+    @workflow.signal(name=CONVERTED_SIGNAL)
     def converted(self, policy_id: str) -> None:
         """Sent by the policy's workflow once the conversion is in the database."""
         self._accepted(uuid.UUID(policy_id))
 
-    @workflow.update
+    @workflow.update(name=REJECT_UPDATE)
     async def reject(self) -> str:
         if not self._v2:
             return await self._reject_v0()
@@ -223,7 +231,7 @@ class QuoteWorkflow:
         )
         return self._status
 
-    @workflow.update
+    @workflow.update(name=CONVERT_UPDATE_V0)
     async def convert(self) -> str:
         """Convert to a policy draft (lifecycle 1 only); returns the policy id."""
         if self._status != "CREATED":  # a concurrent convert got here first

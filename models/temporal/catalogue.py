@@ -11,6 +11,11 @@ from models.domain.terms import CoverageSlot
 
 # --- coverage catalogue and pricing ------------------------------------------------------------
 
+# The catalogue workflow's contract (see models/temporal/quotes.py).
+CATALOGUE_WORKFLOW = "CatalogueWorkflow"
+ENSURE_UPDATE = "ensure"
+
+
 
 class SiteRef(msgspec.Struct, frozen=True):
     """Where a monitoring target is: what the pricing model needs to calibrate for it."""

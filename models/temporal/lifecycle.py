@@ -6,6 +6,11 @@ import uuid
 
 import msgspec
 
+# Error types the lifecycle workflows raise from their updates (the API maps them: 409, 503).
+INVALID_TRANSITION = "InvalidTransition"
+WRITE_FAILED = "WriteFailed"
+
+
 
 class TransitionOutcome(msgspec.Struct, frozen=True):
     """What a lifecycle write found and did: `status` is the row's status afterwards,

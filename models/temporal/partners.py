@@ -8,6 +8,10 @@ import msgspec
 
 from models.wire.internal import NewBusinessPartner
 
+# The business partner workflow's contract (see models/temporal/quotes.py).
+BUSINESS_PARTNER_WORKFLOW = "BusinessPartnerWorkflow"
+
+
 
 class RegisterBusinessPartnerInput(msgspec.Struct, frozen=True):
     tenant_id: str

@@ -7,6 +7,15 @@ import uuid
 
 import msgspec
 
+# The policy workflow's contract (see models/temporal/quotes.py).
+POLICY_WORKFLOW = "PolicyWorkflow"
+CONVERT_UPDATE = "convert"  # update-with-start of PATCH /quotes/{id}: returns the policy id
+ACTIVATE_UPDATE = "activate"
+CANCEL_UPDATE = "cancel"
+STATUS_QUERY = "status"
+POLICY_SCHEDULE_WORKFLOW = "PolicyScheduleWorkflow"
+
+
 
 class PolicyTransitionInput(msgspec.Struct, frozen=True):
     tenant_id: str

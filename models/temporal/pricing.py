@@ -11,6 +11,12 @@ import msgspec
 
 from models.temporal.catalogue import SiteRef
 
+# The pricing workflows' contract (see models/temporal/quotes.py).
+COVERAGE_PRICING_WORKFLOW = "CoveragePricingWorkflow"
+STAGE_QUERY = "stage"
+COVERAGE_DOCUMENTS_WORKFLOW = "CoverageDocumentsWorkflow"
+
+
 
 class PriceCoverageInput(msgspec.Struct, frozen=True):
     coverage_id: uuid.UUID

@@ -11,6 +11,16 @@ import msgspec
 
 # --- quotes and policies ------------------------------------------------------------------------
 
+# The quote workflow's contract: what the API starts and calls, by name (the API never imports
+# workflow code; tests/test_temporal_contract.py checks the names against the definitions).
+QUOTE_WORKFLOW = "QuoteWorkflow"
+CREATED_UPDATE = "created"  # update-with-start of POST /quotes: answers once the quote is written
+REJECT_UPDATE = "reject"
+CONVERT_UPDATE_V0 = "convert"  # lifecycle 1 only
+CONVERTED_SIGNAL = "converted"  # ops bring a converted quote's state up to date with it
+STATUS_QUERY = "status"
+
+
 
 class CoverSnapshot(msgspec.Struct, frozen=True):
     """A cover as sold: the coverage's terms and price frozen at quote time."""

@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 # looking at rendered pages.
 DEB_PACKAGES := libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core poppler-utils
 
-.PHONY: dev test install system-deps bench clean-dev help
+.PHONY: dev test contracts install system-deps bench clean-dev help
 
 help:
 	@echo "make dev    start Temporal, the worker and the API on http://127.0.0.1:8000"
@@ -37,8 +37,12 @@ system-deps:
 dev: install
 	$(BIN)/parametric dev
 
-test: install
+test: install contracts
 	$(BIN)/python -m pytest -q
+
+# The dependency rules between the layers (pyproject.toml, [tool.importlinter]).
+contracts: install
+	$(BIN)/lint-imports
 
 bench: install
 	$(BIN)/python bench/pricing.py

@@ -15,6 +15,7 @@ from models.domain.index_catalog import BY_CODE
 from models.domain.terms import CoverageSlot
 from models.settings import load_settings
 from models.temporal.catalogue import (
+    UNKNOWN_TARGET,
     CreateCoveragesInput,
     PlannedCoverage,
     ProposedTerms,
@@ -30,7 +31,7 @@ async def load_site(target_id: str) -> SiteRef:
     try:
         return await site_of(target_id)
     except UnknownTarget:
-        raise ApplicationError(f"no monitoring target {target_id}", type="UnknownTarget", non_retryable=True) from None
+        raise ApplicationError(f"no monitoring target {target_id}", type=UNKNOWN_TARGET, non_retryable=True) from None
 
 
 @activity.defn

@@ -10,6 +10,7 @@ from temporalio import activity
 from activities.site_models import site_model
 from models.db import catalogue as catalogue_db
 from models.db import pricing as pricing_db
+from models.domain.statuses import PricingRunStatus
 from models.temporal.pricing import (
     PriceCoverageInput,
     PricingOutcome,
@@ -30,7 +31,7 @@ async def start_pricing_run(run: PriceCoverageInput) -> SimulationInput:
     await pricing_db.ensure_pricing_run(
         run.coverage_id, run.version, run.simulations, run.seed, run.expected_loss_ratio, run.requested_by, row["currency"]
     )
-    await pricing_db.mark_run(run.coverage_id, run.version, "RUNNING")
+    await pricing_db.mark_run(run.coverage_id, run.version, PricingRunStatus.RUNNING)
     site = await catalogue_db.site_of(row["monitoring_target_id"])
     return SimulationInput(run=run, site=site, terms=catalogue_db.terms_of(row))
 
@@ -145,7 +146,7 @@ async def publish_pricing_run(request: PublishPricingInput) -> PricingRunResult:
     return PricingRunResult(
         coverage_id=request.run.coverage_id,
         version=request.run.version,
-        status="COMPLETED",
+        status=PricingRunStatus.COMPLETED,
         risk_premium=request.outcome.risk_premium,
         gross_premium_indication_pct=request.outcome.gross_premium_indication_pct,
     )
@@ -153,4 +154,4 @@ async def publish_pricing_run(request: PublishPricingInput) -> PricingRunResult:
 
 @activity.defn
 async def fail_pricing_run(run: PriceCoverageInput, error: str) -> None:
-    await pricing_db.mark_run(run.coverage_id, run.version, "FAILED", error)
+    await pricing_db.mark_run(run.coverage_id, run.version, PricingRunStatus.FAILED, error)

@@ -20,15 +20,16 @@ from api.auth.middleware import PUBLIC_PATHS, AuthMiddleware
 from api.auth.tokens import TokenService
 from api.catalogue.controller import IndexDefinitionController, PincodeMappingController
 from api.catalogue.coverages import CoverageController
+from api.catalogue.service import NonViableSlots
 from api.content_type import RequireJSON
 from api.deps import provide_principal, provide_settings
 from api.documents.controller import InternalFileController, TenantFileController
 from api.health import VERSION, health
 from api.partners.controller import BusinessPartnerController
 from api.policies.controller import PolicyController
+from api.pricing.controller import PricingRunController
 from api.problems import EXCEPTION_HANDLERS
 from api.quotes.controller import QuoteController
-from api.quotes.service import NonViableSlots
 from api.ratelimit import RateLimiter
 from api.responses import DecimalNumberResponse
 from api.temporal import TemporalHolder
@@ -45,6 +46,7 @@ ROUTES = [
     BusinessPartnerController,
     TravelEventController,
     CoverageController,
+    PricingRunController,
     QuoteController,
     PolicyController,
     InternalFileController,

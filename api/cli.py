@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import sys
 
 import click
@@ -47,32 +46,16 @@ def api(host: str | None, port: int | None, workers: int) -> None:
     )
 
 
-@main.command()
-@click.option(
-    "--queue",
-    "queues",
-    multiple=True,
-    type=click.Choice(["lifecycle", "pricing", "documents"]),
-    help="Task queues to serve (repeatable; default all three).",
-)
-@click.option("--pricing-processes", type=click.IntRange(1, 64), help="Pricing pool size (default PRICING_PROCESSES or one per spare core).")
-def worker(queues: tuple[str, ...], pricing_processes: int | None) -> None:
-    """Run Temporal workers: lifecycle (every workflow, database writes), pricing (Monte
-    Carlo on a process pool) and documents (PDFs), in this process."""
-    from dataclasses import replace
+@main.command(context_settings={"ignore_unknown_options": True, "help_option_names": []})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def worker(args: tuple[str, ...]) -> None:
+    """Run Temporal workers (lifecycle, pricing, documents): `python -m workflows.worker ARGS`,
+    e.g. `--queue pricing --pricing-processes 2`; `parametric worker --help` lists them."""
+    import os
 
-    from workflows.worker import QUEUES, run_worker
-
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    # WeasyPrint logs every layout step of every PDF at INFO; its warnings still show.
-    logging.getLogger("weasyprint").setLevel(logging.WARNING)
-    settings = load_settings()
-    if pricing_processes:
-        settings = replace(settings, pricing_processes=pricing_processes)
-    try:
-        asyncio.run(run_worker(settings, tuple(q for q in QUEUES if not queues or q in queues)))
-    except KeyboardInterrupt:
-        pass
+    # The worker is the workflow package's entry point: the API and its CLI never import
+    # workflow or activity code (pyproject.toml, import contracts).
+    os.execv(sys.executable, [sys.executable, "-m", "workflows.worker", *args])
 
 
 @main.command()

@@ -198,7 +198,7 @@ def run_dev(settings: Settings) -> int:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         cli = [sys.executable, "-m", "api.cli"]
         for queue in ("lifecycle", "pricing", "documents"):  # one worker process per task queue
-            children.append(subprocess.Popen([*cli, "worker", "--queue", queue], env=env))
+            children.append(subprocess.Popen([sys.executable, "-m", "workflows.worker", "--queue", queue], env=env))
         children.append(subprocess.Popen([*cli, "api"], env=env))
 
         def api_up() -> bool:

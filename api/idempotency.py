@@ -10,7 +10,7 @@ from litestar import Response
 
 from api.problems import Conflict, DomainError, InvalidInput
 from models.clock import utcnow
-from models.db.core import is_unique_violation, scoped_select
+from models.db.core import scoped_select
 from models.db.tables import IdempotencyRecord
 
 HEADER = "idempotency-key"
@@ -40,16 +40,13 @@ class Idempotency:
     async def begin(self) -> Response | None:
         if self.key is None:
             return None
-        try:
-            await IdempotencyRecord.insert(
-                IdempotencyRecord(
-                    tenant_id=self.tenant, key=self.key, request_sha256=self.digest, status="IN_FLIGHT", created_at=utcnow()
-                )
+        first = await IdempotencyRecord.insert(
+            IdempotencyRecord(
+                tenant_id=self.tenant, key=self.key, request_sha256=self.digest, status="IN_FLIGHT", created_at=utcnow()
             )
+        ).on_conflict(action="DO NOTHING").returning(IdempotencyRecord.id)
+        if first:  # the unique (tenant, key) settles concurrent first requests
             return None
-        except Exception as exc:
-            if not is_unique_violation(exc):
-                raise
         record = await scoped_select(IdempotencyRecord, self.tenant).where(IdempotencyRecord.key == self.key).first()
         if record is None or record["status"] != "DONE":
             if record is not None and record["request_sha256"] != self.digest:
@@ -116,13 +113,10 @@ class TransitionKey:
         ).returning(IdempotencyRecord.id)
         if moved or await IdempotencyRecord.exists().where(where):
             return
-        try:
-            await IdempotencyRecord.insert(
-                IdempotencyRecord(
-                    tenant_id=self.tenant, key=self.key, request_sha256="", status="TRANSITION",
-                    generation=self.generation + 1, created_at=utcnow(),
-                )
+        # A concurrent retry may have recorded it first.
+        await IdempotencyRecord.insert(
+            IdempotencyRecord(
+                tenant_id=self.tenant, key=self.key, request_sha256="", status="TRANSITION",
+                generation=self.generation + 1, created_at=utcnow(),
             )
-        except Exception as exc:  # a concurrent retry recorded it first
-            if not is_unique_violation(exc):
-                raise
+        ).on_conflict(action="DO NOTHING")

@@ -30,7 +30,7 @@ from api.idempotency import TransitionKey
 from api.problems import Conflict, Unavailable
 from models.db.tables import MonitoringTarget, Tenant
 from models.domain.lifecycle import REQUEST_DEADLINE
-from workflows.lifecycle import INVALID_TRANSITION, WRITE_FAILED
+from models.temporal.lifecycle import INVALID_TRANSITION, WRITE_FAILED
 
 RETRY_AFTER = {"Retry-After": "2"}
 

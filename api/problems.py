@@ -154,11 +154,6 @@ def _field_errors(extra: Any, request: Request | None = None) -> list[FieldError
     return errors or None
 
 
-def _clean(detail: str) -> str:
-    # msgspec messages carry the JSON path ("- at `$.amount`"); keep them, they help clients.
-    return detail.strip()
-
-
 def handle_validation(request: Request, exc: ValidationException) -> Response[Any]:
     errors = _field_errors(exc.extra, request)
     detail = exc.detail if exc.detail and exc.detail != "Bad Request" else "The request is not valid"
@@ -166,7 +161,7 @@ def handle_validation(request: Request, exc: ValidationException) -> Response[An
         detail = f"{errors[0].field}: {errors[0].message}" if errors[0].field != "body" else errors[0].message
         if errors[0].message in ("'data'", "data"):
             detail, errors = "a JSON request body is required", [FieldError(field="body", message="required")]
-    return problem_response(request, 400, _clean(detail), slug="invalid-input", errors=errors)
+    return problem_response(request, 400, detail.strip(), slug="invalid-input", errors=errors)
 
 
 def handle_http(request: Request, exc: HTTPException) -> Response[Any]:
@@ -178,7 +173,7 @@ def handle_http(request: Request, exc: HTTPException) -> Response[Any]:
     if status == 413:
         detail = "The request body is too large."
     return problem_response(
-        request, status, _clean(str(detail)), errors=_field_errors(exc.extra), headers=exc.headers or None
+        request, status, str(detail).strip(), errors=_field_errors(exc.extra), headers=exc.headers or None
     )
 
 

@@ -18,15 +18,16 @@ from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflow
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
-    from models.domain.terms import CoverageSlot  # noqa: F401 - decoded in the sandbox
-    from models.temporal.catalogue import CATALOGUE_WORKFLOW, ENSURE_UPDATE
     from activities.catalogue import (
         create_coverages,
         find_catalogue_coverages,
         load_site,
         propose_coverage_terms,
     )
+    from models.domain.terms import CoverageSlot  # noqa: F401 - decoded in the sandbox
     from models.temporal.catalogue import (
+        CATALOGUE_WORKFLOW,
+        ENSURE_UPDATE,
         CatalogueInput,
         CreateCoveragesInput,
         EnsureCoveragesRequest,

@@ -19,9 +19,9 @@ from temporalio import workflow
 from temporalio.common import Priority, RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
+    from activities.documents import CoverageDocuments, render_coverage_documents
     from models.temporal.policies import POLICY_SCHEDULE_WORKFLOW
     from models.temporal.pricing import COVERAGE_DOCUMENTS_WORKFLOW
-    from activities.documents import CoverageDocuments, render_coverage_documents
     from models.temporal.queues import task_queue
 
 RENDER_TIMEOUT = timedelta(minutes=5)
@@ -53,16 +53,11 @@ with workflow.unsafe.imports_passed_through():
     from models.temporal.policies import PolicyScheduleInput
     from models.temporal.queues import task_queue
 
-RENDER_TIMEOUT = timedelta(minutes=5)
 # A customer's document goes ahead of catalogue documents on the documents queue (priority
 # 1 is the highest; catalogue renders take the default).
 CUSTOMER_DOCUMENT = Priority(priority_key=1)
 RENDER_MAX_INTERVAL = timedelta(minutes=10)
 RENDER_RETRY = RetryPolicy(initial_interval=timedelta(seconds=2), maximum_interval=RENDER_MAX_INTERVAL)
-# What policies activated before this workflow existed render with (their histories replay).
-RENDER_RETRY_V0 = RetryPolicy(
-    initial_interval=timedelta(seconds=1), maximum_interval=timedelta(minutes=1), maximum_attempts=10
-)
 
 
 @workflow.defn(name=POLICY_SCHEDULE_WORKFLOW)

@@ -11,9 +11,11 @@ from temporalio import workflow
 from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
-    from models.temporal.partners import BUSINESS_PARTNER_WORKFLOW
     from activities.partners import save_business_partner
-    from models.temporal.partners import RegisterBusinessPartnerInput
+    from models.temporal.partners import (
+        BUSINESS_PARTNER_WORKFLOW,
+        RegisterBusinessPartnerInput,
+    )
     from models.wire.internal import BusinessPartner
 
 DB_WRITE_TIMEOUT = timedelta(seconds=30)

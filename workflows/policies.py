@@ -28,17 +28,11 @@ import asyncio
 import datetime as dt
 
 from temporalio import workflow
+from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, WorkflowAlreadyStartedError
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
-    from models.temporal.policies import (
-        ACTIVATE_UPDATE,
-        CANCEL_UPDATE,
-        CONVERT_UPDATE,
-        POLICY_WORKFLOW,
-        STATUS_QUERY,
-    )
     from activities.documents import PolicyScheduleRequest, render_policy_schedule
     from activities.policies import (
         convert_to_policy,
@@ -46,9 +40,16 @@ with workflow.unsafe.imports_passed_through():
         transition_policy,
     )
     from models.domain.lifecycle import day_start
+    from models.domain.statuses import PolicyStatus
     from models.temporal.ids import policy_schedule_workflow_id
     from models.temporal.lifecycle import TransitionOutcome
     from models.temporal.policies import (
+        ACTIVATE_UPDATE,
+        CANCEL_UPDATE,
+        CONVERT_UPDATE,
+        POLICY_SCHEDULE_WORKFLOW,
+        POLICY_WORKFLOW,
+        STATUS_QUERY,
         ConvertToPolicyInput,
         PolicyScheduleInput,
         PolicyStatusInput,
@@ -56,11 +57,6 @@ with workflow.unsafe.imports_passed_through():
         PolicyWorkflowInput,
     )
     from models.temporal.search_attributes import POLICY_STATUS
-    from workflows.documents import (
-        RENDER_RETRY_V0,
-        RENDER_TIMEOUT,
-        PolicyScheduleWorkflow,
-    )
     from workflows.lifecycle import (
         BACKGROUND_WRITE,
         BACKGROUND_WRITE_RETRY,
@@ -71,6 +67,13 @@ with workflow.unsafe.imports_passed_through():
         refuse,
         write_failed,
     )
+
+# How policies activated before PolicyScheduleWorkflow existed render their schedule in their
+# own history (they replay with it; new policies start that workflow instead).
+RENDER_TIMEOUT_V0 = dt.timedelta(minutes=5)
+RENDER_RETRY_V0 = RetryPolicy(
+    initial_interval=dt.timedelta(seconds=1), maximum_interval=dt.timedelta(minutes=1), maximum_attempts=10
+)
 
 # Observations of a day are final this long after it ends (settlement waits for them).
 DATA_LATENCY = dt.timedelta(days=3)
@@ -94,7 +97,7 @@ class PolicyWorkflow:
         # A workflow that converts its quote starts NEW; one started as a quote's child (before
         # the conversion moved here) finds its draft written and runs its patches.
         self._converts = request.quote_id is not None
-        self._status = "NEW" if self._converts else "CREATED"
+        self._status = "NEW" if self._converts else PolicyStatus.CREATED
         first_start = min(s for s, _ in request.periods)
         self._lapse_at = request.lapse_at or _start_of(first_start)
         self._detail = ""
@@ -115,15 +118,15 @@ class PolicyWorkflow:
     async def run(self, request: PolicyWorkflowInput) -> str:
         if self._converts:
             await self._await_conversion()
-            if self._status == "NOT_CREATED":
+            if self._status == PolicyStatus.NOT_CREATED:
                 return await self._finish()
         if self._new_path(PATCH_DRAFT_LAPSES):
             await self._await_activation()
-            if self._status == "LAPSED":
+            if self._status == PolicyStatus.LAPSED:
                 return await self._finish()
         else:
-            await workflow.wait_condition(lambda: self._status in ("ACCEPTED", "CANCELED"))
-        if self._status == "ACCEPTED":
+            await workflow.wait_condition(lambda: self._status in (PolicyStatus.ACCEPTED, PolicyStatus.CANCELED))
+        if self._status == PolicyStatus.ACCEPTED:
             await self._schedule_documents()
         starts = sorted({s for s, _ in request.periods})
         for index, start in enumerate(starts):
@@ -132,18 +135,18 @@ class PolicyWorkflow:
             for period in self._periods:
                 if period["start"] == start.isoformat():
                     period["monitoring"] = "MONITORING"
-            if self._status == "ACCEPTED":
+            if self._status == PolicyStatus.ACCEPTED:
                 self._status = "ACTIVATING"
-                await self._background_write("ACTIVE", ["ACCEPTED"], index)
-                self._set("ACTIVE")
+                await self._background_write(PolicyStatus.ACTIVE, [PolicyStatus.ACCEPTED], index)
+                self._set(PolicyStatus.ACTIVE)
         last_end = max(e for _, e in request.periods)
         if await self._sleep_until(_start_of(last_end) + dt.timedelta(days=1) + DATA_LATENCY, len(starts)):
             return await self._finish()
         for period in self._periods:
             period["monitoring"] = "ENDED"
         self._status = "EXPIRING"
-        await self._background_write("EXPIRED", ["ACTIVE"], len(starts))
-        self._set("EXPIRED")
+        await self._background_write(PolicyStatus.EXPIRED, [PolicyStatus.ACTIVE], len(starts))
+        self._set(PolicyStatus.EXPIRED)
         return await self._finish()
 
     # --- conversion and draft -------------------------------------------------------------------
@@ -161,10 +164,10 @@ class PolicyWorkflow:
                 # then exists (and lapses at once); otherwise there is no policy.
                 outcome = await self._conversion_write(**BACKGROUND_WRITE)
                 if outcome.applied:
-                    self._status = "CREATED"
+                    self._status = PolicyStatus.CREATED
                 else:
                     self._detail = outcome.detail or "no conversion before the quote's deadline"
-                    self._set("NOT_CREATED")
+                    self._set(PolicyStatus.NOT_CREATED)
                 break
             try:
                 await workflow.wait_condition(lambda: self._status != "NEW", timeout=remaining)
@@ -181,10 +184,10 @@ class PolicyWorkflow:
             self._status = "NEW"  # a retried PATCH finds this workflow and writes again
             raise write_failed(err) from err
         if outcome.applied:
-            self._status = "CREATED"
+            self._status = PolicyStatus.CREATED
             return str(self._input.policy_id)
         self._detail = outcome.detail or f"the quote is {outcome.status}"
-        self._set("NOT_CREATED")
+        self._set(PolicyStatus.NOT_CREATED)
         raise refuse("convert the quote", outcome.status, outcome.detail)
 
     async def _conversion_write(self, **options) -> TransitionOutcome:
@@ -202,25 +205,25 @@ class PolicyWorkflow:
     @convert.validator
     def validate_convert(self) -> None:
         if self._status != "NEW":
-            state = "being converted" if self._status == "CONVERTING" else "ACCEPTED"
+            state = "being converted" if self._status == "CONVERTING" else PolicyStatus.ACCEPTED
             raise refuse("convert the quote", state)
         if workflow.now() >= self._lapse_at:
-            raise refuse("convert the quote", "CREATED", f"it expired at {self._lapse_at:%Y-%m-%d %H:%M} UTC")
+            raise refuse("convert the quote", PolicyStatus.CREATED, f"it expired at {self._lapse_at:%Y-%m-%d %H:%M} UTC")
 
     async def _await_activation(self) -> None:
         """A draft waits for activation until it lapses."""
-        while self._status in ("CREATED", "ACTIVATING", "LAPSING"):
-            if self._status != "CREATED":
+        while self._status in (PolicyStatus.CREATED, "ACTIVATING", "LAPSING"):
+            if self._status != PolicyStatus.CREATED:
                 await workflow.wait_condition(lambda: self._status not in ("ACTIVATING", "LAPSING"))
                 continue
             remaining = self._lapse_at - workflow.now()
             if remaining <= dt.timedelta(0):
                 self._status = "LAPSING"
-                outcome = await self._status_write("LAPSED", ["CREATED"], **BACKGROUND_WRITE)
-                self._adopt(outcome, "LAPSED")
+                outcome = await self._status_write(PolicyStatus.LAPSED, [PolicyStatus.CREATED], **BACKGROUND_WRITE)
+                self._adopt(outcome, PolicyStatus.LAPSED)
                 continue
             try:
-                await workflow.wait_condition(lambda: self._status != "CREATED", timeout=remaining)
+                await workflow.wait_condition(lambda: self._status != PolicyStatus.CREATED, timeout=remaining)
             except asyncio.TimeoutError:
                 pass
 
@@ -234,7 +237,7 @@ class PolicyWorkflow:
             await workflow.execute_activity(
                 render_policy_schedule,
                 PolicyScheduleRequest(tenant_id=self._input.tenant_id, policy_id=self._input.policy_id),
-                start_to_close_timeout=RENDER_TIMEOUT,
+                start_to_close_timeout=RENDER_TIMEOUT_V0,
                 retry_policy=RENDER_RETRY_V0,
             )
         except ActivityError:
@@ -248,7 +251,7 @@ class PolicyWorkflow:
         request = self._input
         try:
             await workflow.start_child_workflow(
-                PolicyScheduleWorkflow.run,
+                POLICY_SCHEDULE_WORKFLOW,
                 PolicyScheduleInput(tenant_id=request.tenant_id, policy_id=request.policy_id),
                 id=policy_schedule_workflow_id(request.tenant_id, request.policy_id),
                 parent_close_policy=ParentClosePolicy.ABANDON,
@@ -264,22 +267,22 @@ class PolicyWorkflow:
         delay = moment - workflow.now()
         if delay > dt.timedelta(0):
             try:
-                await workflow.wait_condition(lambda: self._status == "CANCELED", timeout=delay)
+                await workflow.wait_condition(lambda: self._status == PolicyStatus.CANCELED, timeout=delay)
             except asyncio.TimeoutError:
                 pass
         if self._new_path(PATCH_CANCEL_SETTLES_FIRST.format(index)):
             # A cancel (or activation) being written settles first: if its write fails the
             # policy is still in force and monitoring goes on.
             await workflow.wait_condition(lambda: self._status not in ("CANCELING", "ACTIVATING"))
-            return self._status == "CANCELED"
-        return self._status in ("CANCELING", "CANCELED")
+            return self._status == PolicyStatus.CANCELED
+        return self._status in ("CANCELING", PolicyStatus.CANCELED)
 
     async def _finish(self) -> str:
         await workflow.wait_condition(workflow.all_handlers_finished)
-        if self._status == "CANCELED":
+        if self._status == PolicyStatus.CANCELED:
             for period in self._periods:
                 if period["monitoring"] != "ENDED":
-                    period["monitoring"] = "CANCELED"
+                    period["monitoring"] = PolicyStatus.CANCELED
         return self._status
 
     # --- transitions ----------------------------------------------------------------------------
@@ -288,27 +291,27 @@ class PolicyWorkflow:
     async def activate(self) -> str:
         if not self._checked_transitions():
             return await self._activate_v0()
-        if self._status != "CREATED":
+        if self._status != PolicyStatus.CREATED:
             raise refuse("activate the policy", self._status)
         self._status = "ACTIVATING"
         try:
-            outcome = await self._status_write("ACCEPTED", ["CREATED"], **REQUEST_WRITE)
+            outcome = await self._status_write(PolicyStatus.ACCEPTED, [PolicyStatus.CREATED], **REQUEST_WRITE)
         except LOCAL_ACTIVITY_FAILED as err:
-            self._status = "CREATED"
+            self._status = PolicyStatus.CREATED
             raise write_failed(err) from err
-        self._adopt(outcome, "ACCEPTED", fallback="CREATED")
-        if self._status != "ACCEPTED":
+        self._adopt(outcome, PolicyStatus.ACCEPTED, fallback=PolicyStatus.CREATED)
+        if self._status != PolicyStatus.ACCEPTED:
             raise refuse("activate the policy", self._status, outcome.detail)
         return self._status
 
     @activate.validator
     def validate_activate(self) -> None:
-        if self._status != "CREATED":
+        if self._status != PolicyStatus.CREATED:
             raise refuse("activate the policy", self._status)
         if workflow.now() >= self._lapse_at:
             raise refuse(
                 "activate the policy",
-                "CREATED",
+                PolicyStatus.CREATED,
                 f"activation closed at {self._lapse_at:%Y-%m-%d %H:%M} UTC (the quote's deadline: its validity "
                 "end or the first risk-period start); cover is never sold once its risk period has started",
             )
@@ -317,25 +320,25 @@ class PolicyWorkflow:
     async def cancel(self) -> str:
         # An activation being written finishes first; then the cancel applies to its result.
         await workflow.wait_condition(lambda: self._status != "ACTIVATING")
-        if self._status not in ("ACCEPTED", "ACTIVE"):
+        if self._status not in (PolicyStatus.ACCEPTED, PolicyStatus.ACTIVE):
             raise refuse("cancel the policy", self._status)
         if not self._checked_transitions():
             return await self._cancel_v0()
         previous = self._status
         self._status = "CANCELING"
         try:
-            outcome = await self._status_write("CANCELED", ["ACCEPTED", "ACTIVE"], **REQUEST_WRITE)
+            outcome = await self._status_write(PolicyStatus.CANCELED, [PolicyStatus.ACCEPTED, PolicyStatus.ACTIVE], **REQUEST_WRITE)
         except LOCAL_ACTIVITY_FAILED as err:
             self._status = previous
             raise write_failed(err) from err
-        self._adopt(outcome, "CANCELED", fallback=previous)
-        if self._status != "CANCELED":
+        self._adopt(outcome, PolicyStatus.CANCELED, fallback=previous)
+        if self._status != PolicyStatus.CANCELED:
             raise refuse("cancel the policy", self._status, outcome.detail)
         return self._status
 
     @cancel.validator
     def validate_cancel(self) -> None:
-        if self._status not in ("ACCEPTED", "ACTIVATING", "ACTIVE"):
+        if self._status not in (PolicyStatus.ACCEPTED, "ACTIVATING", PolicyStatus.ACTIVE):
             raise refuse("cancel the policy", self._status)
 
     def _checked_transitions(self) -> bool:
@@ -365,7 +368,7 @@ class PolicyWorkflow:
         an earlier attempt that committed late), else what the row holds (or `fallback`)."""
         if outcome.status == wanted:
             self._set(wanted)
-        elif fallback is not None and outcome.status not in ("LAPSED", "CANCELED", "EXPIRED"):
+        elif fallback is not None and outcome.status not in (PolicyStatus.LAPSED, PolicyStatus.CANCELED, PolicyStatus.EXPIRED):
             self._status = fallback
             self._detail = outcome.detail or f"the database holds {outcome.status}"
         else:
@@ -390,26 +393,26 @@ class PolicyWorkflow:
     # --- workflows running since before the checked transitions (replay and running policies) ----
 
     async def _activate_v0(self) -> str:
-        if self._status != "CREATED":
+        if self._status != PolicyStatus.CREATED:
             raise refuse("activate the policy", self._status)
         self._status = "ACTIVATING"
         try:
-            await self._write_v0("ACCEPTED", ["CREATED"])
+            await self._write_v0(PolicyStatus.ACCEPTED, [PolicyStatus.CREATED])
         except ActivityError as err:
-            self._status = "CREATED"
+            self._status = PolicyStatus.CREATED
             raise write_failed(err) from err
-        self._set("ACCEPTED")
+        self._set(PolicyStatus.ACCEPTED)
         return self._status
 
     async def _cancel_v0(self) -> str:
         previous = self._status
         self._status = "CANCELING"
         try:
-            await self._write_v0("CANCELED", [previous])
+            await self._write_v0(PolicyStatus.CANCELED, [previous])
         except ActivityError as err:
             self._status = previous
             raise write_failed(err) from err
-        self._set("CANCELED")
+        self._set(PolicyStatus.CANCELED)
         return self._status
 
     async def _write_v0(self, to_status: str, from_statuses: list[str], background: bool = False) -> None:

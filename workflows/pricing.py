@@ -15,7 +15,6 @@ from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
-    from models.temporal.pricing import COVERAGE_PRICING_WORKFLOW, STAGE_QUERY
     from activities.pricing_runs import (
         fail_pricing_run,
         publish_pricing_run,
@@ -24,6 +23,8 @@ with workflow.unsafe.imports_passed_through():
     )
     from models.temporal.ids import coverage_documents_workflow_id
     from models.temporal.pricing import (
+        COVERAGE_PRICING_WORKFLOW,
+        STAGE_QUERY,
         PriceCoverageInput,
         PricingRunResult,
         PublishPricingInput,

@@ -31,14 +31,6 @@ from temporalio.exceptions import ActivityError
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
-    from models.temporal.quotes import (
-        CONVERT_UPDATE_V0,
-        CONVERTED_SIGNAL,
-        CREATED_UPDATE,
-        QUOTE_WORKFLOW,
-        REJECT_UPDATE,
-        STATUS_QUERY,
-    )
     from activities.policies import convert_quote
     from activities.quotes import (
         expire_quote,
@@ -48,10 +40,17 @@ with workflow.unsafe.imports_passed_through():
         transition_quote,
     )
     from models.domain.lifecycle import quote_deadline
+    from models.domain.statuses import PolicyStatus, QuoteStatus
     from models.temporal.ids import policy_workflow_id
     from models.temporal.lifecycle import TransitionOutcome
     from models.temporal.policies import PolicyWorkflowInput
     from models.temporal.quotes import (
+        CONVERT_UPDATE_V0,
+        CONVERTED_SIGNAL,
+        CREATED_UPDATE,
+        QUOTE_WORKFLOW,
+        REJECT_UPDATE,
+        STATUS_QUERY,
         ConvertQuoteInput,
         QuoteTransitionInput,
         QuoteWorkflowInput,
@@ -77,7 +76,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from workflows.policies import PolicyWorkflow
 
-FINAL = ("ACCEPTED", "REJECTED", "EXPIRED", "NOT_CREATED")
+FINAL = (QuoteStatus.ACCEPTED, QuoteStatus.REJECTED, QuoteStatus.EXPIRED, QuoteStatus.NOT_CREATED)
 IN_FLIGHT = ("REJECTING", "EXPIRING")
 
 
@@ -111,7 +110,7 @@ class QuoteWorkflow:
             written = await workflow.execute_local_activity(record_quote, self._draft, **REQUEST_WRITE)
         except LOCAL_ACTIVITY_FAILED as err:
             self._detail = str(write_failed(err))
-            self._set("NOT_CREATED")
+            self._set(QuoteStatus.NOT_CREATED)
             await workflow.wait_condition(workflow.all_handlers_finished)
             return self._status
         # A retried start (same Idempotency-Key) may find its quote already decided.
@@ -125,7 +124,7 @@ class QuoteWorkflow:
                 await self._expire()
                 continue
             try:
-                await workflow.wait_condition(lambda: self._status != "CREATED", timeout=remaining)
+                await workflow.wait_condition(lambda: self._status != QuoteStatus.CREATED, timeout=remaining)
             except asyncio.TimeoutError:
                 pass
         await workflow.wait_condition(workflow.all_handlers_finished)
@@ -145,20 +144,20 @@ class QuoteWorkflow:
         decided quote never goes back (a read older than the `converted` signal)."""
         if self._status in FINAL:
             return
-        if outcome.status == "ACCEPTED":
+        if outcome.status == QuoteStatus.ACCEPTED:
             self._accepted(outcome.policy_id)
-        elif outcome.status in ("CREATED", "REJECTED", "EXPIRED"):
+        elif outcome.status in (QuoteStatus.CREATED, QuoteStatus.REJECTED, QuoteStatus.EXPIRED):
             self._set(outcome.status)
         else:
             self._detail = outcome.detail or f"unexpected status {outcome.status}"
-            self._set("NOT_CREATED")
+            self._set(QuoteStatus.NOT_CREATED)
 
     def _accepted(self, policy_id: uuid.UUID | None) -> None:
-        if self._status == "ACCEPTED":
+        if self._status == QuoteStatus.ACCEPTED:
             return
         self._policy_id = policy_id
-        self._status = "ACCEPTED"
-        updates = [QUOTE_STATE.value_set("ACCEPTED")]
+        self._status = QuoteStatus.ACCEPTED
+        updates = [QUOTE_STATE.value_set(QuoteStatus.ACCEPTED)]
         if policy_id is not None:
             updates.append(POLICY_ID.value_set(str(policy_id)))
         workflow.upsert_search_attributes(updates)
@@ -166,7 +165,7 @@ class QuoteWorkflow:
     @workflow.update(name=CREATED_UPDATE)
     async def created(self) -> str:
         await workflow.wait_condition(lambda: self._status != "NEW")
-        if self._v2 and self._status == "NOT_CREATED":
+        if self._v2 and self._status == QuoteStatus.NOT_CREATED:
             raise write_failed(RuntimeError(self._detail))
         return self._status
 
@@ -187,19 +186,19 @@ class QuoteWorkflow:
                 **REQUEST_WRITE,
             )
         except LOCAL_ACTIVITY_FAILED as err:
-            self._status = "CREATED"  # the deadline is still armed (run's loop)
+            self._status = QuoteStatus.CREATED  # the deadline is still armed (run's loop)
             raise write_failed(err) from err
         self._adopt(outcome)
-        if self._status != "REJECTED":
+        if self._status != QuoteStatus.REJECTED:
             raise refuse("reject the quote", self._status, outcome.detail)
         return self._status
 
     @reject.validator
     def validate_reject(self) -> None:
-        if self._status != "CREATED":
+        if self._status != QuoteStatus.CREATED:
             raise refuse("reject the quote", self._status)
         if self._v2 and workflow.now() >= self._deadline:
-            raise refuse("reject the quote", "CREATED", f"it expired at {self._deadline:%Y-%m-%d %H:%M} UTC")
+            raise refuse("reject the quote", QuoteStatus.CREATED, f"it expired at {self._deadline:%Y-%m-%d %H:%M} UTC")
 
     def _set(self, status: str) -> None:
         self._status = status
@@ -215,26 +214,26 @@ class QuoteWorkflow:
         await workflow.execute_local_activity(
             persist_quote, draft, start_to_close_timeout=WRITE_TIMEOUT, retry_policy=WRITE_RETRY
         )
-        self._set("CREATED")
+        self._set(QuoteStatus.CREATED)
         expires = dt.datetime.combine(draft.valid_until, dt.time.max, tzinfo=dt.timezone.utc)
         try:
             await workflow.wait_condition(
-                lambda: self._status != "CREATED", timeout=max(expires - workflow.now(), dt.timedelta(0))
+                lambda: self._status != QuoteStatus.CREATED, timeout=max(expires - workflow.now(), dt.timedelta(0))
             )
         except asyncio.TimeoutError:
-            if self._status == "CREATED":
+            if self._status == QuoteStatus.CREATED:
                 self._status = "EXPIRING"
-                await self._write_v0("EXPIRED", ["CREATED"], background=True)
-                self._set("EXPIRED")
+                await self._write_v0(QuoteStatus.EXPIRED, [QuoteStatus.CREATED], background=True)
+                self._set(QuoteStatus.EXPIRED)
         await workflow.wait_condition(
-            lambda: workflow.all_handlers_finished() and self._status in ("ACCEPTED", "REJECTED", "EXPIRED")
+            lambda: workflow.all_handlers_finished() and self._status in (QuoteStatus.ACCEPTED, QuoteStatus.REJECTED, QuoteStatus.EXPIRED)
         )
         return self._status
 
     @workflow.update(name=CONVERT_UPDATE_V0)
     async def convert(self) -> str:
         """Convert to a policy draft (lifecycle 1 only); returns the policy id."""
-        if self._status != "CREATED":  # a concurrent convert got here first
+        if self._status != QuoteStatus.CREATED:  # a concurrent convert got here first
             raise refuse("convert the quote", self._status)
         self._status = "CONVERTING"
         draft = self._draft
@@ -252,16 +251,16 @@ class QuoteWorkflow:
                 retry_policy=WRITE_RETRY,
             )
         except ActivityError as err:
-            self._status = "CREATED"
+            self._status = QuoteStatus.CREATED
             raise write_failed(err) from err
         if not converted:
-            self._status = "CREATED"
+            self._status = QuoteStatus.CREATED
             raise refuse("convert the quote", "changed in the database")
         self._policy_id = policy_id
-        self._set("ACCEPTED")
+        self._set(QuoteStatus.ACCEPTED)
         attributes = [
             SearchAttributePair(TENANT_ID, draft.tenant_id),
-            SearchAttributePair(POLICY_STATUS, "CREATED"),
+            SearchAttributePair(POLICY_STATUS, PolicyStatus.CREATED),
             SearchAttributePair(MONITORING_TARGET_ID, draft.monitoring_target_id),
         ]
         if draft.external_ref:
@@ -285,19 +284,19 @@ class QuoteWorkflow:
     def validate_convert(self) -> None:
         if self._v2:
             raise refuse("convert the quote here", self._status, "conversions go through the policy's workflow")
-        if self._status != "CREATED":
+        if self._status != QuoteStatus.CREATED:
             raise refuse("convert the quote", self._status)
 
     async def _reject_v0(self) -> str:
-        if self._status != "CREATED":
+        if self._status != QuoteStatus.CREATED:
             raise refuse("reject the quote", self._status)
         self._status = "REJECTING"
         try:
-            await self._write_v0("REJECTED", ["CREATED"])
+            await self._write_v0(QuoteStatus.REJECTED, [QuoteStatus.CREATED])
         except ActivityError as err:
-            self._status = "CREATED"
+            self._status = QuoteStatus.CREATED
             raise write_failed(err) from err
-        self._set("REJECTED")
+        self._set(QuoteStatus.REJECTED)
         return self._status
 
     async def _write_v0(self, to_status: str, from_statuses: list[str], background: bool = False) -> None:
@@ -307,7 +306,6 @@ class QuoteWorkflow:
                 tenant_id=self._draft.tenant_id,
                 quote_id=self._draft.id,
                 to_status=to_status,
-                to_state=to_status.lower(),
                 from_statuses=from_statuses,
             ),
             start_to_close_timeout=WRITE_TIMEOUT,

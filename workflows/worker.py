@@ -7,8 +7,8 @@
   heartbeats reach Temporal from the pool's processes through a shared-state manager.
 - **documents** (`<base>-documents`): WeasyPrint, one document at a time.
 
-`parametric worker --queue ...` runs any of them in one process; `make dev` runs each in its
-own process.
+`python -m workflows.worker --queue ...` (or `parametric worker`, which runs it) serves any
+of them in one process; `make dev` runs each in its own process.
 """
 
 from __future__ import annotations
@@ -273,3 +273,33 @@ async def run_worker(settings: Settings, queues: tuple[str, ...] = QUEUES, stop:
             await (stop.wait() if stop is not None else asyncio.Event().wait())
     finally:
         await close_pool()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The worker's entry point: `python -m workflows.worker [--queue Q ...] [--pricing-processes N]`."""
+    import argparse
+    from dataclasses import replace
+
+    from models.settings import load_settings
+
+    parser = argparse.ArgumentParser(prog="python -m workflows.worker", description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--queue", dest="queues", action="append", choices=QUEUES,
+        help="task queue to serve (repeatable; default all three)",
+    )
+    parser.add_argument("--pricing-processes", type=int, help="pricing pool size (default: one per spare core)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # WeasyPrint logs every layout step of every PDF at INFO; its warnings still show.
+    logging.getLogger("weasyprint").setLevel(logging.WARNING)
+    settings = load_settings()
+    if args.pricing_processes:
+        settings = replace(settings, pricing_processes=max(1, min(64, args.pricing_processes)))
+    try:
+        asyncio.run(run_worker(settings, tuple(q for q in QUEUES if not args.queues or q in args.queues)))
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()

@@ -1,4 +1,5 @@
-"""Internal surface: the coverage catalogue and its pricing runs (audit and reruns)."""
+"""Internal surface: the coverage catalogue (created on demand per target; its pricing runs are
+in api/pricing/)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,11 @@ import re
 import uuid
 from typing import Annotated
 
-from litestar import Controller, Response, get, post
+from litestar import Controller, get
 from litestar.di import NamedDependency, Provide
-from litestar.params import Body, FromPath, QueryParameter
+from litestar.params import FromPath, QueryParameter
 from temporalio.client import Client
-from temporalio.common import SearchAttributePair, TypedSearchAttributes
 
-from api.auth.tokens import Principal
 from api.catalogue.responses import coverage_full
 from api.catalogue.service import (
     MONTHLY_INDEX_CODES,
@@ -27,27 +26,11 @@ from api.openapi_docs import AUTHED, problems, tenant_header
 from api.pagination import PageParam, check_size, rich_page_of
 from api.problems import InvalidInput, NotFound
 from models.db import catalogue as catalogue_db
-from models.db import pricing as pricing_db
 from models.db.catalogue import target_names
-from models.db.core import json_value
 from models.db.tables import Coverage, MonitoringTarget
-from models.domain.money import from_minor
 from models.domain.periods import month_slots
 from models.settings import Settings
-from models.temporal.ids import coverage_pricing_workflow_id
-from models.temporal.pricing import PriceCoverageInput, coverage_seed
-from models.temporal.queues import task_queue
-from models.temporal.search_attributes import COVERAGE_ID, MONITORING_TARGET_ID
-from models.wire.common import Money, iso_millis
-from models.wire.internal import (
-    BurnYearOut,
-    CoverageFull,
-    NewPricingRun,
-    PricingRunOut,
-    RichPage,
-    RiskMetricsOut,
-)
-from workflows.pricing import CoveragePricingWorkflow
+from models.wire.internal import CoverageFull, RichPage
 
 PIN_RE = re.compile(r"^[1-9][0-9]{5}$")
 DEFAULT_SIZE = 15  # the page size of the spec's coverage list sample
@@ -140,142 +123,3 @@ class CoverageController(Controller):
             raise NotFound(f"coverage {coverage_id} does not exist")
         names = await target_names({row["monitoring_target_id"]})
         return coverage_full(row, names.get(row["monitoring_target_id"], ""))
-
-    @get(
-        "/{coverage_id:uuid}/pricing-runs",
-        operation_id="listPricingRuns",
-        summary="Every pricing run of a coverage, oldest first (audit)",
-        responses=problems(*AUTHED, 404),
-    )
-    async def list_runs(self, coverage_id: FromPath[uuid.UUID]) -> list[PricingRunOut]:
-        if await catalogue_db.coverage_row(coverage_id) is None:
-            raise NotFound(f"coverage {coverage_id} does not exist")
-        return [pricing_run_out(r) for r in await pricing_db.pricing_runs(coverage_id)]
-
-    @get(
-        "/{coverage_id:uuid}/pricing-runs/{version:int}",
-        operation_id="getPricingRun",
-        summary="One pricing run",
-        responses=problems(*AUTHED, 404),
-    )
-    async def get_run(self, coverage_id: FromPath[uuid.UUID], version: FromPath[int]) -> PricingRunOut:
-        for row in await pricing_db.pricing_runs(coverage_id):
-            if row["version"] == version:
-                return pricing_run_out(row)
-        raise NotFound(f"coverage {coverage_id} has no pricing run {version}")
-
-    @post(
-        "/{coverage_id:uuid}/pricing-runs",
-        operation_id="startPricingRun",
-        summary="Rerun the pricing with other settings (simulations, seed, expected loss ratio)",
-        description="Answers 202 with the queued run and its Location; poll it until COMPLETED.",
-        status_code=202,
-        responses=problems(*AUTHED, 404, 503),
-    )
-    async def start_run(
-        self,
-        coverage_id: FromPath[uuid.UUID],
-        principal: NamedDependency[Principal],
-        temporal: NamedDependency[Client],
-        settings: NamedDependency[Settings],
-        data: Annotated[NewPricingRun | None, Body(description="All fields optional")] = None,
-    ) -> Response[PricingRunOut]:
-        row = await catalogue_db.coverage_row(coverage_id)
-        if row is None:
-            raise NotFound(f"coverage {coverage_id} does not exist")
-        run = await start_pricing_run(temporal, settings, row, data or NewPricingRun(), principal.client_id)
-        out = pricing_run_out(next(r for r in await pricing_db.pricing_runs(coverage_id) if r["version"] == run.version))
-        return Response(
-            content=out,
-            status_code=202,
-            headers={"Location": f"/internal/coverages/{coverage_id}/pricing-runs/{run.version}"},
-        )
-
-
-async def start_pricing_run(
-    temporal: Client, settings: Settings, row: dict, request: NewPricingRun, requested_by: str
-) -> PriceCoverageInput:
-    """Allocate the next version and start its CoveragePricingWorkflow (shared with the CLI)."""
-    coverage_id = row["id"]
-    simulations = request.simulations or settings.simulations
-    seed = coverage_seed(coverage_id) if request.seed is None else request.seed
-    elr = request.expected_loss_ratio or settings.expected_loss_ratio
-    version = await pricing_db.allocate_pricing_run(coverage_id, simulations, seed, elr, requested_by, row["currency"])
-    run = PriceCoverageInput(
-        coverage_id=coverage_id,
-        version=version,
-        simulations=simulations,
-        seed=seed,
-        expected_loss_ratio=elr,
-        requested_by=requested_by,
-    )
-    await temporal.start_workflow(
-        CoveragePricingWorkflow.run,
-        run,
-        id=coverage_pricing_workflow_id(coverage_id, version),
-        task_queue=task_queue(settings.task_queue, "pricing"),
-        search_attributes=TypedSearchAttributes(
-            [
-                SearchAttributePair(COVERAGE_ID, str(coverage_id)),
-                SearchAttributePair(MONITORING_TARGET_ID, row["monitoring_target_id"]),
-            ]
-        ),
-        static_summary=f"Pricing · {row['label']} · v{version} · by {requested_by}",
-    )
-    return run
-
-
-def _money(minor: int | None, currency: str) -> Money | None:
-    return None if minor is None else Money(amount=from_minor(minor, currency), currency=currency)
-
-
-def pricing_run_out(row: dict) -> PricingRunOut:
-    from decimal import Decimal
-
-    currency = row["currency"]
-    metrics = json_value(row["metrics"])
-    burn = json_value(row["burn"])
-    return PricingRunOut(
-        coverage_id=row["coverage_id"],
-        version=row["version"],
-        status=row["status"],
-        workflow_id=row["workflow_id"],
-        simulations=row["simulations"],
-        seed=row["seed"],
-        expected_loss_ratio=row["expected_loss_ratio"],
-        model_version=row["model_version"],
-        data_hash=row["data_hash"],
-        currency=currency,
-        risk_premium=_money(row["risk_premium_minor"], currency),
-        risk_premium_pct=row["risk_premium_pct"],
-        gross_premium=_money(row["gross_premium_minor"], currency),
-        gross_premium_indication_pct=row["gross_premium_indication_pct"],
-        metrics=None
-        if not metrics
-        else RiskMetricsOut(
-            expected_loss=Decimal(metrics["expectedLoss"]),
-            expected_loss_standard_error=Decimal(metrics["expectedLossStandardError"]),
-            standard_deviation=Decimal(metrics["standardDeviation"]),
-            probability_of_attachment=Decimal(metrics["probabilityOfAttachment"]),
-            probability_of_exhaustion=Decimal(metrics["probabilityOfExhaustion"]),
-            var99=Decimal(metrics["var99"]),
-            tvar99=Decimal(metrics["tvar99"]),
-            var995=Decimal(metrics["var995"]),
-            tvar995=Decimal(metrics["tvar995"]),
-        ),
-        burn_cost=None if not burn else Money(amount=Decimal(burn["burn_cost"]), currency=currency),
-        burn_payout_frequency=None if not burn else Decimal(repr(burn["payout_frequency"])),
-        burn_method=None if not burn else burn["trend_method"],
-        burn_years=None
-        if not burn
-        else [
-            BurnYearOut(year=y["year"], index_value=Decimal(repr(y["index_used"])), payout=Decimal(y["payout"]))
-            for y in burn["years"]
-        ],
-        fact_sheet_report_file_id=row["fact_sheet_file_id"],
-        technical_pricing_report_file_id=row["technical_report_file_id"],
-        requested_by=row["requested_by"],
-        error=row["error"],
-        created_at=iso_millis(row["created_at"]),
-        completed_at=None if row["completed_at"] is None else iso_millis(row["completed_at"]),
-    )

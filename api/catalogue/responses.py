@@ -5,7 +5,6 @@ from __future__ import annotations
 import uuid
 from decimal import Decimal
 
-from models.db.tables import Coverage
 from models.domain.index_catalog import BY_ID
 from models.domain.money import from_minor
 from models.domain.periods import day_end, day_start
@@ -73,4 +72,4 @@ def target_out(row: dict) -> MonitoringTargetOut:
     )
 
 
-__all__ = ["Coverage", "coverage_full", "target_out", "target_names"]
+__all__ = ["coverage_full", "target_out"]

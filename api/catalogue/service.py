@@ -1,8 +1,15 @@
-"""Talking to the catalogue workflow of a target (update-with-start)."""
+"""Talking to the catalogue workflow of a target (update-with-start), and the priced covers
+of a target that quotes are built from.
+
+The catalogue already holds the prices; only a target or month not seen before waits for
+its catalogue pricing (seconds, once)."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
+import uuid
+from decimal import Decimal
 
 from temporalio.client import (
     Client,
@@ -16,20 +23,26 @@ from temporalio.common import (
 )
 from temporalio.exceptions import ApplicationError
 
+from api.deps import CATALOGUE_DEADLINE
 from api.lifecycle import target_label
 from api.problems import InvalidInput, NotFound, Unavailable
+from models.db.catalogue import find_coverages
+from models.domain.index_catalog import BY_ID
 from models.domain.periods import month_slots
 from models.domain.terms import CoverageSlot
 from models.settings import Settings
 from models.temporal.catalogue import (
+    CATALOGUE_WORKFLOW,
+    ENSURE_UPDATE,
+    UNKNOWN_TARGET,
     CatalogueInput,
     EnsureCoveragesRequest,
     PlannedCoverage,
 )
 from models.temporal.ids import catalogue_workflow_id
 from models.temporal.queues import task_queue
+from models.temporal.quotes import CoverSnapshot
 from models.temporal.search_attributes import MONITORING_TARGET_ID
-from workflows.catalogue import CatalogueWorkflow
 
 # Index definitions sold month by month in the catalogue (the hotel cover is daily, travel).
 MONTHLY_INDEX_CODES = ["RAINFALL_MONTHLY_TOTAL", "RAINFALL_DEFICIT", "WIND_MAX_SPEED", "TEMPERATURE_MAX"]
@@ -46,7 +59,7 @@ async def ensure_coverages(
     client: Client, settings: Settings, target_id: str, slots: list[CoverageSlot], wait_for_pricing: bool
 ) -> list[PlannedCoverage]:
     start = WithStartWorkflowOperation(
-        CatalogueWorkflow.run,
+        CATALOGUE_WORKFLOW,
         CatalogueInput(
             target_id=target_id,
             unit_limit=settings.catalogue_unit_limit,
@@ -65,13 +78,14 @@ async def ensure_coverages(
     )
     try:
         return await client.execute_update_with_start_workflow(
-            CatalogueWorkflow.ensure,
+            ENSURE_UPDATE,
             EnsureCoveragesRequest(slots=slots, wait_for_pricing=wait_for_pricing),
             start_workflow_operation=start,
+            result_type=list[PlannedCoverage],
         )
     except WorkflowUpdateFailedError as err:
         cause = err.cause
-        if isinstance(cause, ApplicationError) and cause.type == "UnknownTarget":
+        if isinstance(cause, ApplicationError) and cause.type == UNKNOWN_TARGET:
             raise NotFound(f"monitoring target {target_id} does not exist") from None
         if isinstance(cause, ApplicationError):
             raise Unavailable(f"the catalogue could not be priced: {cause.message}") from None
@@ -83,3 +97,59 @@ def check_window(start: dt.date, end: dt.date) -> None:
         raise InvalidInput("the period ends before it starts")
     if (end - start).days > 400:
         raise InvalidInput("the period may span at most 13 months")
+
+
+def snapshot(row: dict) -> CoverSnapshot:
+    return CoverSnapshot(
+        coverage_id=row["id"],
+        index_code=BY_ID[uuid.UUID(str(row["index_definition_id"]))].code,
+        index_definition_id=uuid.UUID(str(row["index_definition_id"])),
+        start=row["risk_period_start"],
+        end=row["risk_period_end"],
+        direction=row["direction"],
+        trigger=Decimal(str(row["trigger"])),
+        exit=None if row["exit"] is None else Decimal(str(row["exit"])),
+        currency=row["currency"],
+        limit_minor=row["limit_minor"],
+        min_payout_minor=row["min_payout_minor"],
+        payout_per_unit_minor=row["payout_per_unit_minor"],
+        gross_premium_pct=Decimal(str(row["gross_premium_indication_pct"])),
+        risk_premium_pct=Decimal(str(row["risk_premium_pct"])),
+        pricing_version=row["pricing_version"],
+    )
+
+
+class NonViableSlots:
+    """Slots the model found no viable cover for, remembered per process (they never change
+    for a model version), so quotes for such months need no catalogue round trip."""
+
+    def __init__(self) -> None:
+        self._known: set[tuple[str, CoverageSlot]] = set()
+
+    def add(self, target_id: str, slot: CoverageSlot) -> None:
+        self._known.add((target_id, slot))
+
+    def __contains__(self, item: tuple[str, CoverageSlot]) -> bool:
+        return item in self._known
+
+
+def _complete(rows: dict[CoverageSlot, dict], target_id: str, slots: list[CoverageSlot], nonviable: NonViableSlots) -> bool:
+    """Every slot is priced or known to be not viable."""
+    return all(
+        (slot in rows and rows[slot]["pricing_version"] > 0) or (target_id, slot) in nonviable for slot in slots
+    )
+
+
+async def priced_covers(
+    temporal: Client, settings: Settings, target_id: str, slots: list[CoverageSlot], nonviable: NonViableSlots
+) -> dict[CoverageSlot, CoverSnapshot]:
+    rows = await find_coverages(target_id, slots)
+    if not _complete(rows, target_id, slots, nonviable):
+        planned = await asyncio.wait_for(
+            ensure_coverages(temporal, settings, target_id, slots, wait_for_pricing=True), CATALOGUE_DEADLINE
+        )
+        for p in planned:
+            if p.coverage_id is None:
+                nonviable.add(target_id, p.slot)
+        rows = await find_coverages(target_id, slots)
+    return {slot: snapshot(row) for slot, row in rows.items() if row["pricing_version"] > 0}

@@ -25,10 +25,12 @@ from models.db.partners import partner_out
 from models.db.tables import BusinessPartner as BusinessPartnerRow
 from models.settings import Settings
 from models.temporal.ids import business_partner_workflow_id
-from models.temporal.partners import RegisterBusinessPartnerInput
+from models.temporal.partners import (
+    BUSINESS_PARTNER_WORKFLOW,
+    RegisterBusinessPartnerInput,
+)
 from models.temporal.search_attributes import PARTNER_ROLE, TENANT_ID
 from models.wire.internal import BusinessPartner, NewBusinessPartner
-from workflows.partners import BusinessPartnerWorkflow
 
 
 class BusinessPartnerController(Controller):
@@ -62,8 +64,9 @@ class BusinessPartnerController(Controller):
             )
             partner = await asyncio.wait_for(
                 temporal.execute_workflow(
-                    BusinessPartnerWorkflow.run,
+                    BUSINESS_PARTNER_WORKFLOW,
                     command,
+                    result_type=BusinessPartner,
                     id=business_partner_workflow_id(principal.tenant_id, partner_id),
                     task_queue=settings.task_queue,
                     search_attributes=TypedSearchAttributes(

@@ -16,24 +16,25 @@ from temporalio.client import Client
 from api.auth.tokens import Principal
 from api.deps import provide_temporal
 from api.documents.controller import file_response
-from api.lifecycle import RETRY_AFTER, run_update, transition_key
+from api.lifecycle import RETRY_AFTER, transition_key
 from api.openapi_docs import AUTHED, problems, tenant_header
 from api.pagination import PageParam, check_size, page_of
-from api.problems import Conflict, InvalidInput, NotFound
+from api.policies.service import activate_policy, cancel_policy, policy_or_404
+from api.problems import Conflict, InvalidInput
 from api.quotes import responses
 from models.db import policies as policies_db
 from models.db.files import readable_file
+from models.domain.statuses import STORED_POLICY_STATUSES, PolicyStatus
 from models.settings import Settings
-from models.temporal.ids import policy_workflow_id
 from models.wire.common import Page
 from models.wire.tenant import PolicyListItem, PolicyOut
-from workflows.policies import PolicyWorkflow
 
-PolicyStatus = Literal["CREATED", "ACCEPTED", "ACTIVE", "CANCELED", "EXPIRED", "LAPSED"]
+# The statuses a policy row can hold (the query parameter is checked against them).
+PolicyStatusParam = Literal[tuple(s.value for s in STORED_POLICY_STATUSES)]  # type: ignore[valid-type]
 
 
 # A policy in these states was never activated: it will never have a schedule.
-NEVER_ACTIVATED = ("CREATED", "LAPSED")
+NEVER_ACTIVATED = (PolicyStatus.CREATED, PolicyStatus.LAPSED)
 
 
 class DocumentPending(msgspec.Struct, rename="camel"):
@@ -43,13 +44,6 @@ class DocumentPending(msgspec.Struct, rename="camel"):
     document: str
     status: str  # RENDERING
     detail: str
-
-
-async def _policy_or_404(tenant_id: str, policy_id: uuid.UUID) -> dict:
-    row = await policies_db.policy_row(tenant_id, policy_id)
-    if row is None:
-        raise NotFound(f"policy {policy_id} does not exist")
-    return row
 
 
 class PolicyController(Controller):
@@ -70,7 +64,7 @@ class PolicyController(Controller):
         settings: NamedDependency[Settings],
         page: PageParam = 0,
         size: Annotated[int, QueryParameter(description="Items per page (1-100)")] = 20,
-        status: Annotated[PolicyStatus | None, QueryParameter(description="e.g. ACTIVE, CANCELED")] = None,
+        status: Annotated[PolicyStatusParam | None, QueryParameter(description="e.g. ACTIVE, CANCELED")] = None,
         period_from: Annotated[dt.date | None, QueryParameter(name="from", description="YYYY-MM-DD")] = None,
         period_to: Annotated[dt.date | None, QueryParameter(name="to", description="YYYY-MM-DD")] = None,
     ) -> Page[PolicyListItem]:
@@ -95,7 +89,7 @@ class PolicyController(Controller):
     async def schedule(
         self, request: Request, policy_id: FromPath[uuid.UUID], principal: NamedDependency[Principal]
     ) -> Response:
-        row = await _policy_or_404(principal.tenant_id, policy_id)
+        row = await policy_or_404(principal.tenant_id, policy_id)
         if row["schedule_file_id"] is None:
             if row["status"] in NEVER_ACTIVATED:
                 raise Conflict(
@@ -127,15 +121,9 @@ class PolicyController(Controller):
         temporal: NamedDependency[Client],
         settings: NamedDependency[Settings],
     ) -> PolicyOut:
-        row = await _policy_or_404(principal.tenant_id, policy_id)
-        handle = temporal.get_workflow_handle(policy_workflow_id(principal.tenant_id, policy_id))
-        await run_update(
-            handle,
-            PolicyWorkflow.activate,
-            f"cannot activate the policy in state {row['status']}",
-            transition_key(request, principal.tenant_id, "activate", policy_id),
-            deadline=settings.request_deadline_seconds,
-        )
+        row = await policy_or_404(principal.tenant_id, policy_id)
+        key = transition_key(request, principal.tenant_id, "activate", policy_id)
+        await activate_policy(row, principal.tenant_id, temporal, settings, key)
         return await responses.policy_out(principal.tenant_id, policy_id)
 
     @delete(
@@ -153,13 +141,7 @@ class PolicyController(Controller):
         temporal: NamedDependency[Client],
         settings: NamedDependency[Settings],
     ) -> PolicyOut:
-        row = await _policy_or_404(principal.tenant_id, policy_id)
-        handle = temporal.get_workflow_handle(policy_workflow_id(principal.tenant_id, policy_id))
-        await run_update(
-            handle,
-            PolicyWorkflow.cancel,
-            f"cannot cancel the policy in state {row['status']}",
-            transition_key(request, principal.tenant_id, "cancel", policy_id),
-            deadline=settings.request_deadline_seconds,
-        )
+        row = await policy_or_404(principal.tenant_id, policy_id)
+        key = transition_key(request, principal.tenant_id, "cancel", policy_id)
+        await cancel_policy(row, principal.tenant_id, temporal, settings, key)
         return await responses.policy_out(principal.tenant_id, policy_id)

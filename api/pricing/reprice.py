@@ -70,10 +70,12 @@ async def _progress(handle, client) -> float | None:
 
 
 async def reprice(settings: Settings, coverage_id: uuid.UUID, request: NewPricingRun, echo=click.echo) -> PricingRunOut:
-    from api.catalogue.coverages import pricing_run_out, start_pricing_run
+    from api.pricing.responses import pricing_run_out
+    from api.pricing.service import start_pricing_run
     from models.db import catalogue as catalogue_db
     from models.db import pricing as pricing_db
     from models.db.core import close_pool, open_pool
+    from models.domain.statuses import PricingRunStatus
     from models.temporal.client import connect
     from models.temporal.ids import coverage_pricing_workflow_id
 
@@ -82,7 +84,7 @@ async def reprice(settings: Settings, coverage_id: uuid.UUID, request: NewPricin
         row = await catalogue_db.coverage_row(coverage_id)
         if row is None:
             raise click.ClickException(f"coverage {coverage_id} does not exist")
-        completed = [r for r in await pricing_db.pricing_runs(coverage_id) if r["status"] == "COMPLETED"]
+        completed = [r for r in await pricing_db.pricing_runs(coverage_id) if r["status"] == PricingRunStatus.COMPLETED]
         previous = pricing_run_out(completed[-1]) if completed else None
         client = await connect(settings, retries=3)
         run = await start_pricing_run(client, settings, row, request, "cli")

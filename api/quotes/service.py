@@ -1,88 +1,235 @@
-"""Assembling a tenant quote from the priced catalogue (the request path of POST /quotes).
+"""The quote transitions of the tenant surface: create (POST /quotes), convert to a policy
+draft (PATCH /quotes/{id}) and reject, each one call to a workflow by name.
 
-The catalogue already holds the prices; only a target or month not seen before waits for
-its catalogue pricing (seconds, once)."""
+- Create: the priced covers from the catalogue (api/catalogue/service.py), the quote built
+  by the pure domain rule (models/domain/quotes.py), then update-with-start of the quote's
+  QuoteWorkflow, which answers once the quote is written.
+- Convert: update-with-start of the policy's PolicyWorkflow, whose id follows from the
+  quote (a retried conversion finds its own policy; docs/quotes-and-policies.md).
+- Reject: an update of the quote's workflow.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import uuid
-from decimal import Decimal
 
-from temporalio.client import Client
+from temporalio.client import Client, WithStartWorkflowOperation
+from temporalio.common import (
+    SearchAttributePair,
+    TypedSearchAttributes,
+    WorkflowIDConflictPolicy,
+    WorkflowIDReusePolicy,
+)
 
-from api.catalogue.service import ensure_coverages
-from api.deps import CATALOGUE_DEADLINE
-from models.db.catalogue import find_coverages
-from models.domain.index_catalog import BY_ID
-from models.domain.terms import CoverageSlot
+from api.catalogue.service import NonViableSlots, priced_covers
+from api.idempotency import TransitionKey
+from api.lifecycle import run_update, run_update_with_start, summary
+from api.problems import Conflict, InvalidInput, NotFound
+from models.clock import utcnow
+from models.db import quotes as quotes_db
+from models.db.tables import MonitoringTarget
+from models.domain.lifecycle import (
+    day_start,
+    line_item_ids,
+    policy_id_for_quote,
+    quote_deadline,
+    quote_id_for_key,
+)
+from models.domain.money import to_minor
+from models.domain.quotes import (
+    QuoteError,
+    build_quote,
+    check_period,
+    fallback_slots,
+    month_segments,
+    slots_for,
+)
+from models.domain.statuses import PolicyStatus, QuoteStatus
 from models.settings import Settings
-from models.temporal.quotes import CoverSnapshot
+from models.temporal.ids import policy_workflow_id, quote_workflow_id
+from models.temporal.policies import (
+    CONVERT_UPDATE,
+    POLICY_WORKFLOW,
+    PolicyWorkflowInput,
+)
+from models.temporal.quotes import (
+    CREATED_UPDATE,
+    QUOTE_WORKFLOW,
+    REJECT_UPDATE,
+    QuoteWorkflowInput,
+)
+from models.temporal.search_attributes import (
+    EXTERNAL_REF,
+    MONITORING_TARGET_ID,
+    POLICY_STATUS,
+    QUOTE_ID,
+    QUOTE_STATE,
+    RISK_PERIOD_END,
+    RISK_PERIOD_START,
+    TENANT_ID,
+)
+from models.wire.common import FieldError
+from models.wire.tenant import NewQuote
 
 
-def snapshot(row: dict) -> CoverSnapshot:
-    return CoverSnapshot(
-        coverage_id=row["id"],
-        index_code=BY_ID[uuid.UUID(str(row["index_definition_id"]))].code,
-        index_definition_id=uuid.UUID(str(row["index_definition_id"])),
-        start=row["risk_period_start"],
-        end=row["risk_period_end"],
-        direction=row["direction"],
-        trigger=Decimal(str(row["trigger"])),
-        exit=None if row["exit"] is None else Decimal(str(row["exit"])),
-        currency=row["currency"],
-        limit_minor=row["limit_minor"],
-        min_payout_minor=row["min_payout_minor"],
-        payout_per_unit_minor=row["payout_per_unit_minor"],
-        gross_premium_pct=Decimal(str(row["gross_premium_indication_pct"])),
-        risk_premium_pct=Decimal(str(row["risk_premium_pct"])),
-        pricing_version=row["pricing_version"],
-    )
+async def quote_or_404(tenant_id: str, quote_id: uuid.UUID) -> dict:
+    """The tenant's quote row; another tenant's (or an internal) quote is a 404."""
+    row = await quotes_db.quote_row(tenant_id, quote_id)
+    if row is None or row["kind"] != "TENANT":
+        raise NotFound(f"quote {quote_id} does not exist")
+    return row
 
 
-class NonViableSlots:
-    """Slots the model found no viable cover for, remembered per process (they never change
-    for a model version), so quotes for such months need no catalogue round trip."""
-
-    def __init__(self) -> None:
-        self._known: set[tuple[str, CoverageSlot]] = set()
-
-    def add(self, target_id: str, slot: CoverageSlot) -> None:
-        self._known.add((target_id, slot))
-
-    def __contains__(self, item: tuple[str, CoverageSlot]) -> bool:
-        return item in self._known
-
-
-def _complete(rows: dict[CoverageSlot, dict], target_id: str, slots: list[CoverageSlot], nonviable: NonViableSlots) -> bool:
-    """Every slot is priced or known to be not viable."""
-    return all(
-        (slot in rows and rows[slot]["pricing_version"] > 0) or (target_id, slot) in nonviable for slot in slots
-    )
-
-
-async def priced_covers(
-    temporal: Client, settings: Settings, target_id: str, slots: list[CoverageSlot], nonviable: NonViableSlots
-) -> dict[CoverageSlot, CoverSnapshot]:
-    rows = await find_coverages(target_id, slots)
-    if not _complete(rows, target_id, slots, nonviable):
-        planned = await asyncio.wait_for(
-            ensure_coverages(temporal, settings, target_id, slots, wait_for_pricing=True), CATALOGUE_DEADLINE
+async def _validate(data: NewQuote, settings: Settings) -> None:
+    money = data.sum_insured_for_line_item
+    if money.currency != settings.catalogue_currency:
+        raise InvalidInput(
+            f"quotes are written in {settings.catalogue_currency}",
+            errors=[FieldError(field="sumInsuredForLineItem.currency", message=f"must be {settings.catalogue_currency}")],
         )
-        for p in planned:
-            if p.coverage_id is None:
-                nonviable.add(target_id, p.slot)
-        rows = await find_coverages(target_id, slots)
-    return {slot: snapshot(row) for slot, row in rows.items() if row["pricing_version"] > 0}
+    problem = check_period(data.risk_period_from, data.risk_period_to, dt.date.today())
+    if problem:
+        raise InvalidInput(problem, errors=[FieldError(field="riskPeriodFrom", message=problem)])
+    if not await MonitoringTarget.exists().where(MonitoringTarget.id == data.monitoring_target_id):
+        raise InvalidInput(
+            f"unknown monitoring target {data.monitoring_target_id!r} (see GET /pincode-mapping)",
+            errors=[FieldError(field="monitoringTargetId", message="unknown monitoring target")],
+        )
 
 
-def check_period(start: dt.date, end: dt.date, today: dt.date) -> str | None:
-    """Why the risk period cannot be quoted, or None."""
-    if start <= today:
-        return "riskPeriodFrom must be after today: cover is never sold once its risk period has started"
-    if start > today + dt.timedelta(days=2 * 366):
-        return "riskPeriodFrom may be at most two years ahead"
-    if (end - start).days >= 366:
-        return "the risk period may be at most one year (366 days)"
-    return None
+async def create_quote(
+    data: NewQuote,
+    tenant_id: str,
+    temporal: Client,
+    settings: Settings,
+    nonviable: NonViableSlots,
+    idempotency_key: str | None,
+) -> uuid.UUID:
+    """Price, build and write a quote through its workflow; answers the quote's id."""
+    await _validate(data, settings)
+    target_id, start_day, end_day = data.monitoring_target_id, data.risk_period_from, data.risk_period_to
+    # The two preferred covers of each month; where one is not viable, the next index.
+    slots = slots_for(start_day, end_day)
+    covers = await priced_covers(temporal, settings, target_id, slots, nonviable)
+    extra = fallback_slots(slots, set(covers))
+    if extra:
+        covers |= await priced_covers(temporal, settings, target_id, extra, nonviable)
+    # With an Idempotency-Key the id follows from the key: a retry after a timeout finds
+    # the first quote (its workflow, or its row) instead of making a second one.
+    quote_id = quote_id_for_key(tenant_id, idempotency_key) if idempotency_key is not None else uuid.uuid4()
+    money = data.sum_insured_for_line_item
+    try:
+        draft = build_quote(
+            quote_id=quote_id,
+            line_item_ids=line_item_ids(quote_id, len(month_segments(start_day, end_day))),
+            tenant_id=tenant_id,
+            monitoring_target_id=target_id,
+            start=start_day,
+            end=end_day,
+            currency=money.currency,
+            sum_insured_minor=to_minor(money.amount, money.currency),
+            external_ref=data.external_ref,
+            covers_by_slot=covers,
+            today=dt.date.today(),
+        )
+    except QuoteError as err:
+        raise InvalidInput(str(err)) from None
+    attributes = [
+        SearchAttributePair(TENANT_ID, tenant_id),
+        SearchAttributePair(QUOTE_STATE, QuoteStatus.CREATED),
+        SearchAttributePair(MONITORING_TARGET_ID, target_id),
+        *period_attributes(start_day, end_day),
+    ]
+    if data.external_ref:
+        attributes.append(SearchAttributePair(EXTERNAL_REF, data.external_ref))
+    start = WithStartWorkflowOperation(
+        QUOTE_WORKFLOW,
+        QuoteWorkflowInput(draft=draft, lifecycle=2),
+        id=quote_workflow_id(tenant_id, quote_id),
+        task_queue=settings.task_queue,
+        # A keyed retry joins the first request's workflow while it runs.
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING if idempotency_key else WorkflowIDConflictPolicy.FAIL,
+        search_attributes=TypedSearchAttributes(attributes),
+        static_summary=await summary("Quote", tenant_id, target_id, start_day, end_day),
+    )
+    await run_update_with_start(
+        temporal, CREATED_UPDATE, start, "the quote could not be created", deadline=settings.request_deadline_seconds
+    )
+    return quote_id
+
+
+async def convert_quote(
+    row: dict, tenant_id: str, temporal: Client, settings: Settings, key: TransitionKey
+) -> uuid.UUID:
+    """Convert the quote to a policy draft through the policy's workflow; answers the policy id."""
+    quote_id = row["id"]
+    if key.key is None and row["status"] != QuoteStatus.ACCEPTED:
+        # Without a key, a rejected or expired quote is refused at once. An ACCEPTED one
+        # goes to its policy's workflow: a conversion whose write landed after its
+        # request gave up is completed there, any other is refused there.
+        check_open(row, "convert")
+    policy_id = policy_id_for_quote(quote_id)
+    start, end = row["risk_period_from"], row["risk_period_to"]
+    attributes = [
+        SearchAttributePair(TENANT_ID, tenant_id),
+        SearchAttributePair(POLICY_STATUS, PolicyStatus.CREATED),
+        SearchAttributePair(QUOTE_ID, str(quote_id)),
+        SearchAttributePair(MONITORING_TARGET_ID, row["monitoring_target_id"]),
+        *period_attributes(start, end),
+    ]
+    if row["external_ref"]:
+        attributes.append(SearchAttributePair(EXTERNAL_REF, row["external_ref"]))
+    operation = WithStartWorkflowOperation(
+        POLICY_WORKFLOW,
+        PolicyWorkflowInput(
+            tenant_id=tenant_id,
+            policy_id=policy_id,
+            monitoring_target_id=row["monitoring_target_id"],
+            external_ref=row["external_ref"],
+            periods=month_segments(start, end),
+            quote_id=quote_id,
+            lapse_at=quote_deadline(row["valid_until"], start),
+        ),
+        id=policy_workflow_id(tenant_id, policy_id),
+        task_queue=settings.task_queue,
+        # Concurrent conversions meet in one workflow (one of them converts); a policy
+        # workflow that has ended is never started again for the same quote.
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+        search_attributes=TypedSearchAttributes(attributes),
+        static_summary=await summary("Policy", tenant_id, row["monitoring_target_id"], start, end),
+    )
+    await run_update_with_start(
+        temporal, CONVERT_UPDATE, operation, f"cannot convert the quote in state {row['status']}", key,
+        deadline=settings.request_deadline_seconds,
+    )
+    return policy_id
+
+
+async def reject_quote(row: dict, tenant_id: str, temporal: Client, settings: Settings, key: TransitionKey) -> None:
+    """Reject the quote through its workflow."""
+    if key.key is None:
+        check_open(row, "reject")
+    handle = temporal.get_workflow_handle(quote_workflow_id(tenant_id, row["id"]))
+    await run_update(
+        handle, REJECT_UPDATE, f"cannot reject the quote in state {row['status']}", key,
+        deadline=settings.request_deadline_seconds,
+    )
+
+
+def check_open(row: dict, what: str) -> None:
+    """409 for a quote that is decided or past its deadline (the workflow would refuse too)."""
+    if row["status"] != QuoteStatus.CREATED:
+        raise Conflict(f"cannot {what} the quote in state {row['status']}")
+    deadline = quote_deadline(row["valid_until"], row["risk_period_from"])
+    if utcnow() >= deadline:
+        raise Conflict(f"cannot {what} the quote in state CREATED: it expired at {deadline:%Y-%m-%d %H:%M} UTC")
+
+
+def period_attributes(start: dt.date, end: dt.date) -> list[SearchAttributePair]:
+    """RiskPeriodStart/End: the first instant of the risk period and the first after it (UTC)."""
+    return [
+        SearchAttributePair(RISK_PERIOD_START, day_start(start)),
+        SearchAttributePair(RISK_PERIOD_END, day_start(end + dt.timedelta(days=1))),
+    ]

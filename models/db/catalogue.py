@@ -6,7 +6,6 @@ import uuid
 from decimal import Decimal
 
 from models.clock import utcnow
-from models.db.core import is_unique_violation
 from models.db.pricing import ensure_pricing_run
 from models.db.tables import (
     Coverage,
@@ -15,6 +14,7 @@ from models.db.tables import (
 )
 from models.domain.index_catalog import BY_CODE, BY_ID
 from models.domain.money import from_minor, to_minor
+from models.domain.statuses import CoverageStatus
 from models.domain.terms import CoverageSlot
 from models.temporal.catalogue import PlannedCoverage, ProposedTerms, SiteRef
 from models.temporal.pricing import CoverTermsIn, coverage_seed
@@ -100,7 +100,7 @@ async def create_coverages(
             label=_label(site, p.slot),
             risk_carrier=risk_carrier,
             currency=p.currency,
-            status="PRICING",
+            status=CoverageStatus.PRICING,
             ui_state="pricing",
             direction=p.direction,
             trigger=p.trigger,
@@ -115,11 +115,8 @@ async def create_coverages(
             created_at=now,
             updated_at=now,
         )
-        try:
-            await Coverage.insert(row)
-        except Exception as exc:  # a concurrent creator won: its row stands
-            if not is_unique_violation(exc):
-                raise
+        # A concurrent creator may win (the target, index and period are unique): its row stands.
+        await Coverage.insert(row).on_conflict(action="DO NOTHING")
         await ensure_pricing_run(coverage_id, 1, default_simulations, coverage_seed(coverage_id),
                                  expected_loss_ratio, created_by, p.currency)
     rows = await find_coverages(site.target_id, [p.slot for p in proposals])

@@ -135,10 +135,4 @@ def write_transaction():
     return engine.transaction()
 
 
-def is_unique_violation(exc: BaseException) -> bool:
-    name = type(exc).__name__
-    return name in {"IntegrityError", "UniqueViolationError"} and (
-        "unique" in str(exc).lower() or name == "UniqueViolationError"
-    )
-
 TableT = TypeVar("TableT", bound=Table)

@@ -6,7 +6,6 @@ import hashlib
 import uuid
 
 from models.clock import utcnow
-from models.db.core import is_unique_violation
 from models.db.tables import StoredFile
 
 FILE_NAMESPACE = uuid.UUID("0f3c2b8e-7a0e-4c1e-9a51-3f0d2f6b7c21")
@@ -24,23 +23,20 @@ async def store_file(
     existing = await file_meta(file_id)
     if existing is not None:
         return existing
-    try:
-        await StoredFile.insert(
-            StoredFile(
-                id=file_id,
-                tenant_id=None if tenant_id is None else uuid.UUID(str(tenant_id)),
-                kind=kind,
-                filename=filename,
-                media_type=media_type,
-                size_bytes=len(content),
-                sha256=hashlib.sha256(content).hexdigest(),
-                content=content,
-                created_at=utcnow(),
-            )
+    # A concurrent retry may have stored it first: the file id is the primary key.
+    await StoredFile.insert(
+        StoredFile(
+            id=file_id,
+            tenant_id=None if tenant_id is None else uuid.UUID(str(tenant_id)),
+            kind=kind,
+            filename=filename,
+            media_type=media_type,
+            size_bytes=len(content),
+            sha256=hashlib.sha256(content).hexdigest(),
+            content=content,
+            created_at=utcnow(),
         )
-    except Exception as exc:  # a concurrent retry stored it first
-        if not is_unique_violation(exc):
-            raise
+    ).on_conflict(action="DO NOTHING")
     return await file_meta(file_id)
 
 

@@ -24,6 +24,7 @@ from models.db.tables import (
 from models.domain.index_catalog import BY_CODE
 from models.domain.lifecycle import line_item_ids, quote_deadline
 from models.domain.periods import period_label
+from models.domain.statuses import PolicyStatus, QuoteStatus
 from models.temporal.lifecycle import TransitionOutcome
 from models.temporal.policies import ConvertToPolicyInput
 from models.temporal.quotes import (
@@ -46,7 +47,7 @@ async def convert_quote(command: ConvertQuoteInput) -> bool:
     if existing is not None:
         return existing["id"] == command.policy_id
     quote = await quote_row(tenant, command.quote_id)
-    if quote is None or quote["status"] != "CREATED":
+    if quote is None or quote["status"] != QuoteStatus.CREATED:
         return False
     return await _write_conversion(tenant, quote, command.policy_id, command.line_item_ids, utcnow())
 
@@ -61,25 +62,25 @@ async def convert_to_policy(command: ConvertToPolicyInput) -> TransitionOutcome:
     existing = await scoped_select(Policy, tenant, Policy.id).where(Policy.quote_id == command.quote_id).first()
     if existing is not None:
         if existing["id"] == command.policy_id:
-            return TransitionOutcome(status="ACCEPTED", applied=True, policy_id=command.policy_id)
+            return TransitionOutcome(status=QuoteStatus.ACCEPTED, applied=True, policy_id=command.policy_id)
         return TransitionOutcome(
-            status="ACCEPTED", applied=False, policy_id=existing["id"], detail=f"converted to policy {existing['id']}"
+            status=QuoteStatus.ACCEPTED, applied=False, policy_id=existing["id"], detail=f"converted to policy {existing['id']}"
         )
     quote = await quote_row(tenant, command.quote_id)
     if quote is None:
         return TransitionOutcome(status="MISSING", applied=False, detail="the quote does not exist")
-    if quote["status"] != "CREATED":
+    if quote["status"] != QuoteStatus.CREATED:
         return TransitionOutcome(status=quote["status"], applied=False)
     deadline = quote_deadline(quote["valid_until"], quote["risk_period_from"])
     if command.at >= deadline:
-        return TransitionOutcome(status="CREATED", applied=False, detail=f"the quote could be converted until {deadline:%Y-%m-%d %H:%M} UTC")
+        return TransitionOutcome(status=QuoteStatus.CREATED, applied=False, detail=f"the quote could be converted until {deadline:%Y-%m-%d %H:%M} UTC")
     if await _write_conversion(tenant, quote, command.policy_id, None, command.at):
-        return TransitionOutcome(status="ACCEPTED", applied=True, policy_id=command.policy_id)
+        return TransitionOutcome(status=QuoteStatus.ACCEPTED, applied=True, policy_id=command.policy_id)
     # The quote left CREATED between the reads above and the write: an earlier attempt of
     # this same conversion may have committed meanwhile (its activity timed out first).
     existing = await scoped_select(Policy, tenant, Policy.id).where(Policy.quote_id == command.quote_id).first()
     if existing is not None and existing["id"] == command.policy_id:
-        return TransitionOutcome(status="ACCEPTED", applied=True, policy_id=command.policy_id)
+        return TransitionOutcome(status=QuoteStatus.ACCEPTED, applied=True, policy_id=command.policy_id)
     row = await quote_row(tenant, command.quote_id)
     return TransitionOutcome(status=row["status"], applied=False, policy_id=existing and existing["id"])
 
@@ -94,8 +95,8 @@ async def _write_conversion(
     if new_item_ids is None:
         new_item_ids = line_item_ids(policy_id, len(items))
     async with write_transaction():
-        updated = await scoped_update(Quote, tenant, {Quote.status: "ACCEPTED", Quote.state: "accepted", Quote.updated_at: now}).where(
-            (Quote.id == quote_id) & (Quote.status == "CREATED")
+        updated = await scoped_update(Quote, tenant, {Quote.status: QuoteStatus.ACCEPTED, Quote.state: "accepted", Quote.updated_at: now}).where(
+            (Quote.id == quote_id) & (Quote.status == QuoteStatus.CREATED)
         ).returning(Quote.id)
         if not updated:
             return False
@@ -132,7 +133,7 @@ async def _write_conversion(
                 quote_id=quote_id,
                 kind=quote["kind"],
                 name=quote["name"],
-                status="CREATED",
+                status=PolicyStatus.CREATED,
                 external_ref=quote["external_ref"],
                 inception_date=quote["risk_period_from"],
                 expiry_date=quote["risk_period_to"],
@@ -158,7 +159,7 @@ async def set_policy_status(
 ) -> TransitionOutcome:
     """Conditional status change; the outcome says what the row holds afterwards."""
     values: dict[Any, Any] = {Policy.status: to_status, Policy.updated_at: at}
-    if to_status == "ACCEPTED":
+    if to_status == PolicyStatus.ACCEPTED:
         values[Policy.activated_at] = at
         values[Policy.signature_confirmed] = True
     changed = await scoped_update(Policy, tenant_id, values).where(

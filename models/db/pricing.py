@@ -7,12 +7,13 @@ from decimal import Decimal
 from typing import Any
 
 from models.clock import utcnow
-from models.db.core import is_unique_violation, write_transaction
+from models.db.core import write_transaction
 from models.db.tables import (
     Coverage,
     PricingRun,
 )
 from models.domain.money import to_minor
+from models.domain.statuses import CoverageStatus, PricingRunStatus
 from models.temporal.pricing import PricingOutcome
 
 
@@ -27,11 +28,9 @@ async def ensure_pricing_run(
 ) -> None:
     if await PricingRun.exists().where((PricingRun.coverage_id == coverage_id) & (PricingRun.version == version)):
         return
-    try:
-        await PricingRun.insert(_queued(coverage_id, version, simulations, seed, expected_loss_ratio, requested_by, currency))
-    except Exception as exc:
-        if not is_unique_violation(exc):
-            raise
+    await PricingRun.insert(
+        _queued(coverage_id, version, simulations, seed, expected_loss_ratio, requested_by, currency)
+    ).on_conflict(action="DO NOTHING")
 
 
 def _queued(coverage_id, version, simulations, seed, elr, requested_by, currency) -> PricingRun:
@@ -41,7 +40,7 @@ def _queued(coverage_id, version, simulations, seed, elr, requested_by, currency
         id=uuid.uuid4(),
         coverage_id=coverage_id,
         version=version,
-        status="QUEUED",
+        status=PricingRunStatus.QUEUED,
         workflow_id=coverage_pricing_workflow_id(coverage_id, version),
         simulations=simulations,
         seed=seed,
@@ -61,12 +60,11 @@ async def allocate_pricing_run(
             PricingRun.version, ascending=False
         ).first()
         version = (last["version"] if last else 0) + 1
-        try:
-            await PricingRun.insert(_queued(coverage_id, version, simulations, seed, expected_loss_ratio, requested_by, currency))
+        inserted = await PricingRun.insert(
+            _queued(coverage_id, version, simulations, seed, expected_loss_ratio, requested_by, currency)
+        ).on_conflict(action="DO NOTHING").returning(PricingRun.id)
+        if inserted:
             return version
-        except Exception as exc:
-            if not is_unique_violation(exc):
-                raise
     raise RuntimeError("could not allocate a pricing version")
 
 
@@ -87,7 +85,7 @@ async def publish_run(coverage_id: uuid.UUID, version: int, outcome: PricingOutc
     async with write_transaction():
         await PricingRun.update(
             {
-                PricingRun.status: "COMPLETED",
+                PricingRun.status: PricingRunStatus.COMPLETED,
                 PricingRun.model_version: outcome.model_version,
                 PricingRun.data_hash: outcome.data_hash,
                 PricingRun.simulations: outcome.simulations,
@@ -112,7 +110,7 @@ async def publish_run(coverage_id: uuid.UUID, version: int, outcome: PricingOutc
                 Coverage.risk_premium_pct: outcome.risk_premium_pct,
                 Coverage.gross_premium_indication_pct: outcome.gross_premium_indication_pct,
                 Coverage.expected_loss_ratio: run["expected_loss_ratio"],
-                Coverage.status: "ACTIVE",
+                Coverage.status: CoverageStatus.ACTIVE,
                 Coverage.ui_state: "active",
                 Coverage.updated_at: utcnow(),
             }

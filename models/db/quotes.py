@@ -24,6 +24,7 @@ from models.db.tables import (
 )
 from models.domain.lifecycle import quote_deadline
 from models.domain.periods import period_label
+from models.domain.statuses import QuoteStatus
 from models.temporal.lifecycle import TransitionOutcome
 from models.temporal.quotes import (
     CoverSnapshot,
@@ -33,7 +34,12 @@ from models.temporal.quotes import (
 )
 
 # Tenant-surface status ↔ internal-surface state of a quote.
-QUOTE_STATE = {"CREATED": "completed", "ACCEPTED": "accepted", "REJECTED": "rejected", "EXPIRED": "expired"}
+QUOTE_STATE = {
+    QuoteStatus.CREATED: "completed",
+    QuoteStatus.ACCEPTED: "accepted",
+    QuoteStatus.REJECTED: "rejected",
+    QuoteStatus.EXPIRED: "expired",
+}
 
 
 def _line_item_row(tenant_id: str, item: LineItemDraft, *, quote_id=None, policy_id=None, new_id=None) -> LineItem:
@@ -69,7 +75,7 @@ async def insert_quote(draft: QuoteDraft) -> None:
                 tenant_id=uuid.UUID(draft.tenant_id),
                 kind=draft.kind,
                 name=draft.name,
-                status="CREATED",
+                status=QuoteStatus.CREATED,
                 state="completed",
                 external_ref=draft.external_ref,
                 monitoring_target_id=draft.monitoring_target_id,
@@ -137,25 +143,25 @@ async def reject_quote(command: QuoteWriteInput) -> TransitionOutcome:
     if quote is None:
         return TransitionOutcome(status="MISSING", applied=False, detail="the quote does not exist")
     deadline = quote_deadline(quote["valid_until"], quote["risk_period_from"])
-    if quote["status"] == "CREATED" and command.at >= deadline:
-        return TransitionOutcome(status="CREATED", applied=False, detail="the quote has expired")
-    return await _quote_status(command, "REJECTED")
+    if quote["status"] == QuoteStatus.CREATED and command.at >= deadline:
+        return TransitionOutcome(status=QuoteStatus.CREATED, applied=False, detail="the quote has expired")
+    return await _quote_status(command, QuoteStatus.REJECTED)
 
 
 async def expire_quote(command: QuoteWriteInput) -> TransitionOutcome:
     """CREATED → EXPIRED (a quote converted or rejected meanwhile stays as it is)."""
-    return await _quote_status(command, "EXPIRED")
+    return await _quote_status(command, QuoteStatus.EXPIRED)
 
 
 async def _quote_status(command: QuoteWriteInput, to_status: str) -> TransitionOutcome:
     changed = await scoped_update(
         Quote, command.tenant_id, {Quote.status: to_status, Quote.state: QUOTE_STATE[to_status], Quote.updated_at: command.at}
-    ).where((Quote.id == command.quote_id) & (Quote.status == "CREATED")).returning(Quote.id)
+    ).where((Quote.id == command.quote_id) & (Quote.status == QuoteStatus.CREATED)).returning(Quote.id)
     row = await quote_row(command.tenant_id, command.quote_id)
     if row is None:
         return TransitionOutcome(status="MISSING", applied=False, detail="the quote does not exist")
     policy = None
-    if row["status"] == "ACCEPTED":
+    if row["status"] == QuoteStatus.ACCEPTED:
         found = await scoped_select(Policy, command.tenant_id, Policy.id).where(Policy.quote_id == command.quote_id).first()
         policy = found and found["id"]
     return TransitionOutcome(status=row["status"], applied=bool(changed), policy_id=policy)
@@ -166,7 +172,7 @@ async def record_quote(draft: QuoteDraft) -> TransitionOutcome:
     await insert_quote(draft)
     row = await quote_row(draft.tenant_id, draft.id)
     policy = None
-    if row["status"] == "ACCEPTED":
+    if row["status"] == QuoteStatus.ACCEPTED:
         found = await scoped_select(Policy, draft.tenant_id, Policy.id).where(Policy.quote_id == draft.id).first()
         policy = found and found["id"]
     return TransitionOutcome(status=row["status"], applied=True, policy_id=policy)

@@ -15,16 +15,81 @@ import datetime as dt
 import uuid
 from decimal import ROUND_HALF_EVEN, Decimal
 
+import msgspec
+
 from models.domain.terms import CoverageSlot
-from models.temporal.quotes import CoverSnapshot, LineItemDraft, QuoteDraft
 
 COVER_PREFERENCE = ["RAINFALL_MONTHLY_TOTAL", "RAINFALL_DEFICIT", "TEMPERATURE_MAX", "WIND_MAX_SPEED"]
 COVERS_PER_LINE_ITEM = 2
 QUOTE_VALIDITY_DAYS = 30
 
 
+class CoverSnapshot(msgspec.Struct, frozen=True):
+    """A cover as sold: the coverage's terms and price frozen at quote time."""
+
+    coverage_id: uuid.UUID
+    index_code: str
+    index_definition_id: uuid.UUID
+    start: dt.date
+    end: dt.date
+    direction: str
+    trigger: Decimal
+    exit: Decimal | None
+    currency: str
+    limit_minor: int  # one unit of cover
+    min_payout_minor: int
+    payout_per_unit_minor: int  # per index unit, one unit of cover
+    gross_premium_pct: Decimal  # fraction of the sum insured
+    risk_premium_pct: Decimal
+    pricing_version: int
+
+
+class LineItemDraft(msgspec.Struct, frozen=True):
+    id: uuid.UUID
+    position: int
+    start: dt.date
+    end: dt.date
+    currency: str
+    quantity: Decimal
+    sum_insured_minor: int
+    total_sum_insured_minor: int
+    min_payout_minor: int
+    payout_per_unit_minor: int
+    premium_minor: int
+    covers: list[CoverSnapshot]
+
+
+class QuoteDraft(msgspec.Struct, frozen=True):
+    id: uuid.UUID
+    tenant_id: str
+    kind: str  # TENANT | FAST | TRAVEL
+    name: str
+    monitoring_target_id: str
+    risk_period_from: dt.date
+    risk_period_to: dt.date
+    currency: str
+    sum_insured_minor: int
+    total_sum_insured_minor: int
+    gross_premium_minor: int
+    risk_premium_minor: int
+    external_ref: str | None
+    valid_until: dt.date
+    line_items: list[LineItemDraft]
+
+
 class QuoteError(ValueError):
     """The request cannot be quoted (message says why, for a 4xx)."""
+
+
+def check_period(start: dt.date, end: dt.date, today: dt.date) -> str | None:
+    """Why the risk period cannot be quoted, or None."""
+    if start <= today:
+        return "riskPeriodFrom must be after today: cover is never sold once its risk period has started"
+    if start > today + dt.timedelta(days=2 * 366):
+        return "riskPeriodFrom may be at most two years ahead"
+    if (end - start).days >= 366:
+        return "the risk period may be at most one year (366 days)"
+    return None
 
 
 def month_segments(start: dt.date, end: dt.date) -> list[tuple[dt.date, dt.date]]:

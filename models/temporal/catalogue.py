@@ -14,6 +14,7 @@ from models.domain.terms import CoverageSlot
 # The catalogue workflow's contract (see models/temporal/quotes.py).
 CATALOGUE_WORKFLOW = "CatalogueWorkflow"
 ENSURE_UPDATE = "ensure"
+UNKNOWN_TARGET = "UnknownTarget"  # ApplicationError type: the target does not exist (not retried)
 
 
 

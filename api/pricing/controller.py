@@ -1,0 +1,79 @@
+"""Internal surface: a coverage's pricing runs (audit, reruns by actuaries)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated
+
+from litestar import Controller, Response, get, post
+from litestar.di import NamedDependency, Provide
+from litestar.params import Body, FromPath
+from temporalio.client import Client
+
+from api.auth.tokens import Principal
+from api.deps import provide_temporal
+from api.openapi_docs import AUTHED, problems, tenant_header
+from api.pricing.responses import pricing_run_out
+from api.pricing.service import start_pricing_run
+from api.problems import NotFound
+from models.db import catalogue as catalogue_db
+from models.db import pricing as pricing_db
+from models.settings import Settings
+from models.wire.internal import NewPricingRun, PricingRunOut
+
+
+class PricingRunController(Controller):
+    path = "/internal/coverages"
+    tags = ["Internal surface"]
+    parameters = tenant_header()
+    dependencies = {"temporal": Provide(provide_temporal)}
+
+    @get(
+        "/{coverage_id:uuid}/pricing-runs",
+        operation_id="listPricingRuns",
+        summary="Every pricing run of a coverage, oldest first (audit)",
+        responses=problems(*AUTHED, 404),
+    )
+    async def list_runs(self, coverage_id: FromPath[uuid.UUID]) -> list[PricingRunOut]:
+        if await catalogue_db.coverage_row(coverage_id) is None:
+            raise NotFound(f"coverage {coverage_id} does not exist")
+        return [pricing_run_out(r) for r in await pricing_db.pricing_runs(coverage_id)]
+
+    @get(
+        "/{coverage_id:uuid}/pricing-runs/{version:int}",
+        operation_id="getPricingRun",
+        summary="One pricing run",
+        responses=problems(*AUTHED, 404),
+    )
+    async def get_run(self, coverage_id: FromPath[uuid.UUID], version: FromPath[int]) -> PricingRunOut:
+        for row in await pricing_db.pricing_runs(coverage_id):
+            if row["version"] == version:
+                return pricing_run_out(row)
+        raise NotFound(f"coverage {coverage_id} has no pricing run {version}")
+
+    @post(
+        "/{coverage_id:uuid}/pricing-runs",
+        operation_id="startPricingRun",
+        summary="Rerun the pricing with other settings (simulations, seed, expected loss ratio)",
+        description="Answers 202 with the queued run and its Location; poll it until COMPLETED.",
+        status_code=202,
+        responses=problems(*AUTHED, 404, 503),
+    )
+    async def start_run(
+        self,
+        coverage_id: FromPath[uuid.UUID],
+        principal: NamedDependency[Principal],
+        temporal: NamedDependency[Client],
+        settings: NamedDependency[Settings],
+        data: Annotated[NewPricingRun | None, Body(description="All fields optional")] = None,
+    ) -> Response[PricingRunOut]:
+        row = await catalogue_db.coverage_row(coverage_id)
+        if row is None:
+            raise NotFound(f"coverage {coverage_id} does not exist")
+        run = await start_pricing_run(temporal, settings, row, data or NewPricingRun(), principal.client_id)
+        out = pricing_run_out(next(r for r in await pricing_db.pricing_runs(coverage_id) if r["version"] == run.version))
+        return Response(
+            content=out,
+            status_code=202,
+            headers={"Location": f"/internal/coverages/{coverage_id}/pricing-runs/{run.version}"},
+        )

@@ -1,0 +1,64 @@
+"""A pricing run as the internal surface shows it."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from models.db.core import json_value
+from models.domain.money import from_minor
+from models.wire.common import Money, iso_millis
+from models.wire.internal import BurnYearOut, PricingRunOut, RiskMetricsOut
+
+
+def _money(minor: int | None, currency: str) -> Money | None:
+    return None if minor is None else Money(amount=from_minor(minor, currency), currency=currency)
+
+
+def pricing_run_out(row: dict) -> PricingRunOut:
+    currency = row["currency"]
+    metrics = json_value(row["metrics"])
+    burn = json_value(row["burn"])
+    return PricingRunOut(
+        coverage_id=row["coverage_id"],
+        version=row["version"],
+        status=row["status"],
+        workflow_id=row["workflow_id"],
+        simulations=row["simulations"],
+        seed=row["seed"],
+        expected_loss_ratio=row["expected_loss_ratio"],
+        model_version=row["model_version"],
+        data_hash=row["data_hash"],
+        currency=currency,
+        risk_premium=_money(row["risk_premium_minor"], currency),
+        risk_premium_pct=row["risk_premium_pct"],
+        gross_premium=_money(row["gross_premium_minor"], currency),
+        gross_premium_indication_pct=row["gross_premium_indication_pct"],
+        metrics=None
+        if not metrics
+        else RiskMetricsOut(
+            expected_loss=Decimal(metrics["expectedLoss"]),
+            expected_loss_standard_error=Decimal(metrics["expectedLossStandardError"]),
+            standard_deviation=Decimal(metrics["standardDeviation"]),
+            probability_of_attachment=Decimal(metrics["probabilityOfAttachment"]),
+            probability_of_exhaustion=Decimal(metrics["probabilityOfExhaustion"]),
+            var99=Decimal(metrics["var99"]),
+            tvar99=Decimal(metrics["tvar99"]),
+            var995=Decimal(metrics["var995"]),
+            tvar995=Decimal(metrics["tvar995"]),
+        ),
+        burn_cost=None if not burn else Money(amount=Decimal(burn["burn_cost"]), currency=currency),
+        burn_payout_frequency=None if not burn else Decimal(repr(burn["payout_frequency"])),
+        burn_method=None if not burn else burn["trend_method"],
+        burn_years=None
+        if not burn
+        else [
+            BurnYearOut(year=y["year"], index_value=Decimal(repr(y["index_used"])), payout=Decimal(y["payout"]))
+            for y in burn["years"]
+        ],
+        fact_sheet_report_file_id=row["fact_sheet_file_id"],
+        technical_pricing_report_file_id=row["technical_report_file_id"],
+        requested_by=row["requested_by"],
+        error=row["error"],
+        created_at=iso_millis(row["created_at"]),
+        completed_at=None if row["completed_at"] is None else iso_millis(row["completed_at"]),
+    )

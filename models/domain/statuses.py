@@ -1,0 +1,49 @@
+"""The states of quotes, policies, coverages and pricing runs: one vocabulary for the workflows
+that decide them, the stores that record them and the wire types that show them.
+
+They are `StrEnum`s: each member *is* its string ("CREATED" == QuoteStatus.CREATED), so rows,
+search attributes and recorded workflow histories hold the same values as before the enums.
+The transitions are in docs/quotes-and-policies.md.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class QuoteStatus(StrEnum):
+    """A tenant quote's `status` column (the wire's `state` is the lower-case view of it)."""
+
+    CREATED = "CREATED"  # open: can be converted or rejected until its deadline
+    ACCEPTED = "ACCEPTED"  # converted to a policy draft
+    REJECTED = "REJECTED"
+    EXPIRED = "EXPIRED"  # its deadline passed while CREATED
+    NOT_CREATED = "NOT_CREATED"  # workflow outcome only: the quote's row was never written
+
+
+class PolicyStatus(StrEnum):
+    """A policy's `status` column."""
+
+    CREATED = "CREATED"  # draft: can be activated until it lapses
+    ACCEPTED = "ACCEPTED"  # activated; monitoring starts at the first risk-period start
+    ACTIVE = "ACTIVE"  # in a risk period
+    CANCELED = "CANCELED"  # its covers no longer trigger
+    EXPIRED = "EXPIRED"  # its last risk period is over
+    LAPSED = "LAPSED"  # a draft not activated by its deadline
+    NOT_CREATED = "NOT_CREATED"  # workflow outcome only: the conversion never wrote the policy
+
+
+# What GET /policies can filter on (every status a policy row can hold).
+STORED_POLICY_STATUSES = tuple(s for s in PolicyStatus if s is not PolicyStatus.NOT_CREATED)
+
+
+class CoverageStatus(StrEnum):
+    PRICING = "PRICING"  # created with model-set terms; no premium until its first run completes
+    ACTIVE = "ACTIVE"  # priced: quotes may use it
+
+
+class PricingRunStatus(StrEnum):
+    QUEUED = "QUEUED"
+    RUNNING = "RUNNING"
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"

@@ -10,6 +10,7 @@ from temporalio import activity
 from activities.site_models import site_model
 from models.db import catalogue as catalogue_db
 from models.db import pricing as pricing_db
+from models.domain.risk_metrics import RiskMetrics
 from models.domain.statuses import PricingRunStatus
 from models.temporal.pricing import (
     PriceCoverageInput,
@@ -109,21 +110,21 @@ def simulate_coverage(request: SimulationInput) -> PricingOutcome:
         },
     }
     m = priced.metrics
-    metrics = {
-        "expectedLoss": str(m.expected_loss),
-        "expectedLossStandardError": str(m.expected_loss_se),
-        "standardDeviation": str(m.std_dev),
-        "probabilityOfAttachment": repr(m.prob_attach),
-        "probabilityOfExhaustion": repr(m.prob_exhaust),
-        "var99": str(m.var_99),
-        "tvar99": str(m.tvar_99),
-        "var995": str(m.var_995),
-        "tvar995": str(m.tvar_995),
-        "relativeStandardError": repr(m.relative_se),
-        "varianceReduction": repr(m.variance_reduction),
-        "method": priced.method,
-        "batches": str(priced.batches),
-    }
+    metrics = RiskMetrics(
+        expected_loss=m.expected_loss,
+        expected_loss_standard_error=m.expected_loss_se,
+        standard_deviation=m.std_dev,
+        probability_of_attachment=Decimal(repr(m.prob_attach)),
+        probability_of_exhaustion=Decimal(repr(m.prob_exhaust)),
+        var99=m.var_99,
+        tvar99=m.tvar_99,
+        var995=m.var_995,
+        tvar995=m.tvar_995,
+        relative_standard_error=Decimal(repr(m.relative_se)),
+        variance_reduction=Decimal(repr(m.variance_reduction)),
+        method=priced.method,
+        batches=priced.batches,
+    )
     return PricingOutcome(
         model_version=priced.model_version,
         data_hash=priced.data_hash,
@@ -133,7 +134,7 @@ def simulate_coverage(request: SimulationInput) -> PricingOutcome:
         risk_premium_pct=_pct(priced.risk_premium_pct),
         gross_premium=priced.gross_premium,
         gross_premium_indication_pct=_pct(priced.gross_premium_indication_pct),
-        metrics=metrics,
+        metrics=metrics.to_record(),
         burn=as_dict(burn),
         report=report,
         seconds=time.perf_counter() - started,

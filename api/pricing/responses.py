@@ -6,6 +6,7 @@ from decimal import Decimal
 
 from models.db.core import json_value
 from models.domain.money import from_minor
+from models.domain.risk_metrics import RiskMetrics
 from models.wire.common import Money, iso_millis
 from models.wire.internal import BurnYearOut, PricingRunOut, RiskMetricsOut
 
@@ -33,19 +34,7 @@ def pricing_run_out(row: dict) -> PricingRunOut:
         risk_premium_pct=row["risk_premium_pct"],
         gross_premium=_money(row["gross_premium_minor"], currency),
         gross_premium_indication_pct=row["gross_premium_indication_pct"],
-        metrics=None
-        if not metrics
-        else RiskMetricsOut(
-            expected_loss=Decimal(metrics["expectedLoss"]),
-            expected_loss_standard_error=Decimal(metrics["expectedLossStandardError"]),
-            standard_deviation=Decimal(metrics["standardDeviation"]),
-            probability_of_attachment=Decimal(metrics["probabilityOfAttachment"]),
-            probability_of_exhaustion=Decimal(metrics["probabilityOfExhaustion"]),
-            var99=Decimal(metrics["var99"]),
-            tvar99=Decimal(metrics["tvar99"]),
-            var995=Decimal(metrics["var995"]),
-            tvar995=Decimal(metrics["tvar995"]),
-        ),
+        metrics=None if not metrics else _metrics_out(RiskMetrics.from_record(metrics)),
         burn_cost=None if not burn else Money(amount=Decimal(burn["burn_cost"]), currency=currency),
         burn_payout_frequency=None if not burn else Decimal(repr(burn["payout_frequency"])),
         burn_method=None if not burn else burn["trend_method"],
@@ -61,4 +50,18 @@ def pricing_run_out(row: dict) -> PricingRunOut:
         error=row["error"],
         created_at=iso_millis(row["created_at"]),
         completed_at=None if row["completed_at"] is None else iso_millis(row["completed_at"]),
+    )
+
+
+def _metrics_out(m: RiskMetrics) -> RiskMetricsOut:
+    return RiskMetricsOut(
+        expected_loss=m.expected_loss,
+        expected_loss_standard_error=m.expected_loss_standard_error,
+        standard_deviation=m.standard_deviation,
+        probability_of_attachment=m.probability_of_attachment,
+        probability_of_exhaustion=m.probability_of_exhaustion,
+        var99=m.var99,
+        tvar99=m.tvar99,
+        var995=m.var995,
+        tvar995=m.tvar995,
     )

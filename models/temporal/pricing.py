@@ -57,7 +57,7 @@ class PricingOutcome(msgspec.Struct, frozen=True):
     risk_premium_pct: Decimal
     gross_premium: Decimal
     gross_premium_indication_pct: Decimal
-    metrics: dict[str, str]
+    metrics: dict[str, str]  # models.domain.risk_metrics.RiskMetrics.to_record() (stored as is)
     burn: dict[str, Any]
     report: dict[str, Any]
     seconds: float

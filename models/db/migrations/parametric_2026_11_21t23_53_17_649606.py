@@ -1,4 +1,6 @@
-"""Composite unique keys, which Piccolo's table DSL cannot express.
+"""Composite unique keys as unique indexes (docs/library-choices.md: Piccolo's `Unique`
+constraint would need ALTER TABLE ... ADD CONSTRAINT on existing tables, which SQLite lacks;
+`INSERT ... ON CONFLICT` resolves against these indexes on both databases).
 
 - one pricing run per (coverage, version): versions are allocated by inserting the row;
 - one catalogue coverage per (target, index definition, risk period): creating the

@@ -6,14 +6,13 @@ import uuid
 from decimal import Decimal
 
 from models.domain.index_catalog import BY_ID
-from models.domain.money import from_minor
 from models.domain.periods import day_end, day_start
 from models.wire.common import Money, MonitoringTargetOut, Point, iso_millis
 from models.wire.internal import CoverageFull
 
 
 def _money(minor: int | None, currency: str) -> Money | None:
-    return None if minor is None else Money(amount=from_minor(minor, currency), currency=currency)
+    return None if minor is None else Money.of_minor(minor, currency)
 
 
 def coverage_full(row: dict, target_name: str) -> CoverageFull:

@@ -5,14 +5,13 @@ from __future__ import annotations
 from decimal import Decimal
 
 from models.db.core import json_value
-from models.domain.money import from_minor
 from models.domain.risk_metrics import RiskMetrics
 from models.wire.common import Money, iso_millis
 from models.wire.internal import BurnYearOut, PricingRunOut, RiskMetricsOut
 
 
 def _money(minor: int | None, currency: str) -> Money | None:
-    return None if minor is None else Money(amount=from_minor(minor, currency), currency=currency)
+    return None if minor is None else Money.of_minor(minor, currency)
 
 
 def pricing_run_out(row: dict) -> PricingRunOut:

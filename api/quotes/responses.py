@@ -11,7 +11,6 @@ from models.db.tables import (
     MonitoringTarget,
 )
 from models.domain.index_catalog import BY_CODE
-from models.domain.money import from_minor
 from models.wire.common import Money
 from models.wire.tenant import (
     IndexDefinitionRef,
@@ -31,7 +30,7 @@ async def _target(target_id: str) -> dict:
 
 
 def _money(minor: int, currency: str) -> Money:
-    return Money(amount=from_minor(minor, currency), currency=currency)
+    return Money.of_minor(minor, currency)
 
 
 def line_item_out(row: dict, target: dict) -> LineItemOut:

@@ -1,8 +1,12 @@
-"""Exact money: integer minor units inside, Decimal at the edges."""
+"""Exact money: integer minor units inside (tables, workflow payloads), `Money` (Decimal amount
+and ISO 4217 currency) at the edges. The number of minor units comes from the currency."""
 
 from __future__ import annotations
 
+import re
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+
+import msgspec
 
 # ISO 4217 minor units for the currencies the service quotes in.
 MINOR_UNITS: dict[str, int] = {
@@ -20,6 +24,9 @@ MINOR_UNITS: dict[str, int] = {
 # Largest amount accepted anywhere (major units): beyond any single cover's sum insured, and
 # small enough that float rendering at the edge stays exact to the minor unit.
 MAX_AMOUNT = Decimal("1000000000000")
+
+
+CURRENCY_RE = re.compile(r"^[A-Z]{3}$")
 
 
 class MoneyError(ValueError):
@@ -62,3 +69,31 @@ def from_minor(minor: int, currency: str) -> Decimal:
 def round_minor(value: Decimal) -> int:
     """Round a Decimal amount already expressed in minor units, banker's rounding."""
     return int(value.quantize(Decimal(1), rounding=ROUND_HALF_EVEN))
+
+
+class Money(msgspec.Struct, frozen=True):
+    """An exact amount (major units, at most the currency's decimals) in an ISO 4217 currency;
+    the one money type of the domain and of every surface (`{"amount": "12.50", "currency": "INR"}`
+    on the wire)."""
+
+    amount: Decimal
+    currency: str
+
+    def __post_init__(self) -> None:
+        if not CURRENCY_RE.match(self.currency):
+            raise ValueError("currency must be a three-letter ISO 4217 code")
+        try:
+            minor_units(self.currency)
+            check_amount(self.amount, self.currency)
+        except MoneyError as exc:
+            raise ValueError(str(exc)) from None
+
+    @classmethod
+    def of_minor(cls, minor: int, currency: str) -> "Money":
+        """From integer minor units (paise for INR)."""
+        return cls(amount=from_minor(minor, currency), currency=currency)
+
+    @property
+    def minor(self) -> int:
+        """In integer minor units."""
+        return to_minor(self.amount, self.currency)

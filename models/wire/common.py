@@ -5,17 +5,13 @@ internal surfaces via `rename="camel"`)."""
 from __future__ import annotations
 
 import datetime as dt
-import re
-from decimal import Decimal
 from typing import Annotated, Generic, Literal, TypeVar
 
 import msgspec
 
-from models.domain.money import MoneyError, check_amount, minor_units
+from models.domain.money import CURRENCY_RE, Money  # noqa: F401 - Money is on the wire as is
 
 T = TypeVar("T")
-
-CURRENCY_RE = re.compile(r"^[A-Z]{3}$")
 
 # No control characters (NUL breaks PostgreSQL), no bidi overrides or zero-width characters
 # (they disguise names), and - for required text - not blank.
@@ -28,20 +24,6 @@ OptionalText = Annotated[str, msgspec.Meta(max_length=200, pattern=rf"^{_CLEAN}*
 
 class CamelStruct(msgspec.Struct, rename="camel", forbid_unknown_fields=False, omit_defaults=False):
     """Base of tenant/internal surface types."""
-
-
-class Money(CamelStruct, frozen=True):
-    amount: Decimal
-    currency: str
-
-    def __post_init__(self) -> None:
-        if not CURRENCY_RE.match(self.currency):
-            raise ValueError("currency must be a three-letter ISO 4217 code")
-        try:
-            minor_units(self.currency)
-            check_amount(self.amount, self.currency)
-        except MoneyError as exc:
-            raise ValueError(str(exc)) from None
 
 
 class Problem(msgspec.Struct, omit_defaults=True):

@@ -37,9 +37,9 @@ async def start_pricing_run(run: PriceCoverageInput) -> SimulationInput:
     return SimulationInput(run=run, site=site, terms=catalogue_db.terms_of(row))
 
 
-def _pct(value: float) -> Decimal:
-    """The engine's percentages of the limit → fractions (the wire's ...Pct fields)."""
-    return (Decimal(repr(float(value))) / 100).quantize(FRACTION)
+def _rate(value: float) -> Decimal:
+    """The engine's rate on limit (a fraction) as stored: exact to 1e-8."""
+    return Decimal(repr(float(value))).quantize(FRACTION)
 
 
 class _Progress:
@@ -131,9 +131,9 @@ def simulate_coverage(request: SimulationInput) -> PricingOutcome:
         simulations=priced.n_paths,
         method=priced.method,
         risk_premium=priced.risk_premium,
-        risk_premium_pct=_pct(priced.risk_premium_pct),
+        risk_premium_pct=_rate(priced.risk_premium_rate),
         gross_premium=priced.gross_premium,
-        gross_premium_indication_pct=_pct(priced.gross_premium_indication_pct),
+        gross_premium_indication_pct=_rate(priced.gross_premium_indication_rate),
         metrics=metrics.to_record(),
         burn=as_dict(burn),
         report=report,

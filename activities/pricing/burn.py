@@ -56,7 +56,7 @@ class BurnAnalysis:
     detrended: bool
     trend_method: str
     burn_cost: Decimal
-    burn_cost_pct: float
+    burn_cost_rate: float  # burn_cost / limit (a fraction)
     burn_cost_se: Decimal
     payout_frequency: float
     max_payout: Decimal
@@ -153,7 +153,7 @@ def burn_analysis(
         detrended=detrended,
         trend_method=method,
         burn_cost=money(burn),
-        burn_cost_pct=100.0 * burn / float(cover.limit),
+        burn_cost_rate=burn / float(cover.limit),
         burn_cost_se=money(se),
         payout_frequency=float((pay > 0).mean()),
         max_payout=money(pay.max()),

@@ -619,10 +619,10 @@ def price_sample(
                 payout_per_unit=c.payout_per_unit,
                 limit=c.limit,
                 risk_premium=m.expected_loss,
-                risk_premium_pct=100.0 * el / float(c.limit),
+                risk_premium_rate=el / float(c.limit),
                 expected_loss_ratio=float(elr),
                 gross_premium=money(gp),
-                gross_premium_indication_pct=100.0 * gp / float(c.limit),
+                gross_premium_indication_rate=gp / float(c.limit),
                 metrics=m,
                 **common,
             )

@@ -52,10 +52,10 @@ class CoverPricing:
     payout_per_unit: Decimal
     limit: Decimal
     risk_premium: Decimal  # = expected loss
-    risk_premium_pct: float  # 100 * risk_premium / limit
+    risk_premium_rate: float  # risk_premium / limit (a fraction)
     expected_loss_ratio: float
     gross_premium: Decimal  # risk_premium / expected_loss_ratio
-    gross_premium_indication_pct: float  # 100 * gross_premium / limit
+    gross_premium_indication_rate: float  # gross_premium / limit (a fraction)
     metrics: TailMetrics
     n_paths: int
     seed: int

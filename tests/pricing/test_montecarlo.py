@@ -338,8 +338,8 @@ def test_result_fields_and_units(chennai):
     assert r.gross_premium == (m.expected_loss / Decimal("0.5")).quantize(Decimal("0.01")) or abs(
         r.gross_premium - m.expected_loss * 2
     ) <= Decimal("0.01")
-    assert r.risk_premium_pct == pytest.approx(100 * float(m.expected_loss) / 100000, abs=1e-4)
-    assert r.gross_premium_indication_pct == pytest.approx(2 * r.risk_premium_pct)
+    assert r.risk_premium_rate == pytest.approx(float(m.expected_loss) / 100000, abs=1e-6)
+    assert r.gross_premium_indication_rate == pytest.approx(2 * r.risk_premium_rate)
     assert 0 < m.prob_exhaust <= m.prob_attach < 1
     assert m.var_99 <= m.tvar_99 <= LIMIT and m.var_995 <= m.tvar_995 <= LIMIT
     assert m.var_99 <= m.var_995

@@ -1,25 +1,22 @@
-import decimal
-
 from piccolo.apps.migrations.auto.migration_manager import MigrationManager
-from piccolo.columns.column_types import (
-    JSON,
-    UUID,
-    BigInt,
-    Boolean,
-    Bytea,
-    Date,
-    Integer,
-    Numeric,
-    Real,
-    Serial,
-    Text,
-    Timestamptz,
-    Varchar,
-)
+from piccolo.columns.column_types import BigInt
+from piccolo.columns.column_types import Boolean
+from piccolo.columns.column_types import Bytea
+from piccolo.columns.column_types import Date
+from piccolo.columns.column_types import Integer
+from piccolo.columns.column_types import JSON
+from piccolo.columns.column_types import Numeric
+from piccolo.columns.column_types import Real
+from piccolo.columns.column_types import Serial
+from piccolo.columns.column_types import Text
+from piccolo.columns.column_types import Timestamptz
+from piccolo.columns.column_types import UUID
+from piccolo.columns.column_types import Varchar
 from piccolo.columns.defaults.date import DateNow
 from piccolo.columns.defaults.timestamptz import TimestamptzNow
 from piccolo.columns.defaults.uuid import UUID4
 from piccolo.columns.indexes import IndexMethod
+import decimal
 
 ID = "2026-11-21T23:41:26:759102"
 VERSION = "1.38.0"

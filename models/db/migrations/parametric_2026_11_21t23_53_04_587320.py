@@ -1,19 +1,16 @@
-import decimal
-
 from piccolo.apps.migrations.auto.migration_manager import MigrationManager
-from piccolo.columns.column_types import (
-    JSON,
-    UUID,
-    BigInt,
-    Integer,
-    Numeric,
-    Text,
-    Timestamptz,
-    Varchar,
-)
+from piccolo.columns.column_types import BigInt
+from piccolo.columns.column_types import Integer
+from piccolo.columns.column_types import JSON
+from piccolo.columns.column_types import Numeric
+from piccolo.columns.column_types import Text
+from piccolo.columns.column_types import Timestamptz
+from piccolo.columns.column_types import UUID
+from piccolo.columns.column_types import Varchar
 from piccolo.columns.defaults.timestamptz import TimestamptzNow
 from piccolo.columns.defaults.uuid import UUID4
 from piccolo.columns.indexes import IndexMethod
+import decimal
 
 ID = "2026-11-21T23:53:04:587320"
 VERSION = "1.38.0"

@@ -1,12 +1,10 @@
 from piccolo.apps.migrations.auto.migration_manager import MigrationManager
-from piccolo.columns.column_types import (
-    UUID,
-    Integer,
-    Serial,
-    Text,
-    Timestamptz,
-    Varchar,
-)
+from piccolo.columns.column_types import Integer
+from piccolo.columns.column_types import Serial
+from piccolo.columns.column_types import Text
+from piccolo.columns.column_types import Timestamptz
+from piccolo.columns.column_types import UUID
+from piccolo.columns.column_types import Varchar
 from piccolo.columns.defaults.timestamptz import TimestamptzNow
 from piccolo.columns.defaults.uuid import UUID4
 from piccolo.columns.indexes import IndexMethod

@@ -1,5 +1,7 @@
 from piccolo.apps.migrations.auto.migration_manager import MigrationManager
-from piccolo.columns.column_types import UUID, BigInt, Varchar
+from piccolo.columns.column_types import BigInt
+from piccolo.columns.column_types import UUID
+from piccolo.columns.column_types import Varchar
 from piccolo.columns.defaults.uuid import UUID4
 from piccolo.columns.indexes import IndexMethod
 

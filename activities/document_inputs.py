@@ -9,6 +9,7 @@ import uuid
 from decimal import Decimal
 from typing import Any
 
+from models.db.records import LineItemRow, PolicyRow
 from models.domain.index_catalog import BY_CODE, BY_ID
 from models.domain.money import from_minor
 from models.temporal.quotes import CoverSnapshot
@@ -311,42 +312,43 @@ def snapshot_facts(cover: CoverSnapshot, target: dict, risk_carrier: str) -> Cov
 
 
 def policy_schedule_input(
-    policy: dict, line_items: list[tuple[dict, list[CoverSnapshot]]], target: dict, tenant_name: str,
+    policy: PolicyRow, line_items: list[LineItemRow], target: dict, tenant_name: str,
     risk_carrier: str, document_id: uuid.UUID,
 ) -> PolicyScheduleInput:
-    currency = policy["currency"]
+    currency = policy.currency
     items = []
-    for row, covers in line_items:
+    for row in line_items:
+        covers = row.covers
         items.append(
             PolicyLineItem(
-                line_item_id=str(row["id"]),
-                name=row["name"],
-                quantity=_dec(row["quantity"]),
+                line_item_id=str(row.id),
+                name=row.name,
+                quantity=_dec(row.quantity),
                 sum_insured=from_minor(covers[0].limit_minor, currency),
-                total_sum_insured=from_minor(row["total_sum_insured_minor"], currency),
+                total_sum_insured=from_minor(row.total_sum_insured_minor, currency),
                 covers=tuple(snapshot_facts(c, target, risk_carrier) for c in covers),
-                min_payout=from_minor(row["min_payout_minor"], currency),
-                payout_per_unit=from_minor(row["payout_per_unit_minor"], currency),
-                premium=from_minor(row["premium_minor"], currency),
+                min_payout=from_minor(row.min_payout_minor, currency),
+                payout_per_unit=from_minor(row.payout_per_unit_minor, currency),
+                premium=from_minor(row.premium_minor, currency),
             )
         )
     return PolicyScheduleInput(
-        policy_id=str(policy["id"]),
-        policy_name=policy["name"],
-        status=policy["status"],
+        policy_id=str(policy.id),
+        policy_name=policy.name,
+        status=policy.status,
         currency=currency,
         insurer=Party(name=risk_carrier),
-        policy_holder=Party(name=tenant_name, reference=policy["external_ref"]),
+        policy_holder=Party(name=tenant_name, reference=policy.external_ref),
         line_items=tuple(items),
-        inception_date=policy["inception_date"],
-        expiry_date=policy["expiry_date"],
-        total_sum_insured=from_minor(policy["total_sum_insured_minor"], currency),
-        gross_premium=from_minor(policy["gross_premium_minor"], currency),
-        issued_at=_aware(policy["activated_at"] or policy["updated_at"]),
-        activated_at=None if policy["activated_at"] is None else _aware(policy["activated_at"]),
-        signature_confirmed=bool(policy["signature_confirmed"]),
-        risk_premium=from_minor(policy["risk_premium_minor"], currency),
-        quote_id=str(policy["quote_id"]),
-        external_ref=policy["external_ref"],
+        inception_date=policy.inception_date,
+        expiry_date=policy.expiry_date,
+        total_sum_insured=from_minor(policy.total_sum_insured_minor, currency),
+        gross_premium=from_minor(policy.gross_premium_minor, currency),
+        issued_at=_aware(policy.activated_at or policy.updated_at),
+        activated_at=None if policy.activated_at is None else _aware(policy.activated_at),
+        signature_confirmed=bool(policy.signature_confirmed),
+        risk_premium=from_minor(policy.risk_premium_minor, currency),
+        quote_id=str(policy.quote_id),
+        external_ref=policy.external_ref,
         local_timezone="Asia/Kolkata",
     )

@@ -32,7 +32,6 @@ from models.db.tables import (
 )
 from models.domain.index_catalog import BY_ID
 from models.settings import load_settings
-from models.temporal.quotes import CoverSnapshot
 
 PDF = "application/pdf"
 
@@ -91,10 +90,9 @@ async def render_policy_schedule(request: PolicyScheduleRequest) -> uuid.UUID:
     file_id = file_id_for("policy-schedule", request.policy_id)
     if await file_meta(file_id) is None:
         policy = await policies_db.policy_row(request.tenant_id, request.policy_id)
-        quote = await quotes_db.quote_row(request.tenant_id, policy["quote_id"])
-        rows = await quotes_db.line_item_rows(request.tenant_id, policy_id=request.policy_id)
-        items = [(row, msgspec.convert(json_value(row["covers"]), list[CoverSnapshot])) for row in rows]
-        target = await _target(quote["monitoring_target_id"])
+        quote = await quotes_db.quote_row(request.tenant_id, policy.quote_id)
+        items = await quotes_db.line_item_rows(request.tenant_id, policy_id=request.policy_id)
+        target = await _target(quote.monitoring_target_id)
         tenant = await Tenant.select(Tenant.name).where(Tenant.id == uuid.UUID(request.tenant_id)).first()
         data = policy_schedule_input(
             policy, items, target, tenant["name"] if tenant else request.tenant_id, load_settings().risk_carrier, file_id

@@ -146,7 +146,7 @@ async def test_a_conversion_whose_write_lands_late_completes_on_retry(temporal_e
         # The quote's workflow lives on the main stack; the conversion on this one.
         assert_problem(await faulty.patch(f"/quotes/{quote['id']}"), 503)
         await asyncio.sleep(1.5)  # meanwhile the first write commits
-        assert (await quotes_db.quote_row(tenant.id, uuid.UUID(quote["id"])))["status"] == "ACCEPTED"
+        assert (await quotes_db.quote_row(tenant.id, uuid.UUID(quote["id"]))).status == "ACCEPTED"
         r = await faulty.patch(f"/quotes/{quote['id']}")
         assert r.status_code == 200, r.text
         policy = r.json()
@@ -226,7 +226,7 @@ async def test_a_write_that_keeps_failing_answers_503_before_the_deadline_and_a_
         assert_problem(r, 503)
         assert r.headers["retry-after"]
         assert time.monotonic() - started < settings.request_deadline_seconds
-        assert (await policies_db.policy_row(tenant.id, uuid.UUID(policy["id"])))["status"] == "CREATED"
+        assert (await policies_db.policy_row(tenant.id, uuid.UUID(policy["id"]))).status == "CREATED"
         _activation_down["down"] = False
         r = await faulty.patch(f"/policies/{policy['id']}", headers=keyed("activate-once"))
         assert r.status_code == 200 and r.json()["status"] == "ACCEPTED", r.text
@@ -274,7 +274,7 @@ async def test_a_schedule_that_cannot_be_rendered_is_retried_in_view_while_the_p
         assert r.status_code == 202 and r.headers["retry-after"] and r.json()["status"] == "RENDERING"
         described = await describe(temporal_env, policy_workflow_id(tenant.id, policy["id"]))
         assert described.status == WorkflowExecutionStatus.RUNNING
-        assert (await policies_db.policy_row(tenant.id, uuid.UUID(policy["id"])))["status"] == "ACCEPTED"
+        assert (await policies_db.policy_row(tenant.id, uuid.UUID(policy["id"]))).status == "ACCEPTED"
         # The cancel path still works while the document is failing.
         assert (await faulty.delete(f"/policies/{policy['id']}")).status_code == 200
         await schedule.terminate("test over")

@@ -17,6 +17,7 @@ from temporalio import workflow
 from temporalio.api.enums.v1 import IndexedValueType
 from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest
 from temporalio.client import WorkflowUpdateFailedError
+from temporalio.service import RPCError, RPCStatusCode
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
@@ -159,14 +160,23 @@ async def _policy(env, queue: str):
 async def schedule_rendered(env: WorkflowEnvironment, tenant_id: str, policy_id: uuid.UUID) -> None:
     """Wait for the policy schedule's own workflow: the test server stops skipping time once
     a child outlives its closed parent (the dev-server tests need no such wait)."""
+    handle = env.client.get_workflow_handle(policy_schedule_workflow_id(tenant_id, policy_id))
     with env.auto_time_skipping_disabled():
-        await asyncio.wait_for(
-            env.client.get_workflow_handle(policy_schedule_workflow_id(tenant_id, policy_id)).result(), 60
-        )
+        # The policy starts it on its next workflow task after the activation: under load the
+        # activation's answer can come first.
+        for _ in range(100):
+            try:
+                await handle.describe()
+                break
+            except RPCError as err:
+                if err.status != RPCStatusCode.NOT_FOUND:
+                    raise
+                await asyncio.sleep(0.1)
+        await asyncio.wait_for(handle.result(), 60)
 
 
 async def _status(tenant_id: str, policy_id: uuid.UUID) -> str:
-    return (await policies_db.policy_row(tenant_id, policy_id))["status"]
+    return (await policies_db.policy_row(tenant_id, policy_id)).status
 
 
 def _until(moment: dt.datetime, now: dt.datetime) -> dt.timedelta:
@@ -240,10 +250,10 @@ async def test_unconverted_quote_expires_after_its_validity(skipping_env, worker
     else:
         expires = quote_deadline(draft.valid_until, draft.risk_period_from)
     await advance(env, worker, _until(expires, await env.get_current_time()) - dt.timedelta(hours=1))
-    assert (await quotes_db.quote_row(tenant_id, draft.id))["status"] == "CREATED"
+    assert (await quotes_db.quote_row(tenant_id, draft.id)).status == "CREATED"
     await advance(env, worker, dt.timedelta(hours=2))
     assert await handle.result() == "EXPIRED"
-    assert (await quotes_db.quote_row(tenant_id, draft.id))["status"] == "EXPIRED"
+    assert (await quotes_db.quote_row(tenant_id, draft.id)).status == "EXPIRED"
 
 
 # --- lifecycle faults over months (issue 9) -----------------------------------------------------
@@ -333,7 +343,7 @@ async def test_a_failed_rejection_leaves_the_quote_expiring_at_its_deadline(skip
     assert (await handle.query("status"))["status"] == "CREATED"
     deadline = quote_deadline(draft.valid_until, draft.risk_period_from)
     await advance(env, queue, _until(deadline, await env.get_current_time()) + dt.timedelta(hours=1))
-    assert (await quotes_db.quote_row(tenant_id, draft.id))["status"] == "EXPIRED"
+    assert (await quotes_db.quote_row(tenant_id, draft.id)).status == "EXPIRED"
     assert await asyncio.wait_for(handle.result(), 60) == "EXPIRED"
     assert failed.value.cause.type == WRITE_FAILED  # the client was told to retry (503)
 
@@ -351,7 +361,7 @@ async def test_a_quote_past_its_deadline_is_refused_by_the_database_write(databa
         ConvertToPolicyInput(tenant_id=tenant_id, quote_id=draft.id, policy_id=uuid.uuid4(), at=late)
     )
     assert not converted.applied and "until" in converted.detail
-    assert (await quotes_db.quote_row(tenant_id, draft.id))["status"] == "CREATED"
+    assert (await quotes_db.quote_row(tenant_id, draft.id)).status == "CREATED"
 
 
 async def test_a_draft_lapses_at_the_first_risk_start_and_cannot_be_activated_after(skipping_env, worker):
@@ -476,9 +486,9 @@ async def test_a_quote_expires_at_its_risk_start_when_that_comes_before_its_vali
     expires = quote_deadline(draft.valid_until, draft.risk_period_from)
     assert expires == dt.datetime.combine(draft.risk_period_from, dt.time(0), tzinfo=dt.timezone.utc)
     await advance(env, worker, _until(expires, await env.get_current_time()) - dt.timedelta(hours=1))
-    assert (await quotes_db.quote_row(tenant_id, draft.id))["status"] == "CREATED"
+    assert (await quotes_db.quote_row(tenant_id, draft.id)).status == "CREATED"
     await advance(env, worker, dt.timedelta(hours=2))
-    assert (await quotes_db.quote_row(tenant_id, draft.id))["status"] == "EXPIRED"
+    assert (await quotes_db.quote_row(tenant_id, draft.id)).status == "EXPIRED"
     assert await handle.result() == "EXPIRED"
 
 
@@ -519,11 +529,11 @@ async def test_a_converted_quote_learns_of_its_conversion_at_its_deadline(skippi
         await policy.execute_update(PolicyWorkflow.convert)
         await policy.execute_update(PolicyWorkflow.activate)
     await schedule_rendered(env, tenant_id, policy_id)
-    assert (await quotes_db.quote_row(tenant_id, draft.id))["status"] == "ACCEPTED"
+    assert (await quotes_db.quote_row(tenant_id, draft.id)).status == "ACCEPTED"
     assert (await quote.query("status"))["status"] == "CREATED"  # not told: it learns at its deadline
     await advance(env, worker, _until(lapse_at, await env.get_current_time()) + dt.timedelta(hours=1))
     assert await asyncio.wait_for(quote.result(), 60) == "ACCEPTED"
     attributes = (await quote.describe()).typed_search_attributes
     assert attributes.get(QUOTE_STATE) == "ACCEPTED" and attributes.get(POLICY_ID) == str(policy_id)
-    assert (await quotes_db.quote_row(tenant_id, draft.id))["status"] == "ACCEPTED"
+    assert (await quotes_db.quote_row(tenant_id, draft.id)).status == "ACCEPTED"
     assert await _status(tenant_id, policy_id) == "ACCEPTED"  # an activated policy does not lapse

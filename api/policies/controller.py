@@ -90,10 +90,10 @@ class PolicyController(Controller):
         self, request: Request, policy_id: FromPath[uuid.UUID], principal: NamedDependency[Principal]
     ) -> Response:
         row = await policy_or_404(principal.tenant_id, policy_id)
-        if row["schedule_file_id"] is None:
-            if row["status"] in NEVER_ACTIVATED:
+        if row.schedule_file_id is None:
+            if row.status in NEVER_ACTIVATED:
                 raise Conflict(
-                    f"the policy is {row['status']}: its schedule is rendered when the policy is activated"
+                    f"the policy is {row.status}: its schedule is rendered when the policy is activated"
                 )
             pending = DocumentPending(
                 policy_id=policy_id,
@@ -104,8 +104,8 @@ class PolicyController(Controller):
             return Response(
                 content=msgspec.json.encode(pending), media_type="application/json", status_code=202, headers=RETRY_AFTER
             )
-        file = await readable_file(row["schedule_file_id"], principal.tenant_id, include_catalogue=False)
-        return file_response(request, file, row["schedule_file_id"])
+        file = await readable_file(row.schedule_file_id, principal.tenant_id, include_catalogue=False)
+        return file_response(request, file, row.schedule_file_id)
 
     @patch(
         "/{policy_id:uuid}",

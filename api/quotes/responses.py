@@ -6,7 +6,8 @@ import uuid
 
 from api.catalogue.responses import target_out
 from models.db.policies import policy_row
-from models.db.quotes import _covers, line_item_rows, quote_row
+from models.db.quotes import line_item_rows, quote_row
+from models.db.records import LineItemRow, PolicyListRow, QuoteListRow, QuoteRow
 from models.db.tables import (
     MonitoringTarget,
 )
@@ -33,12 +34,12 @@ def _money(minor: int, currency: str) -> Money:
     return Money.of_minor(minor, currency)
 
 
-def line_item_out(row: dict, target: dict) -> LineItemOut:
-    currency = row["currency"]
+def line_item_out(row: LineItemRow, target: dict) -> LineItemOut:
+    currency = row.currency
     target_wire = target_out(target)
     return LineItemOut(
-        id=row["id"],
-        name=row["name"],
+        id=row.id,
+        name=row.name,
         coverages=[
             TenantCoverage(
                 id=c.coverage_id,
@@ -50,13 +51,13 @@ def line_item_out(row: dict, target: dict) -> LineItemOut:
                 trigger_unit=BY_CODE[c.index_code].unit,
                 trigger_value=c.trigger,
             )
-            for c in _covers(row["covers"])
+            for c in row.covers
         ],
-        min_payout=_money(row["min_payout_minor"], currency),
-        payout_per_unit=_money(row["payout_per_unit_minor"], currency),
-        quantity=row["quantity"],
-        sum_insured=_money(row["sum_insured_minor"], currency),
-        total_sum_insured=_money(row["total_sum_insured_minor"], currency),
+        min_payout=_money(row.min_payout_minor, currency),
+        payout_per_unit=_money(row.payout_per_unit_minor, currency),
+        quantity=row.quantity,
+        sum_insured=_money(row.sum_insured_minor, currency),
+        total_sum_insured=_money(row.total_sum_insured_minor, currency),
     )
 
 
@@ -64,17 +65,17 @@ async def quote_out(tenant_id: str, quote_id: uuid.UUID) -> QuoteOut | None:
     quote = await quote_row(tenant_id, quote_id)
     if quote is None:
         return None
-    target = await _target(quote["monitoring_target_id"])
+    target = await _target(quote.monitoring_target_id)
     items = await line_item_rows(tenant_id, quote_id=quote_id)
     return QuoteOut(
-        id=quote["id"],
-        inception_date=quote["risk_period_from"],
-        expiry_date=quote["risk_period_to"],
-        external_ref=quote["external_ref"],
-        name=quote["name"],
-        status=quote["status"],
-        total_sum_insured=_money(quote["total_sum_insured_minor"], quote["currency"]),
-        gross_premium_amount=_money(quote["gross_premium_minor"], quote["currency"]),
+        id=quote.id,
+        inception_date=quote.risk_period_from,
+        expiry_date=quote.risk_period_to,
+        external_ref=quote.external_ref,
+        name=quote.name,
+        status=quote.status,
+        total_sum_insured=_money(quote.total_sum_insured_minor, quote.currency),
+        gross_premium_amount=_money(quote.gross_premium_minor, quote.currency),
         line_items=[line_item_out(r, target) for r in items],
     )
 
@@ -83,48 +84,48 @@ async def policy_out(tenant_id: str, policy_id: uuid.UUID) -> QuoteOut | None:
     policy = await policy_row(tenant_id, policy_id)
     if policy is None:
         return None
-    quote = await quote_row(tenant_id, policy["quote_id"])
-    target = await _target(quote["monitoring_target_id"])
+    quote = await quote_row(tenant_id, policy.quote_id)
+    target = await _target(quote.monitoring_target_id)
     items = await line_item_rows(tenant_id, policy_id=policy_id)
     return QuoteOut(
-        id=policy["id"],
-        inception_date=policy["inception_date"],
-        expiry_date=policy["expiry_date"],
-        external_ref=policy["external_ref"],
-        name=policy["name"],
-        status=policy["status"],
-        total_sum_insured=_money(policy["total_sum_insured_minor"], policy["currency"]),
-        gross_premium_amount=_money(policy["gross_premium_minor"], policy["currency"]),
+        id=policy.id,
+        inception_date=policy.inception_date,
+        expiry_date=policy.expiry_date,
+        external_ref=policy.external_ref,
+        name=policy.name,
+        status=policy.status,
+        total_sum_insured=_money(policy.total_sum_insured_minor, policy.currency),
+        gross_premium_amount=_money(policy.gross_premium_minor, policy.currency),
         line_items=[line_item_out(r, target) for r in items],
     )
 
 
-def quote_record(row: dict) -> QuoteRecord:
+def quote_record(row: QuoteRow) -> QuoteRecord:
     return QuoteRecord(
-        id=row["id"],
-        status=row["status"],
-        monitoring_target_id=row["monitoring_target_id"],
-        risk_period_from=row["risk_period_from"],
-        risk_period_to=row["risk_period_to"],
-        sum_insured_for_line_item=_money(row["sum_insured_minor"], row["currency"]),
+        id=row.id,
+        status=row.status,
+        monitoring_target_id=row.monitoring_target_id,
+        risk_period_from=row.risk_period_from,
+        risk_period_to=row.risk_period_to,
+        sum_insured_for_line_item=_money(row.sum_insured_minor, row.currency),
     )
 
 
-def quote_list_item(row: dict) -> QuoteListItem:
+def quote_list_item(row: QuoteListRow) -> QuoteListItem:
     return QuoteListItem(
-        id=row["id"],
-        status=row["status"],
-        monitoring_target_id=row["monitoring_target_id"],
-        risk_period_from=row["risk_period_from"],
-        risk_period_to=row["risk_period_to"],
+        id=row.id,
+        status=row.status,
+        monitoring_target_id=row.monitoring_target_id,
+        risk_period_from=row.risk_period_from,
+        risk_period_to=row.risk_period_to,
     )
 
 
-def policy_list_item(row: dict) -> PolicyListItem:
+def policy_list_item(row: PolicyListRow) -> PolicyListItem:
     return PolicyListItem(
-        id=row["id"],
-        status=row["status"],
-        inception_date=row["inception_date"],
-        expiry_date=row["expiry_date"],
-        total_sum_insured=_money(row["total_sum_insured_minor"], row["currency"]),
+        id=row.id,
+        status=row.status,
+        inception_date=row.inception_date,
+        expiry_date=row.expiry_date,
+        total_sum_insured=_money(row.total_sum_insured_minor, row.currency),
     )

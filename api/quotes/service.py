@@ -28,6 +28,7 @@ from api.lifecycle import run_update, run_update_with_start, summary
 from api.problems import Conflict, InvalidInput, NotFound
 from models.clock import utcnow
 from models.db import quotes as quotes_db
+from models.db.records import QuoteRow
 from models.db.tables import MonitoringTarget
 from models.domain.lifecycle import (
     day_start,
@@ -73,10 +74,10 @@ from models.wire.common import FieldError
 from models.wire.tenant import NewQuote
 
 
-async def quote_or_404(tenant_id: str, quote_id: uuid.UUID) -> dict:
+async def quote_or_404(tenant_id: str, quote_id: uuid.UUID) -> QuoteRow:
     """The tenant's quote row; another tenant's (or an internal) quote is a 404."""
     row = await quotes_db.quote_row(tenant_id, quote_id)
-    if row is None or row["kind"] != "TENANT":
+    if row is None or row.kind != "TENANT":
         raise NotFound(f"quote {quote_id} does not exist")
     return row
 
@@ -160,36 +161,36 @@ async def create_quote(
 
 
 async def convert_quote(
-    row: dict, tenant_id: str, temporal: Client, settings: Settings, key: TransitionKey
+    row: QuoteRow, tenant_id: str, temporal: Client, settings: Settings, key: TransitionKey
 ) -> uuid.UUID:
     """Convert the quote to a policy draft through the policy's workflow; answers the policy id."""
-    quote_id = row["id"]
-    if key.key is None and row["status"] != QuoteStatus.ACCEPTED:
+    quote_id = row.id
+    if key.key is None and row.status != QuoteStatus.ACCEPTED:
         # Without a key, a rejected or expired quote is refused at once. An ACCEPTED one
         # goes to its policy's workflow: a conversion whose write landed after its
         # request gave up is completed there, any other is refused there.
         check_open(row, "convert")
     policy_id = policy_id_for_quote(quote_id)
-    start, end = row["risk_period_from"], row["risk_period_to"]
+    start, end = row.risk_period_from, row.risk_period_to
     attributes = [
         SearchAttributePair(TENANT_ID, tenant_id),
         SearchAttributePair(POLICY_STATUS, PolicyStatus.CREATED),
         SearchAttributePair(QUOTE_ID, str(quote_id)),
-        SearchAttributePair(MONITORING_TARGET_ID, row["monitoring_target_id"]),
+        SearchAttributePair(MONITORING_TARGET_ID, row.monitoring_target_id),
         *period_attributes(start, end),
     ]
-    if row["external_ref"]:
-        attributes.append(SearchAttributePair(EXTERNAL_REF, row["external_ref"]))
+    if row.external_ref:
+        attributes.append(SearchAttributePair(EXTERNAL_REF, row.external_ref))
     operation = WithStartWorkflowOperation(
         POLICY_WORKFLOW,
         PolicyWorkflowInput(
             tenant_id=tenant_id,
             policy_id=policy_id,
-            monitoring_target_id=row["monitoring_target_id"],
-            external_ref=row["external_ref"],
+            monitoring_target_id=row.monitoring_target_id,
+            external_ref=row.external_ref,
             periods=month_segments(start, end),
             quote_id=quote_id,
-            lapse_at=quote_deadline(row["valid_until"], start),
+            lapse_at=quote_deadline(row.valid_until, start),
         ),
         id=policy_workflow_id(tenant_id, policy_id),
         task_queue=settings.task_queue,
@@ -198,31 +199,31 @@ async def convert_quote(
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
         id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
         search_attributes=TypedSearchAttributes(attributes),
-        static_summary=await summary("Policy", tenant_id, row["monitoring_target_id"], start, end),
+        static_summary=await summary("Policy", tenant_id, row.monitoring_target_id, start, end),
     )
     await run_update_with_start(
-        temporal, CONVERT_UPDATE, operation, f"cannot convert the quote in state {row['status']}", key,
+        temporal, CONVERT_UPDATE, operation, f"cannot convert the quote in state {row.status}", key,
         deadline=settings.request_deadline_seconds,
     )
     return policy_id
 
 
-async def reject_quote(row: dict, tenant_id: str, temporal: Client, settings: Settings, key: TransitionKey) -> None:
+async def reject_quote(row: QuoteRow, tenant_id: str, temporal: Client, settings: Settings, key: TransitionKey) -> None:
     """Reject the quote through its workflow."""
     if key.key is None:
         check_open(row, "reject")
-    handle = temporal.get_workflow_handle(quote_workflow_id(tenant_id, row["id"]))
+    handle = temporal.get_workflow_handle(quote_workflow_id(tenant_id, row.id))
     await run_update(
-        handle, REJECT_UPDATE, f"cannot reject the quote in state {row['status']}", key,
+        handle, REJECT_UPDATE, f"cannot reject the quote in state {row.status}", key,
         deadline=settings.request_deadline_seconds,
     )
 
 
-def check_open(row: dict, what: str) -> None:
+def check_open(row: QuoteRow, what: str) -> None:
     """409 for a quote that is decided or past its deadline (the workflow would refuse too)."""
-    if row["status"] != QuoteStatus.CREATED:
-        raise Conflict(f"cannot {what} the quote in state {row['status']}")
-    deadline = quote_deadline(row["valid_until"], row["risk_period_from"])
+    if row.status != QuoteStatus.CREATED:
+        raise Conflict(f"cannot {what} the quote in state {row.status}")
+    deadline = quote_deadline(row.valid_until, row.risk_period_from)
     if utcnow() >= deadline:
         raise Conflict(f"cannot {what} the quote in state CREATED: it expired at {deadline:%Y-%m-%d %H:%M} UTC")
 

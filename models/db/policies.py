@@ -15,6 +15,7 @@ from models.db.core import (
     write_transaction,
 )
 from models.db.quotes import _draft_items, _line_item_row, line_item_rows, quote_row
+from models.db.records import PolicyListRow, PolicyRow, QuoteRow, record, records
 from models.db.tables import (
     Policy,
     PolicyCount,
@@ -32,8 +33,8 @@ from models.temporal.quotes import (
 )
 
 
-async def policy_row(tenant_id: str, policy_id: uuid.UUID) -> dict | None:
-    return await scoped_select(Policy, tenant_id).where(Policy.id == policy_id).first()
+async def policy_row(tenant_id: str, policy_id: uuid.UUID) -> PolicyRow | None:
+    return record(PolicyRow, await scoped_select(Policy, tenant_id).where(Policy.id == policy_id).first())
 
 
 async def convert_quote(command: ConvertQuoteInput) -> bool:
@@ -47,7 +48,7 @@ async def convert_quote(command: ConvertQuoteInput) -> bool:
     if existing is not None:
         return existing["id"] == command.policy_id
     quote = await quote_row(tenant, command.quote_id)
-    if quote is None or quote["status"] != QuoteStatus.CREATED:
+    if quote is None or quote.status != QuoteStatus.CREATED:
         return False
     return await _write_conversion(tenant, quote, command.policy_id, command.line_item_ids, utcnow())
 
@@ -69,9 +70,9 @@ async def convert_to_policy(command: ConvertToPolicyInput) -> TransitionOutcome:
     quote = await quote_row(tenant, command.quote_id)
     if quote is None:
         return TransitionOutcome(status="MISSING", applied=False, detail="the quote does not exist")
-    if quote["status"] != QuoteStatus.CREATED:
-        return TransitionOutcome(status=quote["status"], applied=False)
-    deadline = quote_deadline(quote["valid_until"], quote["risk_period_from"])
+    if quote.status != QuoteStatus.CREATED:
+        return TransitionOutcome(status=quote.status, applied=False)
+    deadline = quote_deadline(quote.valid_until, quote.risk_period_from)
     if command.at >= deadline:
         return TransitionOutcome(status=QuoteStatus.CREATED, applied=False, detail=f"the quote could be converted until {deadline:%Y-%m-%d %H:%M} UTC")
     if await _write_conversion(tenant, quote, command.policy_id, None, command.at):
@@ -82,15 +83,15 @@ async def convert_to_policy(command: ConvertToPolicyInput) -> TransitionOutcome:
     if existing is not None and existing["id"] == command.policy_id:
         return TransitionOutcome(status=QuoteStatus.ACCEPTED, applied=True, policy_id=command.policy_id)
     row = await quote_row(tenant, command.quote_id)
-    return TransitionOutcome(status=row["status"], applied=False, policy_id=existing and existing["id"])
+    return TransitionOutcome(status=row.status, applied=False, policy_id=existing and existing["id"])
 
 
 async def _write_conversion(
-    tenant: str, quote: dict, policy_id: uuid.UUID, new_item_ids: list[uuid.UUID] | None, now: dt.datetime
+    tenant: str, quote: QuoteRow, policy_id: uuid.UUID, new_item_ids: list[uuid.UUID] | None, now: dt.datetime
 ) -> bool:
     """The conversion's transaction; False if the quote left CREATED meanwhile. Line-item
     ids default to the ones derived from the policy id (models.domain.lifecycle)."""
-    quote_id = quote["id"]
+    quote_id = quote.id
     items = _draft_items(await line_item_rows(tenant, quote_id=quote_id))
     if new_item_ids is None:
         new_item_ids = line_item_ids(policy_id, len(items))
@@ -131,16 +132,16 @@ async def _write_conversion(
                 id=policy_id,
                 tenant_id=uuid.UUID(tenant),
                 quote_id=quote_id,
-                kind=quote["kind"],
-                name=quote["name"],
+                kind=quote.kind,
+                name=quote.name,
                 status=PolicyStatus.CREATED,
-                external_ref=quote["external_ref"],
-                inception_date=quote["risk_period_from"],
-                expiry_date=quote["risk_period_to"],
-                currency=quote["currency"],
-                total_sum_insured_minor=quote["total_sum_insured_minor"],
-                gross_premium_minor=quote["gross_premium_minor"],
-                risk_premium_minor=quote["risk_premium_minor"],
+                external_ref=quote.external_ref,
+                inception_date=quote.risk_period_from,
+                expiry_date=quote.risk_period_to,
+                currency=quote.currency,
+                total_sum_insured_minor=quote.total_sum_insured_minor,
+                gross_premium_minor=quote.gross_premium_minor,
+                risk_premium_minor=quote.risk_premium_minor,
                 created_at=now,
                 updated_at=now,
             )
@@ -173,7 +174,7 @@ async def set_policy_status(
 
 async def list_policies(
     tenant_id: str, page: int, size: int, status: str | None, period_from: dt.date | None, period_to: dt.date | None
-) -> tuple[list[dict], int]:
+) -> tuple[list[PolicyListRow], int]:
     """Rows of a page, newest first, and the total; `from`/`to` keep policies whose cover
     period overlaps [from, to]."""
     conditions = []
@@ -200,4 +201,4 @@ async def list_policies(
         if status:
             counters = counters.where(PolicyCount.status == status)
         total = sum(row["n"] for row in await counters)
-    return rows, total
+    return records(PolicyListRow, rows), total

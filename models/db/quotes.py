@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any
 
 import msgspec
 
 from models.clock import utcnow
 from models.db.core import (
     insert_rows,
-    json_value,
     scoped_count,
     scoped_objects,
     scoped_select,
     scoped_update,
     write_transaction,
 )
+from models.db.records import LineItemRow, QuoteListRow, QuoteRow, record, records
 from models.db.tables import (
     LineItem,
     Policy,
@@ -27,7 +26,6 @@ from models.domain.periods import period_label
 from models.domain.statuses import QuoteStatus
 from models.temporal.lifecycle import TransitionOutcome
 from models.temporal.quotes import (
-    CoverSnapshot,
     LineItemDraft,
     QuoteDraft,
     QuoteWriteInput,
@@ -94,38 +92,34 @@ async def insert_quote(draft: QuoteDraft) -> None:
         await insert_rows([_line_item_row(draft.tenant_id, i, quote_id=draft.id) for i in draft.line_items])
 
 
-def _covers(value: Any) -> list[CoverSnapshot]:
-    return msgspec.convert(json_value(value), list[CoverSnapshot])
-
-
-def _draft_items(rows: list[dict]) -> list[LineItemDraft]:
+def _draft_items(rows: list[LineItemRow]) -> list[LineItemDraft]:
     return [
         LineItemDraft(
-            id=r["id"],
-            position=r["position"],
-            start=r["period_start"],
-            end=r["period_end"],
-            currency=r["currency"],
-            quantity=r["quantity"],
-            sum_insured_minor=r["sum_insured_minor"],
-            total_sum_insured_minor=r["total_sum_insured_minor"],
-            min_payout_minor=r["min_payout_minor"],
-            payout_per_unit_minor=r["payout_per_unit_minor"],
-            premium_minor=r["premium_minor"],
-            covers=_covers(r["covers"]),
+            id=r.id,
+            position=r.position,
+            start=r.period_start,
+            end=r.period_end,
+            currency=r.currency,
+            quantity=r.quantity,
+            sum_insured_minor=r.sum_insured_minor,
+            total_sum_insured_minor=r.total_sum_insured_minor,
+            min_payout_minor=r.min_payout_minor,
+            payout_per_unit_minor=r.payout_per_unit_minor,
+            premium_minor=r.premium_minor,
+            covers=r.covers,
         )
         for r in rows
     ]
 
 
-async def quote_row(tenant_id: str, quote_id: uuid.UUID) -> dict | None:
-    return await scoped_select(Quote, tenant_id).where(Quote.id == quote_id).first()
+async def quote_row(tenant_id: str, quote_id: uuid.UUID) -> QuoteRow | None:
+    return record(QuoteRow, await scoped_select(Quote, tenant_id).where(Quote.id == quote_id).first())
 
 
-async def line_item_rows(tenant_id: str, *, quote_id=None, policy_id=None) -> list[dict]:
+async def line_item_rows(tenant_id: str, *, quote_id=None, policy_id=None) -> list[LineItemRow]:
     query = scoped_select(LineItem, tenant_id)
     query = query.where(LineItem.quote_id == quote_id) if quote_id else query.where(LineItem.policy_id == policy_id)
-    return await query.order_by(LineItem.position)
+    return records(LineItemRow, await query.order_by(LineItem.position))
 
 
 async def transition_quote(tenant_id: str, quote_id: uuid.UUID, to_status: str, from_statuses: list[str]) -> bool:
@@ -134,7 +128,7 @@ async def transition_quote(tenant_id: str, quote_id: uuid.UUID, to_status: str, 
         Quote, tenant_id, {Quote.status: to_status, Quote.state: QUOTE_STATE.get(to_status, to_status.lower()), Quote.updated_at: utcnow()}
     ).where((Quote.id == quote_id) & Quote.status.is_in(from_statuses))
     row = await quote_row(tenant_id, quote_id)
-    return row is not None and row["status"] == to_status
+    return row is not None and row.status == to_status
 
 
 async def reject_quote(command: QuoteWriteInput) -> TransitionOutcome:
@@ -142,8 +136,8 @@ async def reject_quote(command: QuoteWriteInput) -> TransitionOutcome:
     quote = await quote_row(command.tenant_id, command.quote_id)
     if quote is None:
         return TransitionOutcome(status="MISSING", applied=False, detail="the quote does not exist")
-    deadline = quote_deadline(quote["valid_until"], quote["risk_period_from"])
-    if quote["status"] == QuoteStatus.CREATED and command.at >= deadline:
+    deadline = quote_deadline(quote.valid_until, quote.risk_period_from)
+    if quote.status == QuoteStatus.CREATED and command.at >= deadline:
         return TransitionOutcome(status=QuoteStatus.CREATED, applied=False, detail="the quote has expired")
     return await _quote_status(command, QuoteStatus.REJECTED)
 
@@ -161,10 +155,10 @@ async def _quote_status(command: QuoteWriteInput, to_status: str) -> TransitionO
     if row is None:
         return TransitionOutcome(status="MISSING", applied=False, detail="the quote does not exist")
     policy = None
-    if row["status"] == QuoteStatus.ACCEPTED:
+    if row.status == QuoteStatus.ACCEPTED:
         found = await scoped_select(Policy, command.tenant_id, Policy.id).where(Policy.quote_id == command.quote_id).first()
         policy = found and found["id"]
-    return TransitionOutcome(status=row["status"], applied=bool(changed), policy_id=policy)
+    return TransitionOutcome(status=row.status, applied=bool(changed), policy_id=policy)
 
 
 async def record_quote(draft: QuoteDraft) -> TransitionOutcome:
@@ -172,17 +166,17 @@ async def record_quote(draft: QuoteDraft) -> TransitionOutcome:
     await insert_quote(draft)
     row = await quote_row(draft.tenant_id, draft.id)
     policy = None
-    if row["status"] == QuoteStatus.ACCEPTED:
+    if row.status == QuoteStatus.ACCEPTED:
         found = await scoped_select(Policy, draft.tenant_id, Policy.id).where(Policy.quote_id == draft.id).first()
         policy = found and found["id"]
-    return TransitionOutcome(status=row["status"], applied=True, policy_id=policy)
+    return TransitionOutcome(status=row.status, applied=True, policy_id=policy)
 
 
-async def list_quotes(tenant_id: str, page: int, size: int) -> tuple[list[dict], int]:
+async def list_quotes(tenant_id: str, page: int, size: int) -> tuple[list[QuoteListRow], int]:
     """Rows of a page of the tenant-surface quotes, newest first, and the total."""
     where = Quote.kind == "TENANT"
     rows = await scoped_select(
         Quote, tenant_id, Quote.id, Quote.status, Quote.monitoring_target_id, Quote.risk_period_from, Quote.risk_period_to
     ).where(where).order_by(Quote.created_at, ascending=False).order_by(Quote.id).limit(size).offset(page * size)
     total = await scoped_count(Quote, tenant_id).where(where)
-    return rows, total
+    return records(QuoteListRow, rows), total

@@ -86,7 +86,7 @@ async def test_activated_policy_gets_a_schedule_only_its_tenant_can_read(tenant,
     from models.db.policies import policy_row
 
     row = await policy_row(tenant.id, policy["id"])
-    file_id = row["schedule_file_id"]
+    file_id = row.schedule_file_id
     assert (await tenant.get(f"/files/{file_id}")).status_code == 200
     assert (await tenant.get(f"/internal/files/{file_id}")).status_code == 200
     assert_problem(await other_tenant.get(f"/files/{file_id}"), 404)

@@ -39,7 +39,7 @@ async def find_catalogue_coverages(site: SiteRef, slots: list[CoverageSlot]) -> 
     """What the catalogue already holds for the slots (slots missing from the answer are new)."""
     rows = await find_coverages(site.target_id, slots)
     return [
-        PlannedCoverage(slot=slot, coverage_id=row["id"], reason="", priced=row["pricing_version"] > 0)
+        PlannedCoverage(slot=slot, coverage_id=row.id, reason="", priced=row.priced)
         for slot, row in rows.items()
     ]
 

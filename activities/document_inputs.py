@@ -9,7 +9,7 @@ import uuid
 from decimal import Decimal
 from typing import Any
 
-from models.db.records import LineItemRow, PolicyRow
+from models.db.records import CoverageRow, LineItemRow, PolicyRow, PricingRunRow
 from models.domain.index_catalog import BY_CODE, BY_ID
 from models.domain.money import from_minor
 from models.temporal.quotes import CoverSnapshot
@@ -158,25 +158,25 @@ def cover_facts(
     )
 
 
-def coverage_cover_facts(coverage: dict, run: dict, target: dict, pin_codes: tuple[str, ...]) -> CoverFacts:
-    currency = coverage["currency"]
+def coverage_cover_facts(coverage: CoverageRow, run: PricingRunRow, target: dict, pin_codes: tuple[str, ...]) -> CoverFacts:
+    currency = coverage.currency
     return cover_facts(
-        coverage_id=coverage["id"],
-        index_code=BY_ID[uuid.UUID(str(coverage["index_definition_id"]))].code,
-        start=coverage["risk_period_start"],
-        end=coverage["risk_period_end"],
-        direction=coverage["direction"],
-        trigger=_dec(coverage["trigger"]),
-        exit_=None if coverage["exit"] is None else _dec(coverage["exit"]),
-        min_payout=from_minor(coverage["min_payout_minor"], currency),
-        payout_per_unit=from_minor(coverage["payout_per_unit_minor"], currency),
-        limit=from_minor(coverage["limit_minor"], currency),
+        coverage_id=coverage.id,
+        index_code=BY_ID[coverage.index_definition_id].code,
+        start=coverage.risk_period_start,
+        end=coverage.risk_period_end,
+        direction=coverage.direction,
+        trigger=_dec(coverage.trigger),
+        exit_=None if coverage.exit is None else _dec(coverage.exit),
+        min_payout=from_minor(coverage.min_payout_minor, currency),
+        payout_per_unit=from_minor(coverage.payout_per_unit_minor, currency),
+        limit=from_minor(coverage.limit_minor, currency),
         currency=currency,
-        premium_pct=_dec(run["gross_premium_indication_pct"]),
+        premium_pct=_dec(run.gross_premium_indication_pct),
         target=target,
         pin_codes=pin_codes,
-        risk_carrier=coverage["risk_carrier"],
-        label=coverage["label"],
+        risk_carrier=coverage.risk_carrier,
+        label=coverage.label,
     )
 
 
@@ -184,8 +184,8 @@ def _aware(moment: dt.datetime) -> dt.datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
 
 
-def fact_sheet_input(cover: CoverFacts, run: dict, document_id: uuid.UUID) -> FactSheetInput:
-    burn = run["burn"] or {}
+def fact_sheet_input(cover: CoverFacts, run: PricingRunRow, document_id: uuid.UUID) -> FactSheetInput:
+    burn = run.burn or {}
     return FactSheetInput(
         cover=cover,
         payout_curve=payout_curve(
@@ -195,18 +195,18 @@ def fact_sheet_input(cover: CoverFacts, run: dict, document_id: uuid.UUID) -> Fa
             HistoricalYear(year=y["year"], index_value=y["index"], payout=_dec(y["payout"])) for y in burn.get("years", [])
         ),
         document_id=str(document_id),
-        issued_at=_aware(run["completed_at"]),
-        pricing_version=f"v{run['version']}",
+        issued_at=_aware(run.completed_at),
+        pricing_version=f"v{run.version}",
         issuer=cover.risk_carrier,
     )
 
 
 def technical_report_input(
-    cover: CoverFacts, index_code: str, run: dict, document_id: uuid.UUID
+    cover: CoverFacts, index_code: str, run: PricingRunRow, document_id: uuid.UUID
 ) -> TechnicalPricingReportInput:
-    metrics = run["metrics"]
-    report = run["report"]
-    burn = run["burn"] or {}
+    metrics = run.metrics
+    report = run.report
+    burn = run.burn or {}
     currency = cover.currency
     risk_type = BY_CODE[index_code].risk_type_id
     loss = report["loss"]
@@ -217,32 +217,32 @@ def technical_report_input(
     if fit.get("observed_mean") is not None:
         statistics.append(NamedValue(name="Observed mean of the period index", value=fit["observed_mean"], unit=cover.unit,
                                      note=f"{fit['observed_years']} years"))
-    gross = from_minor(run["gross_premium_minor"], currency)
+    gross = from_minor(run.gross_premium_minor, currency)
     return TechnicalPricingReportInput(
         cover=cover,
         payout_curve=payout_curve(
             cover.direction.value, cover.trigger, cover.exit, cover.min_payout, cover.payout_per_unit, cover.limit
         ),
         metrics=RiskMetrics(
-            expected_loss=_dec(metrics["expectedLoss"]),
-            standard_deviation=_dec(metrics["standardDeviation"]),
-            standard_error=_dec(metrics["expectedLossStandardError"]),
-            p_attach=float(metrics["probabilityOfAttachment"]),
-            p_exhaust=float(metrics["probabilityOfExhaustion"]),
-            var_99=_dec(metrics["var99"]),
-            tvar_99=_dec(metrics["tvar99"]),
-            var_995=_dec(metrics["var995"]),
-            tvar_995=_dec(metrics["tvar995"]),
-            risk_premium=_dec(metrics["expectedLoss"]),
+            expected_loss=_dec(metrics.expected_loss),
+            standard_deviation=_dec(metrics.standard_deviation),
+            standard_error=_dec(metrics.expected_loss_standard_error),
+            p_attach=float(metrics.probability_of_attachment),
+            p_exhaust=float(metrics.probability_of_exhaustion),
+            var_99=_dec(metrics.var99),
+            tvar_99=_dec(metrics.tvar99),
+            var_995=_dec(metrics.var995),
+            tvar_995=_dec(metrics.tvar995),
+            risk_premium=_dec(metrics.expected_loss),
             gross_premium=gross,
-            expected_loss_ratio=_dec(run["expected_loss_ratio"]),
-            simulations=run["simulations"],
-            seed=run["seed"],
-            model_version=run["model_version"],
-            data_hash=run["data_hash"],
+            expected_loss_ratio=_dec(run.expected_loss_ratio),
+            simulations=run.simulations,
+            seed=run.seed,
+            model_version=run.model_version,
+            data_hash=run.data_hash,
             loading_note="Risk premium = expected loss; gross premium = risk premium ÷ expected loss ratio. "
-            f"Standard error from {metrics.get('batches', '16')} independently scrambled Sobol' batches "
-            f"({metrics.get('method', 'sobol')}).",
+            f"Standard error from {metrics.batches} independently scrambled Sobol' batches "
+            f"({metrics.method}).",
         ),
         loss_distribution=LossDistribution(
             bin_edges=tuple(loss["bin_edges"]),
@@ -280,8 +280,8 @@ def technical_report_input(
             for y in burn.get("years", [])
         ),
         document_id=str(document_id),
-        issued_at=_aware(run["completed_at"]),
-        pricing_version=f"v{run['version']}",
+        issued_at=_aware(run.completed_at),
+        pricing_version=f"v{run.version}",
         notes=(
             f"Calibrated for subdivision {site.get('subdivision', '?')} "
             f"(district match: {site.get('matchKind', '?')}).",

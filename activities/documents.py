@@ -21,13 +21,11 @@ from models.db import catalogue as catalogue_db
 from models.db import policies as policies_db
 from models.db import pricing as pricing_db
 from models.db import quotes as quotes_db
-from models.db.core import json_value
 from models.db.files import file_id_for, file_meta, store_file
 from models.db.tables import (
     MonitoringTarget,
     PincodeMapping,
     Policy,
-    PricingRun,
     Tenant,
 )
 from models.domain.index_catalog import BY_ID
@@ -59,17 +57,13 @@ async def render_coverage_documents(coverage_id: uuid.UUID, version: int) -> Cov
     report_id = file_id_for("technical-pricing-report", coverage_id, version)
     if await file_meta(fact_id) is None or await file_meta(report_id) is None:
         coverage = await catalogue_db.coverage_row(coverage_id)
-        run = await PricingRun.select().where(
-            (PricingRun.coverage_id == coverage_id) & (PricingRun.version == version)
-        ).first()
-        for key in ("metrics", "burn", "report"):
-            run[key] = json_value(run[key])
-        target = await _target(coverage["monitoring_target_id"])
+        run = await pricing_db.pricing_run(coverage_id, version)
+        target = await _target(coverage.monitoring_target_id)
         pins = await PincodeMapping.select(PincodeMapping.pin_code).where(
-            PincodeMapping.monitoring_target_id == coverage["monitoring_target_id"]
+            PincodeMapping.monitoring_target_id == coverage.monitoring_target_id
         ).order_by(PincodeMapping.pin_code)
         cover = coverage_cover_facts(coverage, run, target, tuple(p["pin_code"] for p in pins))
-        index_code = BY_ID[uuid.UUID(str(coverage["index_definition_id"]))].code
+        index_code = BY_ID[coverage.index_definition_id].code
         fact_pdf = await asyncio.to_thread(render_fact_sheet, fact_sheet_input(cover, run, fact_id))
         await store_file(fact_id, None, "fact-sheet", f"fact-sheet-{coverage_id}-v{version}.pdf", PDF, fact_pdf)
         report_pdf = await asyncio.to_thread(

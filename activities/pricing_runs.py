@@ -30,10 +30,10 @@ async def start_pricing_run(run: PriceCoverageInput) -> SimulationInput:
     if row is None:
         raise ValueError(f"coverage {run.coverage_id} does not exist")
     await pricing_db.ensure_pricing_run(
-        run.coverage_id, run.version, run.simulations, run.seed, run.expected_loss_ratio, run.requested_by, row["currency"]
+        run.coverage_id, run.version, run.simulations, run.seed, run.expected_loss_ratio, run.requested_by, row.currency
     )
     await pricing_db.mark_run(run.coverage_id, run.version, PricingRunStatus.RUNNING)
-    site = await catalogue_db.site_of(row["monitoring_target_id"])
+    site = await catalogue_db.site_of(row.monitoring_target_id)
     return SimulationInput(run=run, site=site, terms=catalogue_db.terms_of(row))
 
 

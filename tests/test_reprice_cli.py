@@ -14,7 +14,7 @@ async def test_reprice_cli_keeps_every_run_and_prints_the_change(tenant, service
     coverage = next(c for c in listed["content"] if c["riskTypeId"] == "RAINFALL")
     for _ in range(600):  # version 1 (the catalogue's) first
         runs = await pricing_db.pricing_runs(coverage["id"])
-        if runs and runs[0]["status"] == "COMPLETED":
+        if runs and runs[0].status == "COMPLETED":
             break
         await asyncio.sleep(0.2)
     env = {**os.environ, "TEMPORAL_ADDRESS": service.temporal_address, "TEMPORAL_TASK_QUEUE": service.task_queue}
@@ -32,8 +32,8 @@ async def test_reprice_cli_keeps_every_run_and_prints_the_change(tenant, service
     elr_row = next(line for line in text.splitlines() if line.startswith("Expected loss ratio"))
     assert "0.65" in elr_row and "0.6" in elr_row
     runs = await pricing_db.pricing_runs(coverage["id"])
-    assert [(r["version"], r["status"]) for r in runs] == [(1, "COMPLETED"), (2, "COMPLETED")]
-    assert runs[1]["requested_by"] == "cli" and runs[1]["simulations"] >= 50000
+    assert [(r.version, r.status) for r in runs] == [(1, "COMPLETED"), (2, "COMPLETED")]
+    assert runs[1].requested_by == "cli" and runs[1].simulations >= 50000
 
 
 async def test_reprice_cli_refuses_unknown_coverages(service):

@@ -27,6 +27,7 @@ from api.pagination import PageParam, check_size, rich_page_of
 from api.problems import InvalidInput, NotFound
 from models.db import catalogue as catalogue_db
 from models.db.catalogue import target_names
+from models.db.records import CoverageRow, records
 from models.db.tables import Coverage, MonitoringTarget
 from models.domain.periods import month_slots
 from models.settings import Settings
@@ -107,8 +108,9 @@ class CoverageController(Controller):
             size
         ).offset(page * size)
         total = await count
-        names = await target_names({r["monitoring_target_id"] for r in rows})
-        items = [coverage_full(r, names.get(r["monitoring_target_id"], "")) for r in rows]
+        coverages = records(CoverageRow, rows)
+        names = await target_names({c.monitoring_target_id for c in coverages})
+        items = [coverage_full(c, names.get(c.monitoring_target_id, "")) for c in coverages]
         return rich_page_of(items, total, page, size)
 
     @get(
@@ -121,5 +123,5 @@ class CoverageController(Controller):
         row = await catalogue_db.coverage_row(coverage_id)
         if row is None:
             raise NotFound(f"coverage {coverage_id} does not exist")
-        names = await target_names({row["monitoring_target_id"]})
-        return coverage_full(row, names.get(row["monitoring_target_id"], ""))
+        names = await target_names({row.monitoring_target_id})
+        return coverage_full(row, names.get(row.monitoring_target_id, ""))

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import uuid
 from decimal import Decimal
 
+from models.db.records import CoverageRow
 from models.domain.index_catalog import BY_ID
 from models.domain.periods import day_end, day_start
 from models.wire.common import Money, MonitoringTargetOut, Point, iso_millis
@@ -15,28 +15,27 @@ def _money(minor: int | None, currency: str) -> Money | None:
     return None if minor is None else Money.of_minor(minor, currency)
 
 
-def coverage_full(row: dict, target_name: str) -> CoverageFull:
-    """`row` is a `Coverage.select()` dict."""
-    spec = BY_ID[uuid.UUID(str(row["index_definition_id"]))]
-    currency = row["currency"]
-    priced = row["pricing_version"] > 0
+def coverage_full(row: CoverageRow, target_name: str) -> CoverageFull:
+    spec = BY_ID[row.index_definition_id]
+    currency = row.currency
+    priced = row.priced
     return CoverageFull(
-        id=row["id"],
-        label=row["label"],
-        risk_carrier=row["risk_carrier"],
+        id=row.id,
+        label=row.label,
+        risk_carrier=row.risk_carrier,
         currency=currency,
-        simulations=row["simulations"],
-        limit=_money(row["limit_minor"], currency),
-        expected_loss_ratio=row["expected_loss_ratio"],
-        fact_sheet_report_file_id=row["fact_sheet_file_id"],
-        technical_pricing_report_file_id=row["technical_report_file_id"],
-        status=row["status"],
-        ui_state=row["ui_state"],
-        start=iso_millis(day_start(row["risk_period_start"])),
-        end=iso_millis(day_end(row["risk_period_end"])),
-        created_by=row["created_by"],
-        created_at=iso_millis(row["created_at"]),
-        updated_at=iso_millis(row["updated_at"]),
+        simulations=row.simulations,
+        limit=_money(row.limit_minor, currency),
+        expected_loss_ratio=row.expected_loss_ratio,
+        fact_sheet_report_file_id=row.fact_sheet_file_id,
+        technical_pricing_report_file_id=row.technical_report_file_id,
+        status=row.status,
+        ui_state=row.ui_state,
+        start=iso_millis(day_start(row.risk_period_start)),
+        end=iso_millis(day_end(row.risk_period_end)),
+        created_by=row.created_by,
+        created_at=iso_millis(row.created_at),
+        updated_at=iso_millis(row.updated_at),
         risk_type=spec.risk_type,
         risk_type_id=spec.risk_type_id,
         index_definition=spec.description,
@@ -48,14 +47,14 @@ def coverage_full(row: dict, target_name: str) -> CoverageFull:
         data_set=spec.data_set,
         data_set_id=spec.data_set_id,
         monitoring_target=target_name,
-        monitoring_target_id=row["monitoring_target_id"],
-        trigger=_decimal(row["trigger"]),
-        exit=None if row["exit"] is None else _decimal(row["exit"]),
-        min_payout=_money(row["min_payout_minor"], currency),
-        payout_per_unit=_money(row["payout_per_unit_minor"], currency),
-        risk_premium=_money(row["risk_premium_minor"], currency) if priced else None,
-        risk_premium_pct=_decimal(row["risk_premium_pct"]) if priced else None,
-        gross_premium_indication_pct=_decimal(row["gross_premium_indication_pct"]) if priced else None,
+        monitoring_target_id=row.monitoring_target_id,
+        trigger=_decimal(row.trigger),
+        exit=None if row.exit is None else _decimal(row.exit),
+        min_payout=_money(row.min_payout_minor, currency),
+        payout_per_unit=_money(row.payout_per_unit_minor, currency),
+        risk_premium=_money(row.risk_premium_minor, currency) if priced else None,
+        risk_premium_pct=_decimal(row.risk_premium_pct) if priced else None,
+        gross_premium_indication_pct=_decimal(row.gross_premium_indication_pct) if priced else None,
     )
 
 

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import uuid
-from decimal import Decimal
 
 from temporalio.client import (
     Client,
@@ -27,6 +25,7 @@ from api.deps import CATALOGUE_DEADLINE
 from api.lifecycle import target_label
 from api.problems import InvalidInput, NotFound, Unavailable
 from models.db.catalogue import find_coverages
+from models.db.records import CoverageRow
 from models.domain.index_catalog import BY_ID
 from models.domain.periods import month_slots
 from models.domain.terms import CoverageSlot
@@ -99,23 +98,24 @@ def check_window(start: dt.date, end: dt.date) -> None:
         raise InvalidInput("the period may span at most 13 months")
 
 
-def snapshot(row: dict) -> CoverSnapshot:
+def snapshot(row: CoverageRow) -> CoverSnapshot:
+    """A priced coverage's terms and price, frozen into a quote."""
     return CoverSnapshot(
-        coverage_id=row["id"],
-        index_code=BY_ID[uuid.UUID(str(row["index_definition_id"]))].code,
-        index_definition_id=uuid.UUID(str(row["index_definition_id"])),
-        start=row["risk_period_start"],
-        end=row["risk_period_end"],
-        direction=row["direction"],
-        trigger=Decimal(str(row["trigger"])),
-        exit=None if row["exit"] is None else Decimal(str(row["exit"])),
-        currency=row["currency"],
-        limit_minor=row["limit_minor"],
-        min_payout_minor=row["min_payout_minor"],
-        payout_per_unit_minor=row["payout_per_unit_minor"],
-        gross_premium_pct=Decimal(str(row["gross_premium_indication_pct"])),
-        risk_premium_pct=Decimal(str(row["risk_premium_pct"])),
-        pricing_version=row["pricing_version"],
+        coverage_id=row.id,
+        index_code=BY_ID[row.index_definition_id].code,
+        index_definition_id=row.index_definition_id,
+        start=row.risk_period_start,
+        end=row.risk_period_end,
+        direction=row.direction,
+        trigger=row.trigger,
+        exit=row.exit,
+        currency=row.currency,
+        limit_minor=row.limit_minor,
+        min_payout_minor=row.min_payout_minor,
+        payout_per_unit_minor=row.payout_per_unit_minor,
+        gross_premium_pct=row.gross_premium_indication_pct,
+        risk_premium_pct=row.risk_premium_pct,
+        pricing_version=row.pricing_version,
     )
 
 
@@ -133,11 +133,11 @@ class NonViableSlots:
         return item in self._known
 
 
-def _complete(rows: dict[CoverageSlot, dict], target_id: str, slots: list[CoverageSlot], nonviable: NonViableSlots) -> bool:
+def _complete(
+    rows: dict[CoverageSlot, CoverageRow], target_id: str, slots: list[CoverageSlot], nonviable: NonViableSlots
+) -> bool:
     """Every slot is priced or known to be not viable."""
-    return all(
-        (slot in rows and rows[slot]["pricing_version"] > 0) or (target_id, slot) in nonviable for slot in slots
-    )
+    return all((slot in rows and rows[slot].priced) or (target_id, slot) in nonviable for slot in slots)
 
 
 async def priced_covers(
@@ -152,4 +152,4 @@ async def priced_covers(
             if p.coverage_id is None:
                 nonviable.add(target_id, p.slot)
         rows = await find_coverages(target_id, slots)
-    return {slot: snapshot(row) for slot, row in rows.items() if row["pricing_version"] > 0}
+    return {slot: snapshot(row) for slot, row in rows.items() if row.priced}

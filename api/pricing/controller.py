@@ -47,7 +47,7 @@ class PricingRunController(Controller):
     )
     async def get_run(self, coverage_id: FromPath[uuid.UUID], version: FromPath[int]) -> PricingRunOut:
         for row in await pricing_db.pricing_runs(coverage_id):
-            if row["version"] == version:
+            if row.version == version:
                 return pricing_run_out(row)
         raise NotFound(f"coverage {coverage_id} has no pricing run {version}")
 
@@ -71,7 +71,7 @@ class PricingRunController(Controller):
         if row is None:
             raise NotFound(f"coverage {coverage_id} does not exist")
         run = await start_pricing_run(temporal, settings, row, data or NewPricingRun(), principal.client_id)
-        out = pricing_run_out(next(r for r in await pricing_db.pricing_runs(coverage_id) if r["version"] == run.version))
+        out = pricing_run_out(next(r for r in await pricing_db.pricing_runs(coverage_id) if r.version == run.version))
         return Response(
             content=out,
             status_code=202,

@@ -84,7 +84,7 @@ async def reprice(settings: Settings, coverage_id: uuid.UUID, request: NewPricin
         row = await catalogue_db.coverage_row(coverage_id)
         if row is None:
             raise click.ClickException(f"coverage {coverage_id} does not exist")
-        completed = [r for r in await pricing_db.pricing_runs(coverage_id) if r["status"] == PricingRunStatus.COMPLETED]
+        completed = [r for r in await pricing_db.pricing_runs(coverage_id) if r.status == PricingRunStatus.COMPLETED]
         previous = pricing_run_out(completed[-1]) if completed else None
         client = await connect(settings, retries=3)
         run = await start_pricing_run(client, settings, row, request, "cli")
@@ -101,7 +101,7 @@ async def reprice(settings: Settings, coverage_id: uuid.UUID, request: NewPricin
                 await asyncio.wait([result_task], timeout=0.3)
             bar.update(1000 - shown)
         await result_task
-        current = pricing_run_out(next(r for r in await pricing_db.pricing_runs(coverage_id) if r["version"] == run.version))
+        current = pricing_run_out(next(r for r in await pricing_db.pricing_runs(coverage_id) if r.version == run.version))
         echo(result_table(previous, current))
         return current
     finally:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from models.db.core import json_value
+from models.db.records import PricingRunRow
 from models.domain.risk_metrics import RiskMetrics
 from models.wire.common import Money, iso_millis
 from models.wire.internal import BurnYearOut, PricingRunOut, RiskMetricsOut
@@ -14,26 +14,26 @@ def _money(minor: int | None, currency: str) -> Money | None:
     return None if minor is None else Money.of_minor(minor, currency)
 
 
-def pricing_run_out(row: dict) -> PricingRunOut:
-    currency = row["currency"]
-    metrics = json_value(row["metrics"])
-    burn = json_value(row["burn"])
+def pricing_run_out(row: PricingRunRow) -> PricingRunOut:
+    currency = row.currency
+    metrics = row.metrics
+    burn = row.burn
     return PricingRunOut(
-        coverage_id=row["coverage_id"],
-        version=row["version"],
-        status=row["status"],
-        workflow_id=row["workflow_id"],
-        simulations=row["simulations"],
-        seed=row["seed"],
-        expected_loss_ratio=row["expected_loss_ratio"],
-        model_version=row["model_version"],
-        data_hash=row["data_hash"],
+        coverage_id=row.coverage_id,
+        version=row.version,
+        status=row.status,
+        workflow_id=row.workflow_id,
+        simulations=row.simulations,
+        seed=row.seed,
+        expected_loss_ratio=row.expected_loss_ratio,
+        model_version=row.model_version,
+        data_hash=row.data_hash,
         currency=currency,
-        risk_premium=_money(row["risk_premium_minor"], currency),
-        risk_premium_pct=row["risk_premium_pct"],
-        gross_premium=_money(row["gross_premium_minor"], currency),
-        gross_premium_indication_pct=row["gross_premium_indication_pct"],
-        metrics=None if not metrics else _metrics_out(RiskMetrics.from_record(metrics)),
+        risk_premium=_money(row.risk_premium_minor, currency),
+        risk_premium_pct=row.risk_premium_pct,
+        gross_premium=_money(row.gross_premium_minor, currency),
+        gross_premium_indication_pct=row.gross_premium_indication_pct,
+        metrics=None if metrics is None else _metrics_out(metrics),
         burn_cost=None if not burn else Money(amount=Decimal(burn["burn_cost"]), currency=currency),
         burn_payout_frequency=None if not burn else Decimal(repr(burn["payout_frequency"])),
         burn_method=None if not burn else burn["trend_method"],
@@ -43,12 +43,12 @@ def pricing_run_out(row: dict) -> PricingRunOut:
             BurnYearOut(year=y["year"], index_value=Decimal(repr(y["index_used"])), payout=Decimal(y["payout"]))
             for y in burn["years"]
         ],
-        fact_sheet_report_file_id=row["fact_sheet_file_id"],
-        technical_pricing_report_file_id=row["technical_report_file_id"],
-        requested_by=row["requested_by"],
-        error=row["error"],
-        created_at=iso_millis(row["created_at"]),
-        completed_at=None if row["completed_at"] is None else iso_millis(row["completed_at"]),
+        fact_sheet_report_file_id=row.fact_sheet_file_id,
+        technical_pricing_report_file_id=row.technical_report_file_id,
+        requested_by=row.requested_by,
+        error=row.error,
+        created_at=iso_millis(row.created_at),
+        completed_at=None if row.completed_at is None else iso_millis(row.completed_at),
     )
 
 

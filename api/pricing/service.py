@@ -6,6 +6,7 @@ from temporalio.client import Client
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
 
 from models.db import pricing as pricing_db
+from models.db.records import CoverageRow
 from models.settings import Settings
 from models.temporal.ids import coverage_pricing_workflow_id
 from models.temporal.pricing import (
@@ -19,14 +20,14 @@ from models.wire.internal import NewPricingRun
 
 
 async def start_pricing_run(
-    temporal: Client, settings: Settings, row: dict, request: NewPricingRun, requested_by: str
+    temporal: Client, settings: Settings, row: CoverageRow, request: NewPricingRun, requested_by: str
 ) -> PriceCoverageInput:
     """Allocate the next version and start its CoveragePricingWorkflow (shared with the CLI)."""
-    coverage_id = row["id"]
+    coverage_id = row.id
     simulations = request.simulations or settings.simulations
     seed = coverage_seed(coverage_id) if request.seed is None else request.seed
     elr = request.expected_loss_ratio or settings.expected_loss_ratio
-    version = await pricing_db.allocate_pricing_run(coverage_id, simulations, seed, elr, requested_by, row["currency"])
+    version = await pricing_db.allocate_pricing_run(coverage_id, simulations, seed, elr, requested_by, row.currency)
     run = PriceCoverageInput(
         coverage_id=coverage_id,
         version=version,
@@ -43,9 +44,9 @@ async def start_pricing_run(
         search_attributes=TypedSearchAttributes(
             [
                 SearchAttributePair(COVERAGE_ID, str(coverage_id)),
-                SearchAttributePair(MONITORING_TARGET_ID, row["monitoring_target_id"]),
+                SearchAttributePair(MONITORING_TARGET_ID, row.monitoring_target_id),
             ]
         ),
-        static_summary=f"Pricing · {row['label']} · v{version} · by {requested_by}",
+        static_summary=f"Pricing · {row.label} · v{version} · by {requested_by}",
     )
     return run

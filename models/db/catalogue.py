@@ -7,6 +7,7 @@ from decimal import Decimal
 
 from models.clock import utcnow
 from models.db.pricing import ensure_pricing_run
+from models.db.records import CoverageRow, record, records
 from models.db.tables import (
     Coverage,
     MonitoringTarget,
@@ -45,7 +46,7 @@ async def target_for_pin(pin_code: str) -> str | None:
     return None if row is None else row["monitoring_target_id"]
 
 
-async def find_coverages(target_id: str, slots: list[CoverageSlot]) -> dict[CoverageSlot, dict]:
+async def find_coverages(target_id: str, slots: list[CoverageSlot]) -> dict[CoverageSlot, CoverageRow]:
     """Existing catalogue rows for the slots, keyed by slot."""
     if not slots:
         return {}
@@ -58,12 +59,8 @@ async def find_coverages(target_id: str, slots: list[CoverageSlot]) -> dict[Cove
     )
     wanted = set(slots)
     found = {}
-    for row in rows:
-        slot = CoverageSlot(
-            index_code=BY_ID[uuid.UUID(str(row["index_definition_id"]))].code,
-            start=row["risk_period_start"],
-            end=row["risk_period_end"],
-        )
+    for row in records(CoverageRow, rows):
+        slot = CoverageSlot(index_code=BY_ID[row.index_definition_id].code, start=row.risk_period_start, end=row.risk_period_end)
         if slot in wanted:
             found[slot] = row
     return found
@@ -124,30 +121,30 @@ async def create_coverages(
     return [
         PlannedCoverage(
             slot=p.slot,
-            coverage_id=rows[p.slot]["id"] if p.slot in rows else None,
+            coverage_id=rows[p.slot].id if p.slot in rows else None,
             reason="" if p.slot in rows else (reasons[p.slot] or "not viable"),
-            priced=p.slot in rows and rows[p.slot]["pricing_version"] > 0,
+            priced=p.slot in rows and rows[p.slot].priced,
         )
         for p in proposals
     ]
 
 
-async def coverage_row(coverage_id: uuid.UUID) -> dict | None:
-    return await Coverage.select().where(Coverage.id == coverage_id).first()
+async def coverage_row(coverage_id: uuid.UUID) -> CoverageRow | None:
+    return record(CoverageRow, await Coverage.select().where(Coverage.id == coverage_id).first())
 
 
-def terms_of(row: dict) -> CoverTermsIn:
-    currency = row["currency"]
+def terms_of(row: CoverageRow) -> CoverTermsIn:
+    currency = row.currency
     return CoverTermsIn(
-        index_code=BY_ID[uuid.UUID(str(row["index_definition_id"]))].code,
-        start=row["risk_period_start"],
-        end=row["risk_period_end"],
-        direction=row["direction"],
-        trigger=Decimal(str(row["trigger"])),
-        exit=None if row["exit"] is None else Decimal(str(row["exit"])),
-        limit=from_minor(row["limit_minor"], currency),
-        min_payout=from_minor(row["min_payout_minor"], currency),
-        payout_per_unit=from_minor(row["payout_per_unit_minor"], currency),
+        index_code=BY_ID[row.index_definition_id].code,
+        start=row.risk_period_start,
+        end=row.risk_period_end,
+        direction=row.direction,
+        trigger=row.trigger,
+        exit=row.exit,
+        limit=from_minor(row.limit_minor, currency),
+        min_payout=from_minor(row.min_payout_minor, currency),
+        payout_per_unit=from_minor(row.payout_per_unit_minor, currency),
         currency=currency,
     )
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from models.clock import utcnow
 from models.db.core import write_transaction
+from models.db.records import PricingRunRow, record, records
 from models.db.tables import (
     Coverage,
     PricingRun,
@@ -128,5 +129,13 @@ async def attach_documents(
     ).where((Coverage.id == coverage_id) & (Coverage.pricing_version == version))
 
 
-async def pricing_runs(coverage_id: uuid.UUID) -> list[dict]:
-    return await PricingRun.select().where(PricingRun.coverage_id == coverage_id).order_by(PricingRun.version)
+async def pricing_runs(coverage_id: uuid.UUID) -> list[PricingRunRow]:
+    """Every pricing run of a coverage, oldest first."""
+    return records(PricingRunRow, await PricingRun.select().where(PricingRun.coverage_id == coverage_id).order_by(PricingRun.version))
+
+
+async def pricing_run(coverage_id: uuid.UUID, version: int) -> PricingRunRow | None:
+    return record(
+        PricingRunRow,
+        await PricingRun.select().where((PricingRun.coverage_id == coverage_id) & (PricingRun.version == version)).first(),
+    )

@@ -17,6 +17,7 @@ from temporalio import workflow
 from temporalio.api.enums.v1 import IndexedValueType
 from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest
 from temporalio.client import WorkflowUpdateFailedError
+from temporalio.service import RPCError, RPCStatusCode
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
@@ -159,10 +160,19 @@ async def _policy(env, queue: str):
 async def schedule_rendered(env: WorkflowEnvironment, tenant_id: str, policy_id: uuid.UUID) -> None:
     """Wait for the policy schedule's own workflow: the test server stops skipping time once
     a child outlives its closed parent (the dev-server tests need no such wait)."""
+    handle = env.client.get_workflow_handle(policy_schedule_workflow_id(tenant_id, policy_id))
     with env.auto_time_skipping_disabled():
-        await asyncio.wait_for(
-            env.client.get_workflow_handle(policy_schedule_workflow_id(tenant_id, policy_id)).result(), 60
-        )
+        # The activate update can return before the server has created the child (the policy's
+        # run loop starts it after the update); until then its history is "not found".
+        for _ in range(200):
+            try:
+                await handle.describe()
+                break
+            except RPCError as e:
+                if e.status != RPCStatusCode.NOT_FOUND:
+                    raise
+                await asyncio.sleep(0.05)
+        await asyncio.wait_for(handle.result(), 60)
 
 
 async def _status(tenant_id: str, policy_id: uuid.UUID) -> str:
@@ -522,7 +532,9 @@ async def test_a_converted_quote_learns_of_its_conversion_at_its_deadline(skippi
     assert (await quotes_db.quote_row(tenant_id, draft.id))["status"] == "ACCEPTED"
     assert (await quote.query("status"))["status"] == "CREATED"  # not told: it learns at its deadline
     await advance(env, worker, _until(lapse_at, await env.get_current_time()) + dt.timedelta(hours=1))
-    assert await asyncio.wait_for(quote.result(), 60) == "ACCEPTED"
+    # Skipping off: waiting on a result lets the server skip on to the policy's risk start.
+    with env.auto_time_skipping_disabled():
+        assert await asyncio.wait_for(quote.result(), 60) == "ACCEPTED"
     attributes = (await quote.describe()).typed_search_attributes
     assert attributes.get(QUOTE_STATE) == "ACCEPTED" and attributes.get(POLICY_ID) == str(policy_id)
     assert (await quotes_db.quote_row(tenant_id, draft.id))["status"] == "ACCEPTED"

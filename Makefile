@@ -7,11 +7,12 @@ STAMP  := $(VENV)/.installed
 # looking at rendered pages.
 DEB_PACKAGES := libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core poppler-utils
 
-.PHONY: dev test contracts install system-deps bench clean-dev help
+.PHONY: dev test test-sqlite test-postgres contracts install system-deps bench clean-dev help
 
 help:
 	@echo "make dev    start Temporal, the worker and the API on http://127.0.0.1:8000"
-	@echo "make test   run the whole test suite"
+	@echo "make test   run the whole test suite on SQLite, then on PostgreSQL"
+	@echo "make test-sqlite, make test-postgres   the suite on one database"
 	@echo "make bench  run the benchmarks under bench/"
 
 $(BIN)/python:
@@ -37,8 +38,20 @@ system-deps:
 dev: install
 	$(BIN)/parametric dev
 
+# Both runs happen even when the first fails; `make test` fails if either did.
 test: install contracts
-	$(BIN)/python -m pytest -q
+	@status=0; \
+	$(MAKE) --no-print-directory test-sqlite || status=1; \
+	$(MAKE) --no-print-directory test-postgres || status=1; \
+	exit $$status
+
+test-sqlite: install
+	TEST_DATABASE_URL= $(BIN)/python -m pytest -q
+
+# A throwaway PostgreSQL cluster and a fresh database per run (installs Debian's postgresql
+# if missing); see the script's header.
+test-postgres: install
+	.ci/postgres-test-cluster $(BIN)/python -m pytest -q
 
 # The dependency rules between the layers (pyproject.toml, [tool.importlinter]).
 contracts: install

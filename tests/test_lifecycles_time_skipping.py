@@ -162,16 +162,16 @@ async def schedule_rendered(env: WorkflowEnvironment, tenant_id: str, policy_id:
     a child outlives its closed parent (the dev-server tests need no such wait)."""
     handle = env.client.get_workflow_handle(policy_schedule_workflow_id(tenant_id, policy_id))
     with env.auto_time_skipping_disabled():
-        # The policy starts it on its next workflow task after the activation: under load the
-        # activation's answer can come first.
-        for _ in range(100):
+        # The activate update can return before the server has created the child (the policy's
+        # run loop starts it after the update); until then its history is "not found".
+        for _ in range(200):
             try:
                 await handle.describe()
                 break
-            except RPCError as err:
-                if err.status != RPCStatusCode.NOT_FOUND:
+            except RPCError as e:
+                if e.status != RPCStatusCode.NOT_FOUND:
                     raise
-                await asyncio.sleep(0.1)
+                await asyncio.sleep(0.05)
         await asyncio.wait_for(handle.result(), 60)
 
 
@@ -532,7 +532,9 @@ async def test_a_converted_quote_learns_of_its_conversion_at_its_deadline(skippi
     assert (await quotes_db.quote_row(tenant_id, draft.id)).status == "ACCEPTED"
     assert (await quote.query("status"))["status"] == "CREATED"  # not told: it learns at its deadline
     await advance(env, worker, _until(lapse_at, await env.get_current_time()) + dt.timedelta(hours=1))
-    assert await asyncio.wait_for(quote.result(), 60) == "ACCEPTED"
+    # Skipping off: waiting on a result lets the server skip on to the policy's risk start.
+    with env.auto_time_skipping_disabled():
+        assert await asyncio.wait_for(quote.result(), 60) == "ACCEPTED"
     attributes = (await quote.describe()).typed_search_attributes
     assert attributes.get(QUOTE_STATE) == "ACCEPTED" and attributes.get(POLICY_ID) == str(policy_id)
     assert (await quotes_db.quote_row(tenant_id, draft.id)).status == "ACCEPTED"

@@ -1,12 +1,17 @@
 """The checked-in migrations go forwards, back past the policy counters, and forwards again
-on a database of their own (a subprocess: the suite's database stays as it is)."""
+on a database of their own (a subprocess: the suite's database stays as it is): a SQLite
+file, or on a PostgreSQL run a new database beside the suite's."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import subprocess
 import sys
 import textwrap
+import uuid
+from urllib.parse import urlsplit, urlunsplit
 
 SCRIPT = textwrap.dedent(
     """
@@ -14,6 +19,7 @@ SCRIPT = textwrap.dedent(
     from piccolo.apps.migrations.commands.backwards import BackwardsMigrationManager
     from models.db.core import migrate
     from models.db.tables import Policy, PolicyCount
+    from piccolo.engine.finder import engine_finder
 
     def policy(tenant):
         now = dt.datetime.now(dt.timezone.utc)
@@ -37,15 +43,53 @@ SCRIPT = textwrap.dedent(
         await Policy.insert(policy(tenant))
         rows = await PolicyCount.select(PolicyCount.n).where(PolicyCount.tenant_id == tenant)
         assert rows == [{"n": 3}], rows
-        print("ok")
+        print("ok", engine_finder().engine_type)
 
     asyncio.run(main())
     """
 )
 
 
+@contextlib.contextmanager
+def own_database():
+    """The DATABASE_URL of a database for this test alone: unset (a SQLite file under the
+    test's var dir) unless the suite runs on PostgreSQL (TEST_DATABASE_URL), where a new
+    database is created beside the suite's and dropped afterwards."""
+    suite_url = os.environ.get("TEST_DATABASE_URL")
+    if not suite_url:
+        yield None
+        return
+    import asyncpg
+
+    name = f"migrations_{uuid.uuid4().hex[:12]}"
+
+    def run(statement: str) -> None:  # a loop of its own, the session's current loop untouched
+        async def execute() -> None:
+            connection = await asyncpg.connect(suite_url)
+            try:
+                await connection.execute(statement)
+            finally:
+                await connection.close()
+
+        loop = asyncio.new_event_loop()
+        try:
+            loop.run_until_complete(execute())
+        finally:
+            loop.close()
+
+    run(f'CREATE DATABASE "{name}"')
+    try:
+        yield urlunsplit(urlsplit(suite_url)._replace(path=f"/{name}"))
+    finally:
+        run(f'DROP DATABASE "{name}"')
+
+
 def test_migrations_go_back_past_the_policy_counters_and_forwards_again(tmp_path):
     env = {**os.environ, "PARAMETRIC_VAR_DIR": str(tmp_path), "PICCOLO_CONF": "models.db.piccolo_conf"}
     env.pop("DATABASE_URL", None)
-    done = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stdout[-2000:] + done.stderr[-2000:]
+    with own_database() as url:
+        if url:
+            env["DATABASE_URL"] = url
+        done = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=120)
+    engine = "postgres" if url else "sqlite"
+    assert done.returncode == 0 and done.stdout.strip().endswith(f"ok {engine}"), done.stdout[-2000:] + done.stderr[-2000:]

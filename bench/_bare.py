@@ -6,11 +6,11 @@ unavoidable work of a conversion.
   log level info, no access log; uvloop and httptools when installed, uvicorn's "auto").
   It also serves `PATCH /bare-convert/{quote_id}`: the **fair baseline of a conversion**,
   the work no conversion can avoid: the same database transaction the service's
-  conversion writes (`models.quote_store.convert_to_policy`, the quote ACCEPTED and its
+  conversion writes (`models.db.policies.convert_to_policy`, the quote ACCEPTED and its
   policy draft, line items and covers) plus one bare update-with-start round trip (a new
   `BareUpdateWorkflow`, standing for the policy's workflow that must exist: every policy,
   draft included, is findable in the Temporal UI), then the same response read
-  (`quote_store.policy_out`).
+  (`api.quotes.responses.policy_out`).
 - `BareUpdateWorkflow`: waits forever; its `ping` update returns at once. Its worker runs
   in its own process with the service worker's defaults (sandboxed workflow runner).
 

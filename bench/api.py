@@ -12,7 +12,7 @@ scenario bounded by count and time):
 
   (a) POST /quotes              12-month quote, catalogue already priced (warmed first)
   (b) PATCH /quotes/{id}        conversion to a policy draft, each quote converted once
-  (f) fair baseline of (b)      the same database transaction (quote_store.convert_to_policy)
+  (f) fair baseline of (b)      the same database transaction (models.db.policies.convert_to_policy)
                                 plus one bare update-with-start round trip, in an HTTP
                                 handler of the bare app (bench/_bare.py)
   (b1), (f1)                    the same two at concurrency 1 (latency)
@@ -22,7 +22,7 @@ scenario bounded by count and time):
   (e) bare Temporal update      execute_update on a running workflow, returns at once
 
 The --policies seed bypasses HTTP and Temporal: rows are written straight into the SQLite
-file with the project's Piccolo tables, mirroring what models.quote_store.insert_quote and
+file with the project's Piccolo tables, mirroring what models.db.quotes.insert_quote and
 convert_quote write (quote + line items, policy + line items + policy items).
 
 Before each measurement (but g) the bench waits (up to 2 min) until the stack is idle: the
@@ -365,8 +365,8 @@ class RowWriter:
 
 async def seed_policies(tenant_id: str, template_quote_id: str, count: int, chunk: int = 500) -> int:
     """`count` accepted quotes with their policy drafts, written straight to the database
-    through the project's Piccolo engine: row for row what quote_store.insert_quote (quote,
-    line items) and quote_store.convert_quote (quote ACCEPTED, policy, new line items,
+    through the project's Piccolo engine: row for row what models.db.quotes.insert_quote (quote,
+    line items) and models.db.policies.convert_quote (quote ACCEPTED, policy, new line items,
     policy items) write, copied from a real quote made through HTTP. No Temporal workflow
     exists for them: GET /policies reads the database only. Returns the rows written."""
     from models.clock import utcnow

@@ -9,7 +9,6 @@ the centroids of the pin codes mapped to it. Its id reads as the cell centre, e.
 from __future__ import annotations
 
 import csv
-import hashlib
 import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -98,10 +97,6 @@ def build_targets(pin_codes: list[PinCode]) -> list[Target]:
             )
         )
     return targets
-
-
-def file_sha256(path: Path = PINCODE_FILE) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 async def load_reference_data() -> dict[str, int]:

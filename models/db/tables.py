@@ -4,8 +4,8 @@ Conventions:
 - Money is integer minor units (`*_minor`, BigInt) next to a `currency` column: exact on
   SQLite and PostgreSQL alike.
 - Rates and index values are `Numeric` (Decimal in Python).
-- Every tenant-owned row has `tenant_id`; queries go through `models.store`, which always
-  filters by it. Catalogue rows (index definitions, monitoring targets, pin codes,
+- Every tenant-owned row has `tenant_id`; queries go through `models.db.core.scoped_select`
+  (and `scoped_objects`, `scoped_count`, `scoped_update`), which always filter by it. Catalogue rows (index definitions, monitoring targets, pin codes,
   coverages) are shared by all tenants.
 - Ids are UUIDs, except monitoring targets (readable grid-cell ids) and pin codes.
 """
@@ -41,7 +41,8 @@ class Tenant(Table, tablename="tenant"):
 
 
 class ApiClient(Table, tablename="api_client"):
-    """An OAuth client of a tenant. Secrets are stored hashed (argon2 / sha256)."""
+    """An OAuth client of a tenant. Secrets are stored as SHA-256 hashes (256-bit random
+    secrets need no password hash: api/auth/tenants.py)."""
 
     id = UUID(primary_key=True)  # the OAuth client_id
     tenant_id = UUID(index=True)

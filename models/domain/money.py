@@ -4,7 +4,7 @@ and ISO 4217 currency) at the edges. The number of minor units comes from the cu
 from __future__ import annotations
 
 import re
-from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation
 
 import msgspec
 
@@ -64,11 +64,6 @@ def to_minor(amount: Decimal, currency: str) -> int:
 
 def from_minor(minor: int, currency: str) -> Decimal:
     return Decimal(minor).scaleb(-minor_units(currency))
-
-
-def round_minor(value: Decimal) -> int:
-    """Round a Decimal amount already expressed in minor units, banker's rounding."""
-    return int(value.quantize(Decimal(1), rounding=ROUND_HALF_EVEN))
 
 
 class Money(msgspec.Struct, frozen=True):

@@ -14,6 +14,7 @@ from models.domain.index_catalog import BY_CODE, BY_ID
 from models.domain.money import from_minor
 from models.temporal.quotes import CoverSnapshot
 from reports.inputs import (
+    payout_curve_of,
     BurnRow,
     CalibrationFit,
     Convergence,
@@ -28,8 +29,6 @@ from reports.inputs import (
     MonthlyFit,
     NamedValue,
     Party,
-    PayoutCurve,
-    PayoutPoint,
     PolicyLineItem,
     PolicyScheduleInput,
     QuantilePair,
@@ -82,33 +81,6 @@ NOTES = {
 
 def _dec(value: Any) -> Decimal:
     return value if isinstance(value, Decimal) else Decimal(str(value))
-
-
-def payout_curve(direction: str, trigger: Decimal, exit_: Decimal | None, min_payout: Decimal,
-                 payout_per_unit: Decimal, limit: Decimal) -> PayoutCurve:
-    """Piecewise-linear payout per unit of cover, with margins either side."""
-    t = float(trigger)
-    if exit_ is None:
-        span = float((limit - min_payout) / payout_per_unit) if payout_per_unit > 0 else max(abs(t) * 0.5, 1.0)
-        e = t + span if direction == "ABOVE" else t - span
-    else:
-        e = float(exit_)
-    lo, hi = min(t, e), max(t, e)
-    margin = max((hi - lo) * 0.35, 1.0)
-    left, right = lo - margin, hi + margin
-    if direction == "BELOW" or lo >= 0:
-        left = max(left, 0.0) if lo >= 0 else left
-    m, lim = float(min_payout), float(limit)
-    if direction == "ABOVE":
-        points = [(left, 0.0), (t, 0.0), (t, m), (e, lim), (right, lim)]
-    else:
-        points = [(left, lim), (e, lim), (t, m), (t, 0.0), (right, 0.0)]
-    cleaned = []
-    for x, y in points:
-        if cleaned and x < cleaned[-1][0]:
-            x = cleaned[-1][0]
-        cleaned.append((x, y))
-    return PayoutCurve(points=tuple(PayoutPoint(index_value=x, payout=y) for x, y in cleaned))
 
 
 def cover_facts(
@@ -188,9 +160,7 @@ def fact_sheet_input(cover: CoverFacts, run: PricingRunRow, document_id: uuid.UU
     burn = run.burn or {}
     return FactSheetInput(
         cover=cover,
-        payout_curve=payout_curve(
-            cover.direction.value, cover.trigger, cover.exit, cover.min_payout, cover.payout_per_unit, cover.limit
-        ),
+        payout_curve=payout_curve_of(cover),
         history=tuple(
             HistoricalYear(year=y["year"], index_value=y["index"], payout=_dec(y["payout"])) for y in burn.get("years", [])
         ),
@@ -220,9 +190,7 @@ def technical_report_input(
     gross = from_minor(run.gross_premium_minor, currency)
     return TechnicalPricingReportInput(
         cover=cover,
-        payout_curve=payout_curve(
-            cover.direction.value, cover.trigger, cover.exit, cover.min_payout, cover.payout_per_unit, cover.limit
-        ),
+        payout_curve=payout_curve_of(cover),
         metrics=RiskMetrics(
             expected_loss=_dec(metrics.expected_loss),
             standard_deviation=_dec(metrics.standard_deviation),

@@ -1,6 +1,6 @@
 """Benchmark: render time per document type (issue 4, item 7; goal ≤ 1 s each).
 
-Renders the sample inputs of ``reports.samples`` (a Bengaluru 560001 cover in INR; a quote
+Renders the sample inputs of ``tests/document_samples/samples.py`` (a Bengaluru 560001 cover in INR; a quote
 and a policy with 12 monthly line items × 2 covers): one warm-up render per document (it
 pays WeasyPrint's import and font loading), then ``--repeat`` timed renders. Building the
 inputs is not timed. Prints a table of median / min wall time, median CPU time of this
@@ -25,7 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from reports import render, samples  # noqa: E402
+from reports import render  # noqa: E402
+from tests.document_samples import samples  # noqa: E402
 
 DOCUMENTS = {
     "fact_sheet": (render.render_fact_sheet, samples.sample_fact_sheet_input),

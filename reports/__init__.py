@@ -1,36 +1,10 @@
 """Documents as PDF: fact sheet, technical pricing report, quote document, policy schedule.
 
-Pure rendering: input dataclasses in (``reports.inputs``), PDF bytes out. No Temporal, no
+Pure rendering: input dataclasses in (``reports.inputs``, imported from there), PDF bytes out. No Temporal, no
 database, no numpy. The activities that store the files call these functions; see
 ``docs/documents.md`` for what each document holds and for whom.
 """
 
-from .inputs import (
-    AggregatedPricing,
-    BurnRow,
-    CalibrationFit,
-    Convergence,
-    ConvergencePoint,
-    CoverFacts,
-    DataSource,
-    Direction,
-    ExceedancePoint,
-    FactSheetInput,
-    HistoricalYear,
-    LossDistribution,
-    MonthlyFit,
-    NamedValue,
-    Party,
-    PayoutCurve,
-    PayoutPoint,
-    PolicyLineItem,
-    PolicyScheduleInput,
-    QuantilePair,
-    QuoteCover,
-    QuoteDocumentInput,
-    RiskMetrics,
-    TechnicalPricingReportInput,
-)
 from .render import (
     MEDIA_TYPE,
     render_fact_sheet,
@@ -41,30 +15,6 @@ from .render import (
 
 __all__ = [
     "MEDIA_TYPE",
-    "AggregatedPricing",
-    "BurnRow",
-    "CalibrationFit",
-    "Convergence",
-    "ConvergencePoint",
-    "CoverFacts",
-    "DataSource",
-    "Direction",
-    "ExceedancePoint",
-    "FactSheetInput",
-    "HistoricalYear",
-    "LossDistribution",
-    "MonthlyFit",
-    "NamedValue",
-    "Party",
-    "PayoutCurve",
-    "PayoutPoint",
-    "PolicyLineItem",
-    "PolicyScheduleInput",
-    "QuantilePair",
-    "QuoteCover",
-    "QuoteDocumentInput",
-    "RiskMetrics",
-    "TechnicalPricingReportInput",
     "render_fact_sheet",
     "render_policy_schedule",
     "render_quote_document",

@@ -28,6 +28,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from models.domain.payout import curve_points
+
 __all__ = [
     "AggregatedPricing",
     "BurnRow",
@@ -214,6 +216,19 @@ class PayoutCurve:
             raise ValueError("PayoutCurve points must be sorted by index value")
         for p in self.points:
             _finite(p, "index_value", "payout")
+
+
+def payout_curve_of(cover: CoverFacts) -> PayoutCurve:
+    """The cover's payout curve: the corners of the one payout rule (models/domain/payout.py)."""
+    points = curve_points(
+        direction=cover.direction.value,
+        trigger=cover.trigger,
+        payout_per_unit=cover.payout_per_unit,
+        limit=cover.limit,
+        min_payout=cover.min_payout,
+        exit=cover.exit,
+    )
+    return PayoutCurve(points=tuple(PayoutPoint(index_value=float(x), payout=float(y)) for x, y in points))
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,13 +28,15 @@ import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_HALF_EVEN, Decimal
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import jinja2
 from markupsafe import Markup, escape
+
+from models.domain.payout import linear_payout_exact, round_payout
 
 from . import charts
 from .formatting import (
@@ -56,7 +58,6 @@ from .inputs import (
     CoverFacts,
     Direction,
     FactSheetInput,
-    PayoutCurve,
     PolicyScheduleInput,
     QuoteDocumentInput,
     RiskMetrics,
@@ -273,26 +274,6 @@ def _lines(rows: Sequence[Sequence[object]], per_block: int = 40) -> list[list[M
 # --- shared wording ---------------------------------------------------------------------------
 
 
-def interpolate(curve: PayoutCurve, x: float) -> float:
-    """Payout at index value ``x`` read off the curve (linear between points, flat outside).
-
-    At a jump the paying side wins: "at or above the trigger" pays at the trigger itself.
-    """
-    pts = curve.points
-    same = [p.payout for p in pts if p.index_value == x]
-    if same:
-        return max(same)
-    if x <= pts[0].index_value:
-        return pts[0].payout
-    if x >= pts[-1].index_value:
-        return pts[-1].payout
-    for a, b in zip(pts, pts[1:]):
-        if a.index_value <= x <= b.index_value:
-            w = (x - a.index_value) / (b.index_value - a.index_value)
-            return a.payout + w * (b.payout - a.payout)
-    return pts[-1].payout
-
-
 def cover_sentences(cover: CoverFacts) -> dict[str, str]:
     """The cover in plain words, one sentence per question a buyer asks."""
     unit, cur = cover.unit, cover.currency
@@ -324,21 +305,32 @@ def cover_sentences(cover: CoverFacts) -> dict[str, str]:
     }
 
 
-def payout_examples(cover: CoverFacts, curve: PayoutCurve) -> list[tuple[str, str]]:
-    """A few index values and the payout they give, read off the curve the buyer sees."""
-    t = float(cover.trigger)
-    e = float(cover.exit) if cover.exit is not None else None
+def payout_examples(cover: CoverFacts) -> list[tuple[str, str]]:
+    """A few index values and what the cover pays for each, by the payout rule itself
+    (models/domain/payout.py), rounded as it would be paid."""
+    t = cover.trigger
+    e = cover.exit
     sign = 1 if cover.direction is Direction.ABOVE else -1
-    span = abs(e - t) if e is not None else max(abs(t) * 0.2, 1.0)
+    span = abs(e - t) if e is not None else max(abs(t) * Decimal("0.2"), Decimal(1))
     xs = [t - sign * span / 3, t, t + sign * span / 2]
     xs.append(e if e is not None else t + sign * span)
     places = max(decimal_places(cover.trigger), decimal_places(cover.exit) if cover.exit is not None else 0)
+    quantum = Decimal(1).scaleb(-places)
     rows = []
     for x in xs:
         if x < 0 and cover.unit == "mm":
             continue
-        x = round(x, places)
-        rows.append((format_index(x, cover.unit, places), format_money(Decimal(str(interpolate(curve, x))), cover.currency)))
+        x = x.quantize(quantum, rounding=ROUND_HALF_EVEN)
+        paid = linear_payout_exact(
+            x,
+            direction=cover.direction.value,
+            trigger=cover.trigger,
+            payout_per_unit=cover.payout_per_unit,
+            limit=cover.limit,
+            min_payout=cover.min_payout,
+            exit=cover.exit,
+        )
+        rows.append((format_index(float(x), cover.unit, places), format_money(round_payout(paid, cover.currency), cover.currency)))
     return rows
 
 
@@ -454,7 +446,7 @@ def fact_sheet_html(data: FactSheetInput) -> str:
         c=c,
         words=cover_sentences(c),
         pin_codes=_pin_codes(c.pin_codes),
-        examples=payout_examples(c, data.payout_curve),
+        examples=payout_examples(c),
         history_text=history_text,
         compact=compact,
         payout_chart=_chart(charts.payout_curve_chart(c, data.payout_curve, height=170 if compact else 185)),

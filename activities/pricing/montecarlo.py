@@ -31,6 +31,7 @@ from datetime import date
 import numpy as np
 
 from models.domain.index_catalog import BY_CODE
+from models.domain.payout import days_payout, linear_payout_in_place
 
 from .payouts import linear_payout
 from .periods import MonthSlot, month_slots, union_slots
@@ -274,23 +275,16 @@ class _CoverEval:
         )
 
     def _fast_linear(self, x: np.ndarray) -> np.ndarray:
-        # same arithmetic as payouts.linear_payout, without NaN handling (x is never NaN
-        # here), in place on the candidate subset
-        if self.direction == "ABOVE":
-            d = x - self.trigger
-            beyond = None if self.exit is None else x >= self.exit
-        else:
-            d = self.trigger - x
-            beyond = None if self.exit is None else x <= self.exit
-        neg = d < 0
-        pay = d
-        pay *= self.ppu
-        pay += self.min_payout
-        np.minimum(pay, self.limit, out=pay)
-        if beyond is not None:
-            pay[beyond] = self.limit
-        pay[neg] = 0.0
-        return pay
+        # the rule's in-place variant: x is a fresh candidate subset, never NaN here
+        return linear_payout_in_place(
+            x,
+            direction=self.direction,
+            trigger=self.trigger,
+            payout_per_unit=self.ppu,
+            limit=self.limit,
+            min_payout=self.min_payout,
+            exit=self.exit,
+        )
 
     def payouts(self, st: _ChunkState) -> tuple[np.ndarray, np.ndarray]:
         """(row indices within the chunk, payouts) of the chunk's paths with payout > 0."""
@@ -309,7 +303,7 @@ class _CoverEval:
         elif req.kind == "DAILY_COUNT":
             n = (st.index(req) >= self.trigger).sum(axis=1)
             idx = np.flatnonzero(n)
-            pay = np.minimum(n[idx] * self.ppu, self.limit)
+            pay = days_payout(n[idx], payout_per_unit=self.ppu, limit=self.limit)
         else:
             pay = self._linear(st.index(req))
             idx = np.arange(pay.size)

@@ -11,7 +11,8 @@ from decimal import Decimal
 
 import pytest
 
-from reports import charts, samples
+from reports import charts
+from tests.document_samples import samples
 from reports.formatting import NBSP
 from reports.inputs import Direction, PayoutCurve, PayoutPoint
 

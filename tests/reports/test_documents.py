@@ -17,14 +17,13 @@ import pytest
 
 from reports import (
     MEDIA_TYPE,
-    Direction,
-    Party,
     render_fact_sheet,
     render_policy_schedule,
     render_quote_document,
     render_technical_pricing_report,
-    samples,
 )
+from reports.inputs import Direction, Party
+from tests.document_samples import samples
 from reports.formatting import (
     format_date,
     format_index,

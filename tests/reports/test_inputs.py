@@ -10,7 +10,7 @@ from decimal import Decimal
 import msgspec
 import pytest
 
-from reports import samples
+from tests.document_samples import samples
 from reports.inputs import (
     CoverFacts,
     Direction,

@@ -5,13 +5,14 @@ in INR with 12 monthly line items, each holding two covers on the same monitorin
 
 * excess rainfall (monthly total rainfall at or above a trigger, ₹10,000 limit per unit),
   priced on a zero-inflated gamma fitted to 115 years of real IMD rainfall for the South
-  Interior Karnataka subdivision (``_sample_data.py``);
+  Interior Karnataka subdivision (``sample_data.py``);
 * heat (monthly maximum temperature at or above a trigger, ₹5,000 limit per unit), on a toy
   normal model with illustrative triggers.
 
 The pricing is a small pure-Python Monte Carlo with fixed seeds, so the figures in the
 documents are internally consistent (EL, σ, VaR, histogram and convergence all come from the
-same runs). It is a stand-in for the pricing engine, not a copy of it.
+same runs). It is a stand-in for the pricing engine, not a copy of it; what each cover pays
+comes from the one payout rule (models/domain/payout.py).
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from functools import cache
 
-from . import _sample_data as data
-from .inputs import (
+from models.domain.payout import linear_payout
+from reports.inputs import (
     AggregatedPricing,
     BurnRow,
     CalibrationFit,
@@ -44,8 +45,6 @@ from .inputs import (
     MonthlyFit,
     NamedValue,
     Party,
-    PayoutCurve,
-    PayoutPoint,
     PolicyLineItem,
     PolicyScheduleInput,
     QuantilePair,
@@ -53,7 +52,9 @@ from .inputs import (
     QuoteDocumentInput,
     RiskMetrics,
     TechnicalPricingReportInput,
+    payout_curve_of,
 )
+from tests.document_samples import sample_data as data
 
 __all__ = [
     "ISSUED_AT",
@@ -217,31 +218,22 @@ def heat_cover(month: int) -> CoverFacts:
 
 
 def payout(cover: CoverFacts, index_value: float) -> float:
-    """Payout per unit of cover (money) for an index value, by the structure in ``CoverFacts``."""
-    beyond = index_value - float(cover.trigger)
-    if cover.direction is Direction.BELOW:
-        beyond = -beyond
-    if beyond < 0:
-        return 0.0
-    return min(float(cover.limit), float(cover.min_payout) + float(cover.payout_per_unit) * beyond)
+    """Payout per unit of cover (money) for an index value: the project's payout rule, float
+    twin (models/domain/payout.py), exit included."""
+    return float(
+        linear_payout(
+            index_value,
+            direction=cover.direction.value,
+            trigger=float(cover.trigger),
+            payout_per_unit=float(cover.payout_per_unit),
+            limit=float(cover.limit),
+            min_payout=float(cover.min_payout),
+            exit=None if cover.exit is None else float(cover.exit),
+        )
+    )
 
 
-def payout_curve(cover: CoverFacts) -> PayoutCurve:
-    """Corner points of the payout function, from well before the trigger to past the exit.
-
-    The jump at the trigger is two points: nothing just before it, the minimum payout at it.
-    """
-    t = float(cover.trigger)
-    e = float(cover.exit) if cover.exit is not None else t + float((cover.limit - cover.min_payout) / cover.payout_per_unit)
-    span = abs(e - t)
-    m, lim = float(cover.min_payout), float(cover.limit)
-    if cover.direction is Direction.ABOVE:
-        lo, hi = max(0.0, t - 1.5 * span), e + 0.6 * span
-        pts = [(lo, 0.0), (t, 0.0), (t, m), (e, lim), (hi, lim)]
-    else:
-        lo, hi = max(0.0, e - 0.6 * span), t + 1.5 * span
-        pts = [(lo, lim), (e, lim), (t, m), (t, 0.0), (hi, 0.0)]
-    return PayoutCurve(tuple(PayoutPoint(x, y) for x, y in pts if x >= lo))
+payout_curve = payout_curve_of  # the curve documents show (reports/inputs.py)
 
 
 # --- the toy Monte Carlo -------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import functools
 import threading
 
 from models.temporal.catalogue import SiteRef
+from models.settings import DATA_DIR
 
 _lock = threading.Lock()
 
@@ -14,7 +15,7 @@ _lock = threading.Lock()
 def _build(district: str, state: str, latitude: float, longitude: float):
     from activities.pricing import build_site_model, load_climate_data
 
-    return build_site_model(load_climate_data(), district, state, latitude, longitude)
+    return build_site_model(load_climate_data(DATA_DIR), district, state, latitude, longitude)
 
 
 def site_model(site: SiteRef):

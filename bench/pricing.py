@@ -33,6 +33,7 @@ from activities.pricing import (  # noqa: E402
     price_covers,
     propose_terms,
 )
+from models.settings import DATA_DIR  # noqa: E402
 
 
 def quote_covers(model, year: int, limit: Decimal):
@@ -68,7 +69,7 @@ def main() -> None:
     ap.add_argument("--sizes", default=f"10000,100000,{DEFAULT_N},1000000")
     args = ap.parse_args()
 
-    climate = load_climate_data()
+    climate = load_climate_data(DATA_DIR)
     site = pincode_site(climate, args.pincode)
     model = build_site_model(climate, site.query_district, site.query_state, site.latitude, site.longitude)
     print(

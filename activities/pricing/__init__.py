@@ -5,7 +5,7 @@ Typical use (an activity wraps this)::
     from activities.pricing import (
         load_climate_data, build_site_model, propose_terms, price_covers, burn_analysis,
     )
-    climate = load_climate_data()                      # cached per process
+    climate = load_climate_data(data_dir)              # cached per process and directory
     model = build_site_model(climate, "MUMBAI", "MAHARASHTRA", 18.936, 72.836)
     prop = propose_terms(model, "RAINFALL_MONTHLY_TOTAL", date(2026, 7, 1), date(2026, 7, 31),
                          Decimal("100000"))

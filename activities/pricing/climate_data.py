@@ -1,8 +1,10 @@
 """Loader for the calibration data: the only module of the pricing core that does I/O.
 
-Reads the four CSV files of ``models/data`` (see ``/work/shared/data/README.md`` for their
-provenance and licences) into plain arrays and records, and computes the data hash that is
-stored with every pricing run. Everything else in :mod:`activities.pricing` takes the
+Reads the four CSV files and the name tables (``geography_aliases.json``) of the data
+directory it is given (the service gives ``models/data``: ``models.settings.DATA_DIR``; see
+``/work/shared/data/README.md`` for provenance and licences) into plain arrays and records,
+and computes the data hash that is stored with every pricing run. The name tables decide
+which district normals and subdivision price a target, so the hash covers them too. Everything else in :mod:`activities.pricing` takes the
 returned :class:`ClimateData` (or arrays derived from it) and is pure.
 
 Data hash: sha256 over, for each file used in sorted file-name order, the UTF-8 file name,
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import json
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -30,10 +33,20 @@ SUBDIVISION_FILE = "rainfall_in_india_1901-2015.csv"
 DISTRICT_NORMALS_FILE = "district_wise_rainfall_normal.csv"
 PINCODE_FILE = "india_pincode_centroids.csv"
 HOURLY_FILE = "beijing_aotizhongxin_hourly_weather_2013-2017.csv"
-DATA_FILES = (SUBDIVISION_FILE, DISTRICT_NORMALS_FILE, PINCODE_FILE, HOURLY_FILE)
+NAME_TABLES_FILE = "geography_aliases.json"
+DATA_FILES = (SUBDIVISION_FILE, DISTRICT_NORMALS_FILE, PINCODE_FILE, HOURLY_FILE, NAME_TABLES_FILE)
 
-# models/data next to this package: activities/pricing/ -> repo root -> models/data
-DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "models" / "data"
+
+@dataclass(frozen=True, eq=False)
+class NameTables:
+    """Today's pin-code district and state names → the 2000s names of the district-normals
+    file and the IMD subdivisions (activities/pricing/geography.py says how they are used)."""
+
+    subdivisions: tuple[str, ...]
+    state_aliases: dict[str, tuple[str, ...]]  # pin-code state → normals-file state keys
+    subdivision_by_state: dict[str, str]  # normals-file state key → subdivision (unsplit states)
+    subdivision_splits: dict[str, dict[str, tuple[str, ...]]]  # split state → subdivision → districts
+    district_aliases: dict[str, dict[str, tuple[str, str]]]  # state → district → (normals district, kind)
 
 
 @dataclass(frozen=True, eq=False)
@@ -97,6 +110,7 @@ class ClimateData:
     district_normals: tuple[DistrictNormal, ...]
     pincodes: tuple[PincodeCentroid, ...]
     hourly: HourlyStation
+    names: NameTables
     data_hash: str  # "sha256:<64 hex>"
     files: tuple[str, ...]
 
@@ -182,6 +196,17 @@ def _load_hourly(path: Path) -> HourlyStation:
     )
 
 
+def _load_name_tables(path: Path) -> NameTables:
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    return NameTables(
+        subdivisions=tuple(raw["subdivisions"]),
+        state_aliases={k: tuple(v) for k, v in raw["state_aliases"].items()},
+        subdivision_by_state=dict(raw["subdivision_by_state"]),
+        subdivision_splits={s: {sub: tuple(d) for sub, d in m.items()} for s, m in raw["subdivision_splits"].items()},
+        district_aliases={s: {d: (t[0], t[1]) for d, t in m.items()} for s, m in raw["district_aliases"].items()},
+    )
+
+
 @lru_cache(maxsize=4)
 def _load(directory: str) -> ClimateData:
     d = Path(directory)
@@ -194,16 +219,14 @@ def _load(directory: str) -> ClimateData:
         district_normals=_load_district_normals(d / DISTRICT_NORMALS_FILE),
         pincodes=_load_pincodes(d / PINCODE_FILE),
         hourly=_load_hourly(d / HOURLY_FILE),
+        names=_load_name_tables(d / NAME_TABLES_FILE),
         data_hash=data_hash(d),
         files=DATA_FILES,
     )
 
 
-def load_climate_data(directory: str | Path | None = None) -> ClimateData:
-    """Load (once per process and directory) the calibration data from ``directory``.
-
-    ``directory`` defaults to the repository's ``models/data``. Raises FileNotFoundError
-    when a file is missing.
+def load_climate_data(directory: str | Path) -> ClimateData:
+    """Load (once per process and directory) the calibration data from ``directory`` (the
+    service's is ``models.settings.DATA_DIR``). Raises FileNotFoundError when a file is missing.
     """
-    d = Path(directory) if directory is not None else DEFAULT_DATA_DIR
-    return _load(str(d.resolve()))
+    return _load(str(Path(directory).resolve()))

@@ -11,6 +11,7 @@ from activities.pricing import build_site_model, load_climate_data, pincode_site
 from activities.pricing.rainfall import MonthlyRainModel, normal_scores
 from activities.pricing.temperature import TemperatureModel
 from activities.pricing.wind import WindModel
+from models.settings import DATA_DIR
 
 # pin code → (IMD subdivision, normals district) expected for the reference targets
 REFERENCE_PINS = {
@@ -23,7 +24,7 @@ REFERENCE_PINS = {
 
 @pytest.fixture(scope="session")
 def climate():
-    return load_climate_data()
+    return load_climate_data(DATA_DIR)
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from activities.pricing import climate_site, normalise_name, pincode_site
-from activities.pricing.geography import MATCH_KINDS, SUBDIVISIONS, gazetteer
+from activities.pricing.geography import MATCH_KINDS, gazetteer
 
 
 def test_every_pincode_with_a_district_resolves(climate):
@@ -23,7 +23,7 @@ def test_every_pincode_with_a_district_resolves(climate):
             memo[key] = climate_site(climate, pc.district, pc.state, pc.latitude, pc.longitude)
         s = memo[key]
         assert s.match_kind in MATCH_KINDS
-        assert s.subdivision in SUBDIVISIONS
+        assert s.subdivision in climate.names.subdivisions
         assert s.subdivision in climate.subdivisions
         assert len(s.normals_mm) == 12 and all(math.isfinite(v) and v >= 0 for v in s.normals_mm)
         kinds[s.match_kind] += 1
@@ -47,7 +47,7 @@ def test_pincodes_without_district_resolve_by_coordinates(climate):
 def test_every_normals_district_has_a_subdivision_and_every_subdivision_is_used(climate):
     gaz = gazetteer(climate)
     used = {d.subdivision for t in gaz.districts.values() for d in t.values()}
-    assert used == set(SUBDIVISIONS) == set(climate.subdivisions)
+    assert used == set(climate.names.subdivisions) == set(climate.subdivisions)
     assert sum(len(t) for t in gaz.districts.values()) == len(climate.district_normals)
 
 
@@ -129,3 +129,20 @@ def test_match_kinds(climate):
     assert climate_site(climate, "HAZARIBAGH", "JHARKHAND").match_kind == "prefix"
     s = climate_site(climate, "MUMBAI", "MAHARASHTRA", 18.94, 72.84)
     assert np.isclose(s.distance_km, s.distance_km) and s.distance_km < 20
+
+
+def test_the_name_tables_are_calibration_data_covered_by_the_data_hash(tmp_path):
+    """The alias tables change which series prices a target: editing them must change the
+    data hash stored with every price."""
+    import shutil
+
+    from activities.pricing.climate_data import DATA_FILES, NAME_TABLES_FILE, data_hash
+    from models.settings import DATA_DIR
+
+    for name in DATA_FILES:
+        shutil.copy(DATA_DIR / name, tmp_path / name)
+    before = data_hash(tmp_path)
+    assert before == data_hash(DATA_DIR)
+    tables = tmp_path / NAME_TABLES_FILE
+    tables.write_text(tables.read_text().replace('"ODISHA"', '"ODISA"', 1))
+    assert data_hash(tmp_path) != before

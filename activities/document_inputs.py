@@ -10,11 +10,11 @@ from decimal import Decimal
 from typing import Any
 
 from models.db.records import CoverageRow, LineItemRow, PolicyRow, PricingRunRow
-from models.domain.index_catalog import BY_CODE, BY_ID
+from models.domain.index_catalog import BY_CODE
 from models.domain.money import from_minor
+from models.domain.terms import CoverTerms
 from models.temporal.quotes import CoverSnapshot
 from reports.inputs import (
-    payout_curve_of,
     BurnRow,
     CalibrationFit,
     Convergence,
@@ -34,6 +34,7 @@ from reports.inputs import (
     QuantilePair,
     RiskMetrics,
     TechnicalPricingReportInput,
+    payout_curve_of,
 )
 
 IMD_SUBDIVISIONS = DataSource(
@@ -84,46 +85,38 @@ def _dec(value: Any) -> Decimal:
 
 
 def cover_facts(
+    terms: CoverTerms,
     *,
     coverage_id: uuid.UUID,
-    index_code: str,
-    start: dt.date,
-    end: dt.date,
-    direction: str,
-    trigger: Decimal,
-    exit_: Decimal | None,
-    min_payout: Decimal,
-    payout_per_unit: Decimal,
-    limit: Decimal,
-    currency: str,
     premium_pct: Decimal,
     target: dict,
     pin_codes: tuple[str, ...] = (),
     risk_carrier: str | None = None,
     label: str | None = None,
 ) -> CoverFacts:
-    spec = BY_CODE[index_code]
+    """What the documents say about a cover: its terms in words and numbers."""
+    spec = BY_CODE[terms.index_code]
     return CoverFacts(
         coverage_id=str(coverage_id),
-        label=label or f"{spec.name}, {start:%B %Y}",
+        label=label or f"{spec.name}, {terms.start:%B %Y}",
         index_name=spec.name,
         index_description=spec.description,
         unit=spec.unit,
-        direction=Direction(direction),
+        direction=Direction(terms.direction),
         monitoring_target_id=target["id"],
         monitoring_target_name=target["name"],
         latitude=float(target["latitude"]),
         longitude=float(target["longitude"]),
-        risk_period_start=start,
-        risk_period_end=end,
-        trigger=_dec(trigger),
-        exit=None if exit_ is None else _dec(exit_),
-        min_payout=min_payout,
-        payout_per_unit=payout_per_unit,
-        limit=limit,
-        currency=currency,
+        risk_period_start=terms.start,
+        risk_period_end=terms.end,
+        trigger=terms.trigger,
+        exit=terms.exit,
+        min_payout=terms.min_payout,
+        payout_per_unit=terms.payout_per_unit,
+        limit=terms.limit,
+        currency=terms.currency,
         premium_indication_pct=_dec(premium_pct),
-        gross_premium=(limit * _dec(premium_pct)).quantize(Decimal("0.01")),
+        gross_premium=(terms.limit * _dec(premium_pct)).quantize(Decimal("0.01")),
         pin_codes=pin_codes,
         data_source=spec.data_source_description,
         risk_carrier=risk_carrier,
@@ -131,19 +124,9 @@ def cover_facts(
 
 
 def coverage_cover_facts(coverage: CoverageRow, run: PricingRunRow, target: dict, pin_codes: tuple[str, ...]) -> CoverFacts:
-    currency = coverage.currency
     return cover_facts(
+        coverage.terms,
         coverage_id=coverage.id,
-        index_code=BY_ID[coverage.index_definition_id].code,
-        start=coverage.risk_period_start,
-        end=coverage.risk_period_end,
-        direction=coverage.direction,
-        trigger=_dec(coverage.trigger),
-        exit_=None if coverage.exit is None else _dec(coverage.exit),
-        min_payout=from_minor(coverage.min_payout_minor, currency),
-        payout_per_unit=from_minor(coverage.payout_per_unit_minor, currency),
-        limit=from_minor(coverage.limit_minor, currency),
-        currency=currency,
         premium_pct=_dec(run.gross_premium_indication_pct),
         target=target,
         pin_codes=pin_codes,
@@ -260,19 +243,9 @@ def technical_report_input(
 
 
 def snapshot_facts(cover: CoverSnapshot, target: dict, risk_carrier: str) -> CoverFacts:
-    currency = cover.currency
     return cover_facts(
+        cover.terms,
         coverage_id=cover.coverage_id,
-        index_code=cover.index_code,
-        start=cover.start,
-        end=cover.end,
-        direction=cover.direction,
-        trigger=cover.trigger,
-        exit_=cover.exit,
-        min_payout=from_minor(cover.min_payout_minor, currency),
-        payout_per_unit=from_minor(cover.payout_per_unit_minor, currency),
-        limit=from_minor(cover.limit_minor, currency),
-        currency=currency,
         premium_pct=cover.gross_premium_pct,
         target=target,
         risk_carrier=risk_carrier,

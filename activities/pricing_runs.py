@@ -34,7 +34,7 @@ async def start_pricing_run(run: PriceCoverageInput) -> SimulationInput:
     )
     await pricing_db.mark_run(run.coverage_id, run.version, PricingRunStatus.RUNNING)
     site = await catalogue_db.site_of(row.monitoring_target_id)
-    return SimulationInput(run=run, site=site, terms=catalogue_db.terms_of(row))
+    return SimulationInput(run=run, site=site, terms=row.terms)
 
 
 def _rate(value: float) -> Decimal:
@@ -77,19 +77,7 @@ def simulate_coverage(request: SimulationInput) -> PricingOutcome:
     )
 
     started = time.perf_counter()
-    t = request.terms
-    terms = CoverTerms(
-        index_code=t.index_code,
-        risk_start=t.start,
-        risk_end=t.end,
-        trigger=float(t.trigger),
-        exit=None if t.exit is None else float(t.exit),
-        limit=t.limit,
-        min_payout=t.min_payout,
-        payout_per_unit=t.payout_per_unit,
-        direction=t.direction,
-        cover_id=str(request.run.coverage_id),
-    )
+    terms = CoverTerms.of(request.terms, cover_id=str(request.run.coverage_id))
     progress = _Progress()
     progress.stage("calibrating")
     model = site_model(request.site)
@@ -101,7 +89,7 @@ def simulate_coverage(request: SimulationInput) -> PricingOutcome:
     report = {
         "loss": as_dict(loss_summary(sample.dense(0), float(terms.limit))),
         "convergence": as_dict(convergence_summary(sample)),
-        "fit": as_dict(fit_summary(model, t.index_code, t.start, t.end, run.seed)),
+        "fit": as_dict(fit_summary(model, terms.index_code, terms.risk_start, terms.risk_end, run.seed)),
         "site": {
             "subdivision": model.site.subdivision,
             "matchKind": model.site.match_kind,

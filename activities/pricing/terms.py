@@ -7,6 +7,7 @@ from datetime import date
 from decimal import Decimal
 
 from models.domain.index_catalog import BY_CODE, IndexDefinitionSpec
+from models.domain.terms import CoverTerms as DomainTerms
 
 MAX_RISK_DAYS = 366
 
@@ -37,6 +38,22 @@ class CoverTerms:
     cover_id: str = ""
     expected_loss_ratio: float | None = None
     _resolved_direction: str = field(default="", init=False, repr=False, compare=False)
+
+    @classmethod
+    def of(cls, terms: "DomainTerms", cover_id: str = "") -> "CoverTerms":
+        """The engine's form of the domain's terms (index values as float64 for the model)."""
+        return cls(
+            index_code=terms.index_code,
+            risk_start=terms.start,
+            risk_end=terms.end,
+            trigger=float(terms.trigger),
+            exit=None if terms.exit is None else float(terms.exit),
+            limit=terms.limit,
+            min_payout=terms.min_payout,
+            payout_per_unit=terms.payout_per_unit,
+            direction=terms.direction,
+            cover_id=cover_id,
+        )
 
     def __post_init__(self) -> None:
         if self.index_code not in BY_CODE:

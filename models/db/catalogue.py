@@ -14,11 +14,11 @@ from models.db.tables import (
     PincodeMapping,
 )
 from models.domain.index_catalog import BY_CODE, BY_ID
-from models.domain.money import from_minor, to_minor
+from models.domain.money import to_minor
 from models.domain.statuses import CoverageStatus
 from models.domain.terms import CoverageSlot
 from models.temporal.catalogue import PlannedCoverage, ProposedTerms, SiteRef
-from models.temporal.pricing import CoverTermsIn, coverage_seed
+from models.temporal.pricing import coverage_seed
 
 
 class UnknownTarget(LookupError):
@@ -85,26 +85,28 @@ async def create_coverages(
     existing = await find_coverages(site.target_id, [p.slot for p in proposals])
     now = utcnow()
     for p in proposals:
-        if not p.viable or p.slot in existing:
+        terms = p.terms
+        if terms is None or p.slot in existing:
             continue
-        coverage_id = uuid.uuid5(uuid.NAMESPACE_URL, f"coverage:{site.target_id}:{p.slot.index_code}:{p.slot.start}:{p.slot.end}")
+        slot = terms.slot
+        coverage_id = uuid.uuid5(uuid.NAMESPACE_URL, f"coverage:{site.target_id}:{slot.index_code}:{slot.start}:{slot.end}")
         row = Coverage(
             id=coverage_id,
             monitoring_target_id=site.target_id,
-            index_definition_id=BY_CODE[p.slot.index_code].id,
-            risk_period_start=p.slot.start,
-            risk_period_end=p.slot.end,
-            label=_label(site, p.slot),
+            index_definition_id=BY_CODE[slot.index_code].id,
+            risk_period_start=slot.start,
+            risk_period_end=slot.end,
+            label=_label(site, slot),
             risk_carrier=risk_carrier,
-            currency=p.currency,
+            currency=terms.currency,
             status=CoverageStatus.PRICING,
             ui_state="pricing",
-            direction=p.direction,
-            trigger=p.trigger,
-            exit=p.exit,
-            limit_minor=to_minor(p.limit, p.currency),
-            min_payout_minor=to_minor(p.min_payout, p.currency),
-            payout_per_unit_minor=to_minor(p.payout_per_unit, p.currency),
+            direction=terms.direction,
+            trigger=terms.trigger,
+            exit=terms.exit,
+            limit_minor=to_minor(terms.limit, terms.currency),
+            min_payout_minor=to_minor(terms.min_payout, terms.currency),
+            payout_per_unit_minor=to_minor(terms.payout_per_unit, terms.currency),
             expected_loss_ratio=expected_loss_ratio,
             simulations=0,
             pricing_version=0,
@@ -115,7 +117,7 @@ async def create_coverages(
         # A concurrent creator may win (the target, index and period are unique): its row stands.
         await Coverage.insert(row).on_conflict(action="DO NOTHING")
         await ensure_pricing_run(coverage_id, 1, default_simulations, coverage_seed(coverage_id),
-                                 expected_loss_ratio, created_by, p.currency)
+                                 expected_loss_ratio, created_by, terms.currency)
     rows = await find_coverages(site.target_id, [p.slot for p in proposals])
     reasons = {p.slot: p.reason for p in proposals}
     return [
@@ -131,22 +133,6 @@ async def create_coverages(
 
 async def coverage_row(coverage_id: uuid.UUID) -> CoverageRow | None:
     return record(CoverageRow, await Coverage.select().where(Coverage.id == coverage_id).first())
-
-
-def terms_of(row: CoverageRow) -> CoverTermsIn:
-    currency = row.currency
-    return CoverTermsIn(
-        index_code=BY_ID[row.index_definition_id].code,
-        start=row.risk_period_start,
-        end=row.risk_period_end,
-        direction=row.direction,
-        trigger=row.trigger,
-        exit=row.exit,
-        limit=from_minor(row.limit_minor, currency),
-        min_payout=from_minor(row.min_payout_minor, currency),
-        payout_per_unit=from_minor(row.payout_per_unit_minor, currency),
-        currency=currency,
-    )
 
 
 async def target_names(target_ids: set[str]) -> dict[str, str]:

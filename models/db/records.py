@@ -17,6 +17,8 @@ from typing import Any, ClassVar, TypeVar
 import msgspec
 
 from models.db.core import json_value
+from models.domain.index_catalog import BY_ID
+from models.domain.money import from_minor
 from models.domain.quotes import CoverSnapshot
 from models.domain.risk_metrics import RiskMetrics
 from models.domain.statuses import (
@@ -25,6 +27,7 @@ from models.domain.statuses import (
     PricingRunStatus,
     QuoteStatus,
 )
+from models.domain.terms import CoverTerms
 
 RecordT = TypeVar("RecordT", bound=msgspec.Struct)
 
@@ -164,6 +167,21 @@ class CoverageRow(msgspec.Struct, frozen=True):
     @property
     def priced(self) -> bool:
         return self.pricing_version > 0
+
+    @property
+    def terms(self) -> CoverTerms:
+        return CoverTerms(
+            index_code=BY_ID[self.index_definition_id].code,
+            start=self.risk_period_start,
+            end=self.risk_period_end,
+            direction=self.direction,
+            trigger=self.trigger,
+            exit=self.exit,
+            limit=from_minor(self.limit_minor, self.currency),
+            min_payout=from_minor(self.min_payout_minor, self.currency),
+            payout_per_unit=from_minor(self.payout_per_unit_minor, self.currency),
+            currency=self.currency,
+        )
 
 
 class PricingRunRow(msgspec.Struct, frozen=True):

@@ -17,7 +17,8 @@ from decimal import ROUND_HALF_EVEN, Decimal
 
 import msgspec
 
-from models.domain.terms import CoverageSlot
+from models.domain.money import from_minor
+from models.domain.terms import CoverageSlot, CoverTerms
 
 COVER_PREFERENCE = ["RAINFALL_MONTHLY_TOTAL", "RAINFALL_DEFICIT", "TEMPERATURE_MAX", "WIND_MAX_SPEED"]
 COVERS_PER_LINE_ITEM = 2
@@ -42,6 +43,21 @@ class CoverSnapshot(msgspec.Struct, frozen=True):
     gross_premium_pct: Decimal  # fraction of the sum insured
     risk_premium_pct: Decimal
     pricing_version: int
+
+    @property
+    def terms(self) -> CoverTerms:
+        return CoverTerms(
+            index_code=self.index_code,
+            start=self.start,
+            end=self.end,
+            direction=self.direction,
+            trigger=self.trigger,
+            exit=self.exit,
+            limit=from_minor(self.limit_minor, self.currency),
+            min_payout=from_minor(self.min_payout_minor, self.currency),
+            payout_per_unit=from_minor(self.payout_per_unit_minor, self.currency),
+            currency=self.currency,
+        )
 
 
 class LineItemDraft(msgspec.Struct, frozen=True):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from decimal import Decimal
 
 import msgspec
 
@@ -13,3 +14,29 @@ class CoverageSlot(msgspec.Struct, frozen=True, order=True):
     index_code: str
     start: dt.date
     end: dt.date
+
+
+class CoverTerms(msgspec.Struct, frozen=True):
+    """A cover's terms, the one shape every layer reads them in (docs/payout-structures.md).
+
+    Index values (`trigger`, `exit`) in the index's unit; money (`limit`, `min_payout`, and
+    `payout_per_unit` per index unit or per counted day) exact, in major units of `currency`,
+    for one unit of cover. A catalogue row, a quote's frozen snapshot and a model's proposal
+    each give theirs with `.terms`; the pricing core takes them (`CoverTerms.of` there), the
+    payout rule pays by them and the documents describe them.
+    """
+
+    index_code: str
+    start: dt.date  # first day of the risk period
+    end: dt.date  # last day, inclusive
+    direction: str  # ABOVE | BELOW
+    trigger: Decimal
+    exit: Decimal | None
+    limit: Decimal
+    min_payout: Decimal
+    payout_per_unit: Decimal
+    currency: str
+
+    @property
+    def slot(self) -> CoverageSlot:
+        return CoverageSlot(index_code=self.index_code, start=self.start, end=self.end)

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import msgspec
 
-from models.domain.terms import CoverageSlot
+from models.domain.terms import CoverageSlot, CoverTerms
 
 # --- coverage catalogue and pricing ------------------------------------------------------------
 
@@ -43,6 +43,24 @@ class ProposedTerms(msgspec.Struct, frozen=True):
     payout_per_unit: Decimal
     currency: str
     trigger_probability: float
+
+    @property
+    def terms(self) -> CoverTerms | None:
+        """The proposed terms (None when no viable cover was found)."""
+        if not self.viable or self.trigger is None:
+            return None
+        return CoverTerms(
+            index_code=self.slot.index_code,
+            start=self.slot.start,
+            end=self.slot.end,
+            direction=self.direction,
+            trigger=self.trigger,
+            exit=self.exit,
+            limit=self.limit,
+            min_payout=self.min_payout,
+            payout_per_unit=self.payout_per_unit,
+            currency=self.currency,
+        )
 
 
 class ProposeTermsInput(msgspec.Struct, frozen=True):

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import uuid
 from decimal import Decimal
 from typing import Any
 
 import msgspec
 
+from models.domain.terms import CoverTerms
 from models.temporal.catalogue import SiteRef
 
 # The pricing workflows' contract (see models/temporal/quotes.py).
@@ -27,23 +27,15 @@ class PriceCoverageInput(msgspec.Struct, frozen=True):
     requested_by: str
 
 
-class CoverTermsIn(msgspec.Struct, frozen=True):
-    index_code: str
-    start: dt.date
-    end: dt.date
-    direction: str
-    trigger: Decimal
-    exit: Decimal | None
-    limit: Decimal
-    min_payout: Decimal
-    payout_per_unit: Decimal
-    currency: str
+# A pricing run's terms travel as the domain's CoverTerms (the payload of the former
+# CoverTermsIn, field for field: recorded histories decode unchanged).
+CoverTermsIn = CoverTerms
 
 
 class SimulationInput(msgspec.Struct, frozen=True):
     run: PriceCoverageInput
     site: SiteRef
-    terms: CoverTermsIn
+    terms: CoverTerms
 
 
 class PricingOutcome(msgspec.Struct, frozen=True):

@@ -2,7 +2,7 @@
 
 Starts its own stack in a temp dir on free loopback ports (never 7233/8000/8233): a
 file-backed Temporal dev server (.venv/bin/temporal, the search attributes of
-models/workflow_ids.py, the SQLite pragmas and dynamic config of temporal-dev.yml, as
+models/temporal/search_attributes.py, the SQLite pragmas and dynamic config of temporal-dev.yml, as
 `make dev` runs it), `parametric migrate`, a tenant, one worker process per task queue
 (lifecycle, pricing, documents) and the API as subprocesses, plus the baselines: a bare
 Litestar app in its own uvicorn process (same settings as `parametric api`, 1 worker) and a
@@ -370,7 +370,7 @@ async def seed_policies(tenant_id: str, template_quote_id: str, count: int, chun
     policy items) write, copied from a real quote made through HTTP. No Temporal workflow
     exists for them: GET /policies reads the database only. Returns the rows written."""
     from models.clock import utcnow
-    from models.db.quotes import _covers, line_item_rows, quote_row
+    from models.db.records import LineItemRow, records
     from models.db.tables import (
         LineItem,
         Policy,
@@ -380,11 +380,12 @@ async def seed_policies(tenant_id: str, template_quote_id: str, count: int, chun
     from models.domain.index_catalog import BY_CODE
     from models.domain.periods import period_label
 
-    template = await quote_row(tenant_id, uuid.UUID(template_quote_id))
-    items = await line_item_rows(tenant_id, quote_id=uuid.UUID(template_quote_id))
+    # Raw rows (every column, to copy), and the covers parsed as the store parses them.
+    template = await Quote.select().where(Quote.id == uuid.UUID(template_quote_id)).first()
+    items = await LineItem.select().where(LineItem.quote_id == uuid.UUID(template_quote_id)).order_by(LineItem.position)
     if template is None or not items:
         raise RuntimeError("the template quote is not in the database")
-    covers = [_covers(item["covers"]) for item in items]
+    covers = [item.covers for item in records(LineItemRow, items)]
     cover_names = {  # convert_quote's PolicyItem.name, the same for every copy
         (cover.index_code, item["id"]): f"{BY_CODE[cover.index_code].name} {period_label(item['period_start'], item['period_end'])}"
         for item, item_covers in zip(items, covers) for cover in item_covers

@@ -131,6 +131,19 @@ def _lower_priority() -> None:
         pass
 
 
+def _pool_process_init() -> None:
+    """A pool process runs at the pricing priority and dies with its worker, even one killed
+    outright (Linux: PR_SET_PDEATHSIG), so no orphan keeps a core busy."""
+    _lower_priority()
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
+
+
 @dataclass
 class PricingPool:
     """The process pool of the pricing worker, with the manager its heartbeats go through.
@@ -141,7 +154,7 @@ class PricingPool:
 
     def __post_init__(self) -> None:
         self.executor = concurrent.futures.ProcessPoolExecutor(
-            max_workers=self.processes, mp_context=self._context, initializer=_lower_priority
+            max_workers=self.processes, mp_context=self._context, initializer=_pool_process_init
         )
         self._manager = self._context.Manager()
         self.shared_state = SharedStateManager.create_from_multiprocessing(self._manager)
@@ -295,10 +308,20 @@ def main(argv: list[str] | None = None) -> None:
     settings = load_settings()
     if args.pricing_processes:
         settings = replace(settings, pricing_processes=max(1, min(64, args.pricing_processes)))
-    try:
-        asyncio.run(run_worker(settings, tuple(q for q in QUEUES if not args.queues or q in args.queues)))
-    except KeyboardInterrupt:
-        pass
+    queues = tuple(q for q in QUEUES if not args.queues or q in args.queues)
+
+    async def serve() -> None:
+        # SIGTERM (how `make dev` and process managers stop a worker) and SIGINT stop it the
+        # same way: the workers drain and the pricing pool and its manager are shut down.
+        import signal
+
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, stop.set)
+        await run_worker(settings, queues, stop)
+
+    asyncio.run(serve())
 
 
 if __name__ == "__main__":

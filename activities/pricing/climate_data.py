@@ -1,6 +1,7 @@
 """Loader for the calibration data: the only module of the pricing core that does I/O.
 
-Reads the four CSV files and the name tables (``geography_aliases.json``) of the data
+Reads the five CSV files (rainfall, normals, pin codes, Beijing hourly, IBTrACS cyclone
+tracks) and the name tables (``geography_aliases.json``) of the data
 directory it is given (the service gives ``models/data``: ``models.settings.DATA_DIR``; see
 ``/work/shared/data/README.md`` for provenance and licences) into plain arrays and records,
 and computes the data hash that is stored with every pricing run. The name tables decide
@@ -34,7 +35,9 @@ DISTRICT_NORMALS_FILE = "district_wise_rainfall_normal.csv"
 PINCODE_FILE = "india_pincode_centroids.csv"
 HOURLY_FILE = "beijing_aotizhongxin_hourly_weather_2013-2017.csv"
 NAME_TABLES_FILE = "geography_aliases.json"
-DATA_FILES = (SUBDIVISION_FILE, DISTRICT_NORMALS_FILE, PINCODE_FILE, HOURLY_FILE, NAME_TABLES_FILE)
+CYCLONE_FILE = "ibtracs_north_indian_ocean_1982-2023.csv"
+DATA_FILES = (SUBDIVISION_FILE, DISTRICT_NORMALS_FILE, PINCODE_FILE, HOURLY_FILE, NAME_TABLES_FILE, CYCLONE_FILE)
+KNOT_KMH = 1.852
 
 
 @dataclass(frozen=True, eq=False)
@@ -102,6 +105,24 @@ class HourlyStation:
 
 
 @dataclass(frozen=True, eq=False)
+class CycloneTracks:
+    """IBTrACS best-track fixes of North Indian Ocean storms, 1982–2023, in time order per storm.
+
+    ``storm`` numbers the storms (0..S-1); ``hours`` is hours since 1970-01-01 00:00 UTC;
+    ``lat``/``lon`` decimal degrees; ``wind_kmh`` the agency's maximum sustained wind (the
+    file's knots × 1.852; IMD's categories, so IMD's 3-minute average).
+    """
+
+    storm: np.ndarray  # int64
+    hours: np.ndarray  # float64
+    lat: np.ndarray
+    lon: np.ndarray
+    wind_kmh: np.ndarray
+    first_year: int
+    last_year: int
+
+
+@dataclass(frozen=True, eq=False)
 class ClimateData:
     """Everything the pricing models are calibrated on, plus the hash of the files used."""
 
@@ -111,6 +132,7 @@ class ClimateData:
     pincodes: tuple[PincodeCentroid, ...]
     hourly: HourlyStation
     names: NameTables
+    cyclones: CycloneTracks
     data_hash: str  # "sha256:<64 hex>"
     files: tuple[str, ...]
 
@@ -207,6 +229,31 @@ def _load_name_tables(path: Path) -> NameTables:
     )
 
 
+def _load_cyclones(path: Path) -> CycloneTracks:
+    rows = _read_rows(path)
+    ids: dict[str, int] = {}
+    storm, hours, lat, lon, wind = [], [], [], [], []
+    for r in rows:
+        when = np.datetime64(r["DATETIME"].strip().replace(" ", "T"), "h")
+        storm.append(ids.setdefault(r["CS_ID"].strip(), len(ids)))
+        hours.append(float(when.astype(np.int64)))
+        lat.append(float(r["LAT"]))
+        lon.append(float(r["LON"]))
+        wind.append(float(r["MSWS"]) * KNOT_KMH)
+    order = np.lexsort((np.array(hours), np.array(storm)))
+    years = [int(r["DATETIME"][:4]) for r in rows]
+    take = lambda v, t=np.float64: np.asarray(v, dtype=t)[order]  # noqa: E731
+    return CycloneTracks(
+        storm=take(storm, np.int64),
+        hours=take(hours),
+        lat=take(lat),
+        lon=take(lon),
+        wind_kmh=take(wind),
+        first_year=min(years),
+        last_year=max(years),
+    )
+
+
 @lru_cache(maxsize=4)
 def _load(directory: str) -> ClimateData:
     d = Path(directory)
@@ -220,6 +267,7 @@ def _load(directory: str) -> ClimateData:
         pincodes=_load_pincodes(d / PINCODE_FILE),
         hourly=_load_hourly(d / HOURLY_FILE),
         names=_load_name_tables(d / NAME_TABLES_FILE),
+        cyclones=_load_cyclones(d / CYCLONE_FILE),
         data_hash=data_hash(d),
         files=DATA_FILES,
     )

@@ -115,6 +115,8 @@ class _Plan:
         d += k if "TEMP_MAX" in kinds else 0
         self.dim = d
         self.chol = None
+        # each slot's rainfall level in its own year (the trend projection, .rainfall)
+        self.rain_level = [model.rain.level(s.month, s.year) for s in self.slots]
         if self.need_rain:
             slot_months = tuple((s.year - first.year, s.month) for s in self.slots)
             self.chol = model.rain.cholesky(slot_months)
@@ -212,6 +214,9 @@ class _ChunkState:
         if x is None:
             month = self.plan.slots[slot].month
             x = self._x[slot] = self.plan.model.rain.table(month)(self.z[slot])
+            level = self.plan.rain_level[slot]
+            if level != 1.0:
+                x *= level
         return x
 
     def wind(self, piece: _Piece) -> np.ndarray:
@@ -256,7 +261,8 @@ class _CoverEval:
         if req.kind == "RAIN_SUM" and len(req.pieces) == 1:
             p = req.pieces[0]
             table = plan.model.rain.table(p.month)
-            y = self.trigger / p.fraction
+            self.level = plan.rain_level[p.slot]
+            y = self.trigger / p.fraction / self.level
             margin = _MARGIN_CELLS / table.inv_dx
             if self.direction == "ABOVE":
                 self.z_cut = ("ge", table.lower_bound(y) - margin)
@@ -297,8 +303,8 @@ class _CoverEval:
             if not idx.size:
                 return idx, np.empty(0)
             x = st.plan.model.rain.table(p.month)(z[idx])  # float64
-            if p.fraction != 1.0:
-                x *= p.fraction
+            if p.fraction != 1.0 or self.level != 1.0:
+                x *= p.fraction * self.level
             pay = self._fast_linear(x)
         elif req.kind == "DAILY_COUNT":
             n = (st.index(req) >= self.trigger).sum(axis=1)

@@ -22,6 +22,14 @@ For a target with district normals ``N_m`` (mm, calendar month m) in IMD subdivi
   variability of short periods (rain over half a month is more variable than half the
   month's rain); see docs/pricing-model.md.
 * History at the district level: ``x_{y,m} * N_m / mean_y(x_{.,m})``.
+* Trend (projection to the risk year). Per calendar month, ordinary least squares of the
+  subdivision total on the year gives slope ``b`` with t-statistic ``t``; the slope used is
+  shrunk, ``b* = b max(0, 1 - 1/t^2)`` (a James–Stein-type factor: no trend is kept when
+  ``|t| <= 1`` and a clear trend is kept almost whole), relative to the record mean ``mu``:
+  ``r_m = b* / mu`` per year. The level of year Y relative to the record mean is
+  ``g_m(Y) = max(LEVEL_FLOOR, 1 + r_m (Y - ybar_m))`` (``ybar_m`` the mean year of the record),
+  and the model's total for a month of year Y is ``g_m(Y) X_m``. Burn years are projected
+  the same way, ``x_y g_m(Y) / g_m(y)``, so burn and model speak of the same risk year.
 
 All amounts are mm.
 """
@@ -41,7 +49,8 @@ DRY_MONTH_MM = 0.05  # source resolution is 0.1 mm: a month below this is a dry 
 MIN_WET_MONTHS = 8  # fewer wet months than this: shape falls back to FALLBACK_SHAPE
 FALLBACK_SHAPE = 0.5  # ASSUMPTION, only used when a month has < MIN_WET_MONTHS wet years
 EIGEN_FLOOR = 1e-6  # smallest eigenvalue kept when repairing a correlation matrix
-Z_GRID = (-8.5, 8.5, 1 << 12)  # normal-score grid of the quantile tables (lo, hi, cells)
+Z_GRID = (-8.5, 8.5, 1 << 12)
+LEVEL_FLOOR = 0.25  # a projected level never falls below a quarter of the record mean  # normal-score grid of the quantile tables (lo, hi, cells)
 
 
 def gamma_shape_mle(x: np.ndarray) -> float:
@@ -121,6 +130,9 @@ class MonthlyRainModel:
     years: np.ndarray
     sub_history_mm: np.ndarray  # (Y, 12), NaN = missing
     scores: np.ndarray  # (Y, 12) normal scores, NaN = missing
+    trend_rel_per_year: np.ndarray | None = None  # r_m (1/year), shrunk; None: no trend
+    trend_t: np.ndarray | None = None  # t-statistic of each month's OLS slope
+    trend_ref_year: np.ndarray | None = None  # ybar_m, mean year of each month's record
     _cache: dict = field(default_factory=dict, repr=False)
 
     # --- margins ---------------------------------------------------------------------
@@ -143,6 +155,13 @@ class MonthlyRainModel:
 
     def mean_mm(self, month: int) -> float:
         return float(self.normals_mm[month - 1])
+
+    def level(self, month: int, year: int) -> float:
+        """``g_m(year)``: the trend level of ``year`` relative to the record mean (module doc)."""
+        if self.trend_rel_per_year is None:
+            return 1.0
+        m = month - 1
+        return max(LEVEL_FLOOR, 1.0 + float(self.trend_rel_per_year[m]) * (year - float(self.trend_ref_year[m])))
 
     # --- dependence ------------------------------------------------------------------
     def correlation(self, slot_months: tuple[tuple[int, int], ...]) -> np.ndarray:
@@ -199,6 +218,7 @@ def fit_monthly_model(history: SubdivisionHistory, normals_mm) -> MonthlyRainMod
         p0[m] = 1.0 - wet.size / v.size
         shape[m] = gamma_shape_mle(wet) if wet.size >= MIN_WET_MONTHS else FALLBACK_SHAPE
     scale_rel = 1.0 / ((1.0 - p0) * shape)
+    rel, t, ref = monthly_trend(history.years, x)
     return MonthlyRainModel(
         subdivision=history.name,
         normals_mm=np.asarray(normals_mm, dtype=np.float64),
@@ -209,4 +229,27 @@ def fit_monthly_model(history: SubdivisionHistory, normals_mm) -> MonthlyRainMod
         years=history.years.copy(),
         sub_history_mm=x.copy(),
         scores=normal_scores(x),
+        trend_rel_per_year=rel,
+        trend_t=t,
+        trend_ref_year=ref,
     )
+
+
+def monthly_trend(years: np.ndarray, rain_mm: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(r_m shrunk relative slope per year, t-statistic, mean year) per calendar month."""
+    rel, tstat, ref = np.zeros(12), np.zeros(12), np.zeros(12)
+    for m in range(12):
+        ok = ~np.isnan(rain_mm[:, m])
+        y, v = years[ok].astype(np.float64), rain_mm[ok, m]
+        ref[m] = y.mean() if y.size else 0.0
+        if y.size < 10 or v.mean() <= 0:
+            continue
+        yc = y - y.mean()
+        b = float((yc * (v - v.mean())).sum() / (yc**2).sum())
+        resid = v - v.mean() - b * yc
+        se = float(np.sqrt((resid**2).sum() / (y.size - 2) / (yc**2).sum()))
+        t = b / se if se > 0 else 0.0
+        tstat[m] = t
+        shrink = max(0.0, 1.0 - 1.0 / (t * t)) if t else 0.0
+        rel[m] = b * shrink / float(v.mean())
+    return rel, tstat, ref

@@ -62,15 +62,15 @@ def build_site_model(
     hourly = _HOURLY.get(climate.data_hash)
     if hourly is None:
         hourly = _HOURLY[climate.data_hash] = fit_hourly_model(climate.hourly)
-    latitude = lat
-    if latitude is None and site.normals_district is not None:
+    latitude, longitude = lat, lon
+    if (latitude is None or longitude is None) and site.normals_district is not None:
         c = gazetteer(climate).centroids.get((site.normals_state, normalise_name(site.normals_district)))
-        latitude = c[0] if c else None
+        latitude, longitude = (c[0], c[1]) if c else (None, None)
     model = SiteModel(
         site=site,
         rain=rain,
         hourly=hourly,
-        wind=fit_wind_model(climate.hourly),
+        wind=fit_wind_model(climate.cyclones, latitude, longitude),
         temperature=fit_temperature_model(climate.hourly, latitude, site.normals_mm),
         data_hash=climate.data_hash,
     )
@@ -80,19 +80,29 @@ def build_site_model(
         return _SITES.setdefault(key, model)
 
 
-def historical_index(model: SiteModel, index_code: str, risk_start: date, risk_end: date) -> dict[int, float]:
+def historical_index(
+    model: SiteModel, index_code: str, risk_start: date, risk_end: date, projected: bool = False
+) -> dict[int, float]:
     """Real index values of the risk period per historical year, where data exists.
+
+    Wind: the cyclone record at the target (IBTrACS 1982–2023, :mod:`.wind`), the period's
+    highest gale-force peak per year, 0 in years without one.
 
     Rainfall SUM indices: the subdivision's 1901–2015 monthly series rescaled to the district
     level (mm), partial months scaled by their day fraction; the key is the year in which the
     period starts (a Dec–Jan period of 1950 uses Dec 1950 and Jan 1951); years with a
-    missing month are left out. Wind, temperature and the hourly index have no historical
-    series at Indian targets: an empty dict.
+    missing month are left out. ``projected``: each month's value brought to the trend level of
+    the risk period's own year, ``x g_m(Y) / g_m(y)`` (:mod:`.rainfall`), as the model is.
+
+    Temperature (its gridded record may not be shipped: the burn check is in
+    docs/heat-calibration.md) and the hourly index have no series here: an empty dict.
     """
     spec = BY_CODE[index_code]
+    slots = month_slots(risk_start, risk_end)
+    if spec.risk_type_id == "WIND":
+        return _wind_history(model, slots)
     if index_code not in RAIN_SUM_CODES or spec.aggregation != "SUM":
         return {}
-    slots = month_slots(risk_start, risk_end)
     hist = model.rain.district_history_mm()
     years = model.rain.years
     out: dict[int, float] = {}
@@ -100,11 +110,30 @@ def historical_index(model: SiteModel, index_code: str, risk_start: date, risk_e
     for i in range(years.size - span):
         total = 0.0
         for s in slots:
+            year = int(years[i]) + s.year - slots[0].year
             v = hist[i + s.year - slots[0].year, s.month - 1]
             if np.isnan(v):
                 total = np.nan
                 break
+            if projected:
+                v *= model.rain.level(s.month, s.year) / model.rain.level(s.month, year)
             total += s.fraction * v
         if not np.isnan(total):
             out[int(years[i])] = float(total)
+    return out
+
+
+def _wind_history(model: SiteModel, slots) -> dict[int, float]:
+    """Per start year, the highest cyclone wind (km/h) at the target over the period's days."""
+    wind = model.wind
+    if not wind.located:
+        return {}
+    span = slots[-1].year - slots[0].year
+    out: dict[int, float] = {}
+    for year in range(wind.first_year, wind.last_year + 1 - span):
+        peak = 0.0
+        for s in slots:
+            peaks = wind.yearly_peaks(s.month, s.first_day, s.last_day)
+            peak = max(peak, peaks[year + s.year - slots[0].year])
+        out[year] = peak
     return out

@@ -7,6 +7,9 @@ For a cover on index I over the risk period (one risk period per year):
 * BELOW: trigger = ``q(1/RP_t)``, exit = ``q(1/RP_e)`` (the lower tail).
 * Linear form: ``min_payout = min_payout_fraction * limit``,
   ``payout_per_unit = (limit - min_payout) / |exit - trigger|`` (continuous at the exit).
+* Wind (a cyclone cover, :mod:`.wind`): offered only when every month of the period has
+  enough cyclone record; trigger = max(gale force 62 km/h, the 1-in-RP_t level), exit =
+  max(118 km/h, the 1-in-RP_e level), so its attachment probability is that of a gale.
 * Daily-count (hotel) form: trigger = the daily-index level that at least one day of the
   period reaches once in ``RP_t`` years (the ``1 - 1/RP_t`` quantile of the period's
   largest daily index); payout_per_unit = ``price_per_night`` if given, else
@@ -30,8 +33,10 @@ import numpy as np
 from models.domain.index_catalog import BY_CODE
 
 from .montecarlo import simulate_index
+from .periods import month_slots
 from .site import SiteModel
 from .terms import CoverTerms
+from .wind import GALE_KMH, STORM_FORCE_KMH
 
 PROPOSAL_SEED = 20240601
 PROPOSAL_N = 1 << 16
@@ -110,9 +115,19 @@ def propose_terms(
         )
         return TermsProposal(terms, True, "", float((count > 0).mean()), None, **rp)
 
+    if spec.risk_type_id == "WIND":
+        refusal = next((r for s in month_slots(risk_start, risk_end) if (r := model.wind.reason(s.month))), "")
+        if refusal:
+            return TermsProposal(None, False, refusal, 0.0, None, **rp)
     x = simulate_index(model, index_code, risk_start, risk_end, PROPOSAL_N, PROPOSAL_SEED)
     direction = spec.direction
-    if direction == "ABOVE":
+    if spec.risk_type_id == "WIND":
+        # a cyclone cover: never below gale force (winds below it are not modelled), and
+        # at least up to a very severe cyclonic storm's wind (module docstring of .wind)
+        trigger = max(GALE_KMH, _round1(np.quantile(x, 1 - p_t)))
+        exit_ = max(STORM_FORCE_KMH, _round1(np.quantile(x, 1 - p_e)))
+        p_trig, p_exit = float((x >= trigger).mean()), float((x >= exit_).mean())
+    elif direction == "ABOVE":
         trigger, exit_ = _round1(np.quantile(x, 1 - p_t)), _round1(np.quantile(x, 1 - p_e))
         p_trig, p_exit = float((x >= trigger).mean()), float((x >= exit_).mean())
     else:

@@ -71,5 +71,11 @@ def normal_temperature(mu: float, sigma: float) -> TemperatureModel:
     return TemperatureModel(mu_c=np.full(12, mu), sigma_c=sigma, latitude=20.0)
 
 
-def gumbel_wind(mu: float, beta: float) -> WindModel:
-    return WindModel(mu_kmh=np.full(12, mu), beta_kmh=np.full(12, beta), cv=0.2)
+def cyclone_wind(rate: float, sigma: float) -> WindModel:
+    """Gale events at ``rate`` per year in every month, excess over gale ~ Exponential(sigma)."""
+    return WindModel(rate=np.full(12, rate), excess_scale_kmh=sigma, events=(), first_year=1982, last_year=2023)
+
+
+def without_trend(model):
+    """``model`` with its rainfall trend switched off (engine tests against closed forms)."""
+    return dataclasses.replace(model, rain=dataclasses.replace(model.rain, trend_rel_per_year=None))

@@ -31,15 +31,18 @@ def test_site_resolution(site_models, pin):
 
 @pytest.mark.parametrize("pin", sorted(REFERENCE_PINS))
 def test_monthly_means_and_quantiles_match_history(site_models, pin):
-    """Simulated monthly mean = district normal; observed quantiles sit where the model
-    puts them, within the sampling error of a quantile of ~115 years (binomial band)."""
+    """Simulated monthly mean = district normal x the trend level of the risk year; observed
+    quantiles sit where the model (brought back to the record's level) puts them, within the
+    sampling error of a quantile of ~115 years (binomial band)."""
     model = site_models[pin]
     hist = model.rain.district_history_mm()
     worst = 0.0
     for m in range(1, 13):
         x = simulate_index(model, "RAINFALL_MONTHLY_TOTAL", *month(m), n=N, seed=m)
         normal = model.rain.normals_mm[m - 1]
-        assert x.mean() == pytest.approx(normal, rel=5e-3, abs=0.05)
+        level = model.rain.level(m, 2026)
+        assert x.mean() == pytest.approx(normal * level, rel=5e-3, abs=0.05)
+        x = x / level
         h = hist[:, m - 1]
         h = h[~np.isnan(h)]
         assert h.mean() == pytest.approx(normal, rel=1e-9)  # history rescaled to the district level
@@ -99,4 +102,7 @@ def test_historical_index_partial_and_cross_year(site_models):
     hist = model.rain.district_history_mm()
     assert max(dec_jan) == 2014
     assert dec_jan[1950] == pytest.approx(hist[49, 11] + hist[50, 0])
-    assert historical_index(model, "WIND_MAX_SPEED", *month(7)) == {}
+    assert historical_index(model, "TEMPERATURE_MAX", *month(7)) == {}
+    # Delhi has no cyclone record: every year reads 0 km/h
+    wind = historical_index(model, "WIND_MAX_SPEED", *month(10))
+    assert len(wind) == 41 and set(wind.values()) == {0.0}

@@ -7,7 +7,8 @@ from datetime import date
 import numpy as np
 import pytest
 
-from activities.pricing import simulate_index
+from activities.pricing import build_site_model, pincode_site, simulate_index
+from activities.pricing.wind import fit_wind_model
 from activities.pricing.hourly import PI_MAX, fit_hourly_model
 from activities.pricing.rainfall import gamma_shape_mle, nearest_correlation
 from activities.pricing.sampling import norm_ppf
@@ -64,16 +65,29 @@ def test_hotel_index_follows_monthly_rain(site_models):
     assert 0.2 * 785 < jul.sum(axis=1).mean() < 0.6 * 785
 
 
-def test_wind_and_temperature_models(site_models):
-    delhi, chennai = site_models["110001"], site_models["600001"]
-    assert 0.1 < delhi.wind.cv < 0.4
-    # Gumbel moments: mean of monthly maxima = the assumed table
-    w = simulate_index(delhi, "WIND_MAX_SPEED", date(2026, 5, 1), date(2026, 5, 31), n=1 << 14, seed=2)
-    assert w.mean() == pytest.approx(32.0, rel=0.01)
-    assert w.std() == pytest.approx(delhi.wind.cv * 32.0, rel=0.05)
+def test_cyclone_wind_from_the_tracks(climate, site_models):
+    """Cyclone rates come from the IBTrACS record at the target; inland Delhi has none and is
+    offered no wind cover in any month; the Odisha coast is, in October, at the record's rate."""
+    delhi = site_models["110001"]
+    assert not any(delhi.wind.offered(m) for m in range(1, 13))
+    assert "IBTrACS" in delhi.wind.reason(10)
+    s = pincode_site(climate, "752001")  # Puri
+    puri = build_site_model(climate, s.query_district, s.query_state, s.latitude, s.longitude)
+    october = [e for e in puri.wind.events if e.month == 10]
+    assert len(october) >= 3 and puri.wind.offered(10)
+    assert puri.wind.years == 41  # 1982-2022: the last storm in the file is of 2022
+    assert puri.wind.rate[9] == pytest.approx(len(october) / 41)
+    w = simulate_index(puri, "WIND_MAX_SPEED", date(2026, 10, 1), date(2026, 10, 31), n=1 << 14, seed=2)
+    assert (w >= 62).mean() == pytest.approx(1 - np.exp(-puri.wind.rate[9]), abs=0.01)
     # maxima over longer periods are larger
-    w3 = simulate_index(delhi, "WIND_MAX_SPEED", date(2026, 4, 1), date(2026, 6, 30), n=1 << 14, seed=2)
+    w3 = simulate_index(puri, "WIND_MAX_SPEED", date(2026, 9, 1), date(2026, 11, 30), n=1 << 14, seed=2)
     assert w3.mean() > w.mean()
+    unlocated = fit_wind_model(climate.cyclones, None, None)
+    assert not unlocated.offered(10) and "coordinates" in unlocated.reason(10)
+
+
+def test_temperature_model(site_models):
+    delhi, chennai = site_models["110001"], site_models["600001"]
     # temperature: seasonal cycle with the latitude, monsoon cooling
     assert (
         delhi.temperature.mu_c.max() - delhi.temperature.mu_c.min()

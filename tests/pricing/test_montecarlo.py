@@ -27,7 +27,7 @@ from activities.pricing import (
 from activities.pricing import montecarlo as mc
 
 from .closed_form import Normal, Uniform, ZeroInflatedGamma, expected_linear
-from .conftest import exponential_rain, gumbel_wind, normal_temperature, synthetic_model
+from .conftest import cyclone_wind, exponential_rain, normal_temperature, synthetic_model, without_trend
 
 JUL = (date(2026, 7, 1), date(2026, 7, 31))
 LIMIT = Decimal("100000")
@@ -80,7 +80,7 @@ def assert_within_3se(model, covers, exact, n, seed, method="sobol"):
 @pytest.mark.parametrize("m", [1, 7, 10])
 def test_calibrated_zero_inflated_gamma_closed_form(site_models, pin, m):
     """The real calibrated monthly margins: excess and deficit covers, full and half month."""
-    model = site_models[pin]
+    model = without_trend(site_models[pin])
     r = model.rain
     k = m - 1
     zig = ZeroInflatedGamma(r.p_zero[k], r.shape[k], r.scale_rel[k] * r.normals_mm[k])
@@ -142,18 +142,19 @@ def test_normal_index_temperature(chennai, direction):
     assert_within_3se(model, c, [exact_of(dist, x) for x in c], n=1 << 13, seed=2)
 
 
-def test_gumbel_index_wind(chennai):
-    mu, beta = 30.0, 5.0
-    model = synthetic_model(chennai, wind=gumbel_wind(mu, beta))
-    c = terms("WIND_MAX_SPEED", JUL, 42.0, 52.0)
-    pdf = lambda x: np.exp(-(x - mu) / beta - np.exp(-(x - mu) / beta)) / beta  # noqa: E731
+def test_cyclone_wind_closed_form(chennai):
+    """Poisson gale events with exponential excess: P(W <= w) = exp(-lam f exp(-(w - 62)/sigma))."""
+    lam, sigma = 0.3, 25.0
+    model = synthetic_model(chennai, wind=cyclone_wind(lam, sigma))
+    c = terms("WIND_MAX_SPEED", JUL, 70.0, 118.0)
+    cdf = lambda x, f=1.0: np.exp(-lam * f * np.exp(-(x - 62.0) / sigma))  # noqa: E731
+    pdf = lambda x: cdf(x) * lam * np.exp(-(x - 62.0) / sigma) / sigma  # noqa: E731
     f = lambda x: float(payout(c, np.array([x]))[0]) * pdf(x)  # noqa: E731
-    exact = integrate.quad(f, 42.0, 52.0)[0] + 100000 * (1 - np.exp(-np.exp(-(52.0 - mu) / beta)))
+    exact = integrate.quad(f, 70.0, 118.0)[0] + 100000 * (1 - cdf(118.0))
     assert_within_3se(model, [c], [exact], n=1 << 13, seed=4)
-    # a half month has CDF F^(1/2): location mu + beta ln(1/2)
-    half = terms("WIND_MAX_SPEED", (date(2026, 7, 1), date(2026, 7, 16)), 42.0, 52.0)
-    f_half = 16 / 31
-    p_attach = 1 - np.exp(-f_half * np.exp(-(42.0 - mu) / beta))
+    # half a month: half the rate (Poisson thinning)
+    half = terms("WIND_MAX_SPEED", (date(2026, 7, 1), date(2026, 7, 16)), 70.0, 118.0)
+    p_attach = 1 - cdf(70.0, 16 / 31)
     r = price_cover(model, half, n=1 << 14, seed=4)
     assert abs(r.metrics.prob_attach - p_attach) < 3 * np.sqrt(p_attach * (1 - p_attach) / (1 << 14))
 

@@ -17,7 +17,7 @@ from activities.pricing import (
     propose_terms,
     simulate_index,
 )
-from activities.pricing.burn import detrend
+from activities.pricing.rainfall import monthly_trend
 
 JUL = (date(2026, 7, 1), date(2026, 7, 31))
 LIMIT = Decimal("100000")
@@ -70,17 +70,18 @@ def test_proposal_is_reproducible(site_models):
     json.dumps(d)
 
 
-def test_detrend_detects_and_removes_a_trend():
-    years = np.arange(1901, 2016, dtype=float)
+def test_monthly_trend_keeps_a_clear_trend_and_drops_noise():
+    years = np.arange(1901, 2016)
     rng = np.random.default_rng(0)
-    x = 100 + 0.8 * (years - 1901) + rng.normal(0, 10, years.size)
-    used, slope, p, done, method = detrend(years, x)
-    assert done and p < 0.05 and slope == pytest.approx(0.8, abs=0.1)
-    assert "multiplicative" in method and "2015" in method
-    assert np.polyfit(years, used, 1)[0] == pytest.approx(0.0, abs=0.05)
-    flat = 100 + rng.normal(0, 10, years.size)
-    used, _, p, done, method = detrend(years, flat)
-    assert not done and p >= 0.05 and np.array_equal(used, flat) and method.startswith("none")
+    rain = np.full((years.size, 12), np.nan)
+    rain[:, 0] = 100 + 0.8 * (years - 1901) + rng.normal(0, 10, years.size)  # t ~ 27
+    rain[:, 1] = 100 + rng.normal(0, 10, years.size)  # no trend
+    rel, t, ref = monthly_trend(years, rain)
+    mean0 = np.nanmean(rain[:, 0])
+    assert abs(t[0]) > 10 and rel[0] * mean0 == pytest.approx(0.8, rel=0.05)
+    # noise: shrunk to (near) nothing; |t| <= 1 keeps nothing at all
+    assert abs(rel[1]) * 100 < 0.05 and (abs(t[1]) > 1 or rel[1] == 0)
+    assert ref[0] == pytest.approx(1958.0)
 
 
 def test_burn_analysis(site_models):
@@ -105,6 +106,6 @@ def test_burn_analysis(site_models):
 
 def test_burn_without_history(site_models):
     model = site_models["600001"]
-    t = propose_terms(model, "WIND_MAX_SPEED", *JUL, LIMIT).terms
+    t = propose_terms(model, "TEMPERATURE_MAX", *JUL, LIMIT).terms
     b = burn_analysis(model, t)
     assert b.n_years == 0 and b.years == () and "no historical" in b.note

@@ -12,6 +12,7 @@ from models.db import catalogue as catalogue_db
 from models.db import pricing as pricing_db
 from models.domain.risk_metrics import RiskMetrics
 from models.domain.statuses import PricingRunStatus
+from models.settings import load_settings
 from models.temporal.pricing import (
     PriceCoverageInput,
     PricingOutcome,
@@ -59,10 +60,24 @@ class _Progress:
             self.stage("simulating", done, total)
 
 
+def load_parameters():
+    """The risk load's parameters from the settings (PRICING_* environment variables)."""
+    from activities.pricing.loading import LoadParameters
+
+    s = load_settings()
+    return LoadParameters(
+        expense_ratio=float(s.pricing_expense_ratio),
+        uncertainty_multiplier=float(s.pricing_uncertainty_multiplier),
+        capital_cost_rate=float(s.pricing_capital_cost_rate),
+        capital_quantile=float(s.pricing_capital_quantile),
+        min_rate_on_line=float(s.pricing_min_rate_on_line),
+    )
+
+
 @activity.defn
 def simulate_coverage(request: SimulationInput) -> PricingOutcome:
-    """Monte Carlo pricing, burn analysis and the report's summaries of one coverage (CPU,
-    on the worker's thread pool)."""
+    """Monte Carlo pricing, parameter band, burn check, premium and the report's summaries of
+    one coverage (CPU, on the worker's thread pool)."""
     from activities.pricing import (
         CoverTerms,
         as_dict,
@@ -70,11 +85,14 @@ def simulate_coverage(request: SimulationInput) -> PricingOutcome:
         price_sample,
         simulate_payouts,
     )
+    from activities.pricing.loading import loss_ratio_premium, risk_loaded_premium
+    from activities.pricing.results import money
     from activities.pricing.summaries import (
         convergence_summary,
         fit_summary,
         loss_summary,
     )
+    from activities.pricing.uncertainty import parameter_bands
 
     started = time.perf_counter()
     terms = CoverTerms.of(request.terms, cover_id=str(request.run.coverage_id))
@@ -84,10 +102,22 @@ def simulate_coverage(request: SimulationInput) -> PricingOutcome:
     run = request.run
     sample = simulate_payouts(model, [terms], run.simulations, run.seed, progress=progress)
     priced = price_sample(model, [terms], sample, run.seed, float(run.expected_loss_ratio)).covers[0]
+    progress.stage("parameter uncertainty", sample.n, sample.n)
+    band = parameter_bands(model, [terms], run.seed)[0]
     progress.stage("burn analysis", sample.n, sample.n)
-    burn = burn_analysis(model, terms, priced)
+    burn = burn_analysis(model, terms, priced, parameter_sd=band.sd)
+    m = priced.metrics
+    adjusted = float(burn.credibility_expected_loss if burn.review else m.expected_loss)
+    limit = float(terms.limit)
+    if run.expected_loss_ratio_override:
+        premium = loss_ratio_premium(adjusted, float(run.expected_loss_ratio))
+    else:
+        params = load_parameters()
+        pml = float(m.var_99 if params.capital_quantile == 0.99 else m.var_995)
+        premium = risk_loaded_premium(adjusted, band.sd, pml, limit, params)
+    gross = money(premium.gross_premium)
     report = {
-        "loss": as_dict(loss_summary(sample.dense(0), float(terms.limit))),
+        "loss": as_dict(loss_summary(sample.dense(0), limit)),
         "convergence": as_dict(convergence_summary(sample)),
         "fit": as_dict(fit_summary(model, terms.index_code, terms.risk_start, terms.risk_end, run.seed)),
         "site": {
@@ -96,8 +126,10 @@ def simulate_coverage(request: SimulationInput) -> PricingOutcome:
             "normalsDistrict": model.site.normals_district,
             "normalsState": model.site.normals_state,
         },
+        "parameterBand": {"replicates": list(band.replicates), "method": band.method},
+        "premium": as_dict(premium),
     }
-    m = priced.metrics
+    burn_check = "NO_HISTORY" if burn.z_score is None else ("DISAGREES" if burn.review else "AGREES")
     metrics = RiskMetrics(
         expected_loss=m.expected_loss,
         expected_loss_standard_error=m.expected_loss_se,
@@ -112,20 +144,35 @@ def simulate_coverage(request: SimulationInput) -> PricingOutcome:
         variance_reduction=Decimal(repr(m.variance_reduction)),
         method=priced.method,
         batches=priced.batches,
+        parameter_standard_deviation=money(band.sd),
+        expected_loss_band_low=money(band.low),
+        expected_loss_band_high=money(band.high),
+        burn_z_score=None if burn.z_score is None else Decimal(repr(round(burn.z_score, 4))),
+        burn_check=burn_check,
+        adjusted_expected_loss=money(premium.adjusted_expected_loss),
+        uncertainty_load=money(premium.uncertainty_load),
+        capital=money(premium.capital),
+        capital_load=money(premium.capital_load),
+        technical_premium=money(premium.technical_premium),
+        expenses=money(premium.expenses),
+        minimum_premium=money(premium.minimum_premium),
+        premium_method=premium.method,
     )
+    risk_premium = money(premium.adjusted_expected_loss)
     return PricingOutcome(
         model_version=priced.model_version,
         data_hash=priced.data_hash,
         simulations=priced.n_paths,
         method=priced.method,
-        risk_premium=priced.risk_premium,
-        risk_premium_pct=_rate(priced.risk_premium_rate),
-        gross_premium=priced.gross_premium,
-        gross_premium_indication_pct=_rate(priced.gross_premium_indication_rate),
+        risk_premium=risk_premium,
+        risk_premium_pct=_rate(float(risk_premium) / limit),
+        gross_premium=gross,
+        gross_premium_indication_pct=_rate(float(gross) / limit),
         metrics=metrics.to_record(),
         burn=as_dict(burn),
         report=report,
         seconds=time.perf_counter() - started,
+        expected_loss_ratio=(risk_premium / gross).quantize(FRACTION) if gross > 0 else None,
     )
 
 

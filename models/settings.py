@@ -47,7 +47,15 @@ class Settings:
     risk_carrier: str = "Parametric Re Ltd"
     catalogue_currency: str = "INR"
     catalogue_unit_limit: Decimal = Decimal("100000")  # the limit of one unit of cover
+    # Shown as the coverage's expectedLossRatio only for runs an actuary priced with an explicit
+    # expectedLossRatio override; every other run is priced with the risk load below.
     expected_loss_ratio: Decimal = Decimal("0.65")
+    # The risk load (activities/pricing/loading.py; docs/pricing-model.md): fractions.
+    pricing_expense_ratio: Decimal = Decimal("0.20")
+    pricing_uncertainty_multiplier: Decimal = Decimal("0.67")
+    pricing_capital_cost_rate: Decimal = Decimal("0.06")
+    pricing_capital_quantile: Decimal = Decimal("0.99")
+    pricing_min_rate_on_line: Decimal = Decimal("0.01")
     catalogue_created_by: str = "catalogue@parametric.example"
     # Monte Carlo paths of a catalogue pricing run (the engine's DEFAULT_N; a test checks).
     simulations: int = 131072
@@ -108,6 +116,11 @@ def load_settings() -> Settings:
         catalogue_currency=_env("CATALOGUE_CURRENCY", "INR"),
         catalogue_unit_limit=Decimal(_env("CATALOGUE_UNIT_LIMIT", "100000")),
         expected_loss_ratio=Decimal(_env("EXPECTED_LOSS_RATIO", "0.65")),
+        pricing_expense_ratio=Decimal(_env("PRICING_EXPENSE_RATIO", "0.20")),
+        pricing_uncertainty_multiplier=Decimal(_env("PRICING_UNCERTAINTY_MULTIPLIER", "0.67")),
+        pricing_capital_cost_rate=Decimal(_env("PRICING_CAPITAL_COST_RATE", "0.06")),
+        pricing_capital_quantile=Decimal(_env("PRICING_CAPITAL_QUANTILE", "0.99")),
+        pricing_min_rate_on_line=Decimal(_env("PRICING_MIN_RATE_ON_LINE", "0.01")),
         simulations=int(_env("PRICING_SIMULATIONS", "131072")),
         pricing_processes=int(_env("PRICING_PROCESSES", "0")),
         request_deadline_seconds=float(_env("REQUEST_DEADLINE_SECONDS", "20")),

@@ -36,6 +36,7 @@ All amounts are mm.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -206,17 +207,40 @@ class MonthlyRainModel:
         return self.sub_history_mm * ratio
 
 
-def fit_monthly_model(history: SubdivisionHistory, normals_mm) -> MonthlyRainModel:
-    """Fit the monthly model of a target from its subdivision history and district normals."""
-    x = history.rain_mm
+def fit_margins(rain_mm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(P(dry month), wet-month gamma shape) per calendar month of a (years, 12) series."""
     p0 = np.zeros(12)
     shape = np.zeros(12)
     for m in range(12):
-        v = x[:, m]
+        v = rain_mm[:, m]
         v = v[~np.isnan(v)]
         wet = v[v >= DRY_MONTH_MM]
         p0[m] = 1.0 - wet.size / v.size
         shape[m] = gamma_shape_mle(wet) if wet.size >= MIN_WET_MONTHS else FALLBACK_SHAPE
+    return p0, shape
+
+
+def resampled(model: MonthlyRainModel, rows: np.ndarray) -> MonthlyRainModel:
+    """The model refitted on the record's years ``rows`` (a bootstrap resample): margins and
+    level (``normals * resampled mean / record mean``) move; dependence and trend are kept."""
+    x = model.sub_history_mm[rows]
+    p0, shape = fit_margins(x)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.where(model.sub_mean_mm > 0, np.nanmean(x, axis=0) / model.sub_mean_mm, 1.0)
+    return dataclasses.replace(
+        model,
+        normals_mm=model.normals_mm * np.nan_to_num(ratio, nan=1.0),
+        p_zero=p0,
+        shape=shape,
+        scale_rel=1.0 / ((1.0 - p0) * shape),
+        _cache={k: v for k, v in model._cache.items() if k[0] in ("corr", "chol")},
+    )
+
+
+def fit_monthly_model(history: SubdivisionHistory, normals_mm) -> MonthlyRainModel:
+    """Fit the monthly model of a target from its subdivision history and district normals."""
+    x = history.rain_mm
+    p0, shape = fit_margins(x)
     scale_rel = 1.0 / ((1.0 - p0) * shape)
     rel, t, ref = monthly_trend(history.years, x)
     return MonthlyRainModel(

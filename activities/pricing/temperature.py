@@ -45,6 +45,9 @@ class TemperatureModel:
     sigma_c: float
     latitude: float
 
+    def resampled(self, rng) -> "TemperatureModel":
+        return self
+
     def quantile_from_normal(self, month: int, z: np.ndarray, fraction: float = 1.0) -> np.ndarray:
         """Monthly-max temperature (°C) at normal scores ``z`` for a fraction of the month."""
         m = month - 1

@@ -35,6 +35,7 @@ async def start_pricing_run(
         seed=seed,
         expected_loss_ratio=elr,
         requested_by=requested_by,
+        expected_loss_ratio_override=request.expected_loss_ratio is not None,
     )
     await temporal.start_workflow(
         COVERAGE_PRICING_WORKFLOW,

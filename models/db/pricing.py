@@ -98,6 +98,12 @@ async def publish_run(coverage_id: uuid.UUID, version: int, outcome: PricingOutc
                 PricingRun.burn: outcome.burn,
                 PricingRun.report: outcome.report,
                 PricingRun.completed_at: utcnow(),
+                # the ratio the run's premium came to (the requested one for an ELR override)
+                **(
+                    {PricingRun.expected_loss_ratio: outcome.expected_loss_ratio}
+                    if outcome.expected_loss_ratio is not None
+                    else {}
+                ),
             }
         ).where((PricingRun.coverage_id == coverage_id) & (PricingRun.version == version))
         run = await PricingRun.select(PricingRun.expected_loss_ratio).where(
@@ -110,7 +116,9 @@ async def publish_run(coverage_id: uuid.UUID, version: int, outcome: PricingOutc
                 Coverage.risk_premium_minor: to_minor(outcome.risk_premium, currency),
                 Coverage.risk_premium_pct: outcome.risk_premium_pct,
                 Coverage.gross_premium_indication_pct: outcome.gross_premium_indication_pct,
-                Coverage.expected_loss_ratio: run["expected_loss_ratio"],
+                Coverage.expected_loss_ratio: outcome.expected_loss_ratio
+                if outcome.expected_loss_ratio is not None
+                else run["expected_loss_ratio"],
                 Coverage.status: CoverageStatus.ACTIVE,
                 Coverage.ui_state: "active",
                 Coverage.updated_at: utcnow(),

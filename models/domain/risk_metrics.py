@@ -29,6 +29,22 @@ class RiskMetrics(msgspec.Struct, frozen=True, rename="camel"):
     variance_reduction: Decimal | None = None  # (iid standard error / this standard error)²
     method: str = "sobol"  # the sampler ("sobol": scrambled Sobol' batches)
     batches: int = 16  # independently scrambled batches the standard error comes from
+    # Parameter uncertainty of EL (bootstrap over the calibration years; None before it existed)
+    parameter_standard_deviation: Decimal | None = None
+    expected_loss_band_low: Decimal | None = None  # 5th percentile of the bootstrap ELs
+    expected_loss_band_high: Decimal | None = None  # 95th percentile
+    # Burn against model: z-score and the verdict (AGREES | DISAGREES: held for review | NO_HISTORY)
+    burn_z_score: Decimal | None = None
+    burn_check: str | None = None
+    # The premium's parts (activities/pricing/loading.py)
+    adjusted_expected_loss: Decimal | None = None  # EL, or its credibility blend with the burn
+    uncertainty_load: Decimal | None = None
+    capital: Decimal | None = None  # PML - adjusted EL
+    capital_load: Decimal | None = None
+    technical_premium: Decimal | None = None
+    expenses: Decimal | None = None
+    minimum_premium: Decimal | None = None
+    premium_method: str | None = None
 
     def to_record(self) -> dict[str, str]:
         """The stored JSON: camelCase keys, every value a string (exact decimals)."""

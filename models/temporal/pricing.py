@@ -25,6 +25,9 @@ class PriceCoverageInput(msgspec.Struct, frozen=True):
     seed: int
     expected_loss_ratio: Decimal
     requested_by: str
+    # True: an actuary asked for this ELR (gross = EL / ELR); False (every run recorded before
+    # the risk load, and every catalogue run): the risk load of activities/pricing/loading.py.
+    expected_loss_ratio_override: bool = False
 
 
 # A pricing run's terms travel as the domain's CoverTerms (the payload of the former
@@ -53,6 +56,8 @@ class PricingOutcome(msgspec.Struct, frozen=True):
     burn: dict[str, Any]
     report: dict[str, Any]
     seconds: float
+    # EL / gross premium of this run (the coverage's expectedLossRatio); None in old histories.
+    expected_loss_ratio: Decimal | None = None
 
 
 class PublishPricingInput(msgspec.Struct, frozen=True):

@@ -1,7 +1,7 @@
 """Loader for the calibration data: the only module of the pricing core that does I/O.
 
-Reads the five CSV files (rainfall, normals, pin codes, Beijing hourly, IBTrACS cyclone
-tracks) and the name tables (``geography_aliases.json``) of the data
+Reads the CSV files (rainfall, normals, pin codes, Beijing hourly, IBTrACS cyclone tracks,
+the heat parameters derived from IMD's 1° temperature grid) and the name tables (``geography_aliases.json``) of the data
 directory it is given (the service gives ``models/data``: ``models.settings.DATA_DIR``; see
 ``/work/shared/data/README.md`` for provenance and licences) into plain arrays and records,
 and computes the data hash that is stored with every pricing run. The name tables decide
@@ -36,7 +36,18 @@ PINCODE_FILE = "india_pincode_centroids.csv"
 HOURLY_FILE = "beijing_aotizhongxin_hourly_weather_2013-2017.csv"
 NAME_TABLES_FILE = "geography_aliases.json"
 CYCLONE_FILE = "ibtracs_north_indian_ocean_1982-2023.csv"
-DATA_FILES = (SUBDIVISION_FILE, DISTRICT_NORMALS_FILE, PINCODE_FILE, HOURLY_FILE, NAME_TABLES_FILE, CYCLONE_FILE)
+HEAT_CELLS_FILE = "calibration/heat_cells.csv"  # derived by bench/calibration/heat_cells.py
+HEAT_PARTIAL_FILE = "calibration/heat_partial.json"
+DATA_FILES = (
+    SUBDIVISION_FILE,
+    DISTRICT_NORMALS_FILE,
+    PINCODE_FILE,
+    HOURLY_FILE,
+    NAME_TABLES_FILE,
+    CYCLONE_FILE,
+    HEAT_CELLS_FILE,
+    HEAT_PARTIAL_FILE,
+)
 KNOT_KMH = 1.852
 
 
@@ -123,6 +134,21 @@ class CycloneTracks:
 
 
 @dataclass(frozen=True, eq=False)
+class HeatCells:
+    """Fitted heat parameters of the IMD 1° cells (``activities/pricing/temperature.py``):
+    arrays (cells,) and (cells, 12), °C, °C per year, years."""
+
+    cell_id: tuple[str, ...]
+    lat: np.ndarray
+    lon: np.ndarray
+    level_c: np.ndarray
+    slope_c: np.ndarray
+    sd_c: np.ndarray
+    n_years: np.ndarray
+    partial_exponent: float
+
+
+@dataclass(frozen=True, eq=False)
 class ClimateData:
     """Everything the pricing models are calibrated on, plus the hash of the files used."""
 
@@ -133,6 +159,7 @@ class ClimateData:
     hourly: HourlyStation
     names: NameTables
     cyclones: CycloneTracks
+    heat: HeatCells
     data_hash: str  # "sha256:<64 hex>"
     files: tuple[str, ...]
 
@@ -254,6 +281,22 @@ def _load_cyclones(path: Path) -> CycloneTracks:
     )
 
 
+def _load_heat(cells_path: Path, partial_path: Path) -> HeatCells:
+    rows = _read_rows(cells_path)
+    ids = list(dict.fromkeys(r["cell_id"] for r in rows))
+    pos = {c: i for i, c in enumerate(ids)}
+    shape = (len(ids), 12)
+    level, slope, sd, n = np.zeros(shape), np.zeros(shape), np.zeros(shape), np.zeros(shape, dtype=np.int64)
+    lat, lon = np.zeros(len(ids)), np.zeros(len(ids))
+    for r in rows:
+        i, m = pos[r["cell_id"]], int(r["month"]) - 1
+        lat[i], lon[i] = float(r["lat"]), float(r["lon"])
+        level[i, m], slope[i, m] = float(r["level_2024_c"]), float(r["slope_c_per_year"])
+        sd[i, m], n[i, m] = float(r["resid_sd_c"]), int(r["n_years"])
+    partial = json.loads(partial_path.read_text(encoding="utf-8"))
+    return HeatCells(tuple(ids), lat, lon, level, slope, sd, n, float(partial["exponent"]))
+
+
 @lru_cache(maxsize=4)
 def _load(directory: str) -> ClimateData:
     d = Path(directory)
@@ -268,6 +311,7 @@ def _load(directory: str) -> ClimateData:
         hourly=_load_hourly(d / HOURLY_FILE),
         names=_load_name_tables(d / NAME_TABLES_FILE),
         cyclones=_load_cyclones(d / CYCLONE_FILE),
+        heat=_load_heat(d / HEAT_CELLS_FILE, d / HEAT_PARTIAL_FILE),
         data_hash=data_hash(d),
         files=DATA_FILES,
     )

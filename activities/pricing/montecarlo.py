@@ -225,7 +225,8 @@ class _ChunkState:
 
     def temp(self, piece: _Piece) -> np.ndarray:
         z = self.g[:, self.plan.temp_off + piece.slot]
-        return self.plan.model.temperature.quantile_from_normal(piece.month, z, piece.fraction)
+        year = self.plan.slots[piece.slot].year
+        return self.plan.model.temperature.quantile_from_normal(piece.month, z, piece.fraction, year)
 
     def daily(self, piece: _Piece, hours: tuple[int, int]) -> np.ndarray:
         """Daily index (mm) of the covered days of ``piece``: (rows, days)."""

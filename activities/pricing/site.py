@@ -71,7 +71,7 @@ def build_site_model(
         rain=rain,
         hourly=hourly,
         wind=fit_wind_model(climate.cyclones, latitude, longitude),
-        temperature=fit_temperature_model(climate.hourly, latitude, site.normals_mm),
+        temperature=fit_temperature_model(climate.heat, latitude, longitude),
         data_hash=climate.data_hash,
     )
     with _SITES_LOCK:

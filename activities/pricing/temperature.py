@@ -1,94 +1,114 @@
-"""Temperature model: monthly maximum temperature ~ Normal, independent across months.
+"""Heat model: the monthly maximum of daily maximum temperature at the target's IMD 1° cell.
 
-``T_m ~ N(mu_m, sigma)`` in °C, the maximum of the month's hourly 2 m temperature.
+Calibrated on IMD's 1° gridded daily maximum temperature 1951–2024 (Srivastava, Rajeevan &
+Kshirsagar 2009); the record itself may not be shipped ("derived only"), so
+``bench/calibration/heat_cells.py`` derives per cell and calendar month (m)::
 
-* Spread (DATA, transferred): ``sigma`` is the pooled within-calendar-month standard
-  deviation of monthly maxima at Beijing Aotizhongxin 2013–2017.
-* Seasonal cycle (ASSUMPTION, not data), driven by latitude ``phi`` (°N) and damped by the
-  monsoon using the district's rainfall normal ``N_m`` (mm)::
+    M_{y,m} = level_m + slope_m (y - 2024) + e,   e ~ Normal(0, sd_m)
 
-      mu_m = BASE_C + amp(phi) * cos(2 pi (m - PEAK_MONTH) / 12) - cooling(N_m)
-      amp(phi) = max(AMP_MIN_C, AMP_PER_DEG * phi + AMP_OFFSET_C)
-      cooling(N) = min(COOLING_PER_100MM * N / 100, COOLING_CAP_C)
+(°C; the OLS slope shrunk by ``max(0, 1 - 1/t^2)``), written to
+``models/data/calibration/heat_cells.csv``. The fit holds in the tails: pooled over all
+cells and months the standardised residuals exceed the normal 90 % and 98 % points 9.95 %
+and 1.80 % of the time, skewness 0.06 (the script prints these). For a risk year Y the
+model is ``Normal(level_m + slope_m (Y - 2024), sd_m)``: a projection, the same trend the
+record shows.
 
-  set by hand to reproduce the rough monthly maxima of Delhi and Chennai within a few °C.
-  Elevation and distance to the coast are not modelled (a hill or coastal target is
-  biased warm); replace with reanalysis monthly maxima per target when available.
-* Partial months and periods as for wind: the maximum over a fraction ``f`` of a month has
-  CDF ``F^f``; the maximum over months is the maximum of independent monthly maxima.
+* Target → cell: the nearest cell centre. A target more than ``MAX_CELL_DISTANCE_KM`` from
+  it (islands, the far coast) is **not offered** a heat cover: the cell does not describe it.
+  The cover settles on the same cell's value, so model and index measure the same thing;
+  a hill town inside a cell (Shimla) is paid on the cell's temperature, not the town's, and
+  its fact sheet says so (basis risk, docs/pricing-model.md).
+* Partial months: ``P(max over a fraction f <= x) = F(x)^(f^theta)`` with theta from
+  ``heat_partial.json`` (0.92: daily maxima are autocorrelated, so half a month is more than
+  "half as likely" to reach a monthly level); periods of several months take the maximum
+  of independent monthly maxima.
+* Parameter uncertainty (for the band, :mod:`.uncertainty`): level ~ Normal(level,
+  sd/sqrt(n)), sd scaled by sqrt(chi2_{n-2}/(n-2)), independently per month.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import log_ndtr, ndtri
 
-from .climate_data import HourlyStation
+from .climate_data import HeatCells
 
-BASE_C = 35.5  # ASSUMPTION
-PEAK_MONTH = 6.5  # ASSUMPTION: month of the (pre-monsoon-free) seasonal peak
-AMP_PER_DEG = 0.35  # ASSUMPTION, °C per degree of latitude
-AMP_OFFSET_C = -0.5  # ASSUMPTION
-AMP_MIN_C = 2.0  # ASSUMPTION
-COOLING_PER_100MM = 1.5  # ASSUMPTION, °C per 100 mm of monthly normal rainfall
-COOLING_CAP_C = 6.0  # ASSUMPTION
-DEFAULT_LATITUDE = 20.0  # ASSUMPTION, used only when a target has no coordinates
+REF_YEAR = 2024
+MAX_CELL_DISTANCE_KM = 80.0
 
 
 @dataclass(frozen=True, eq=False)
 class TemperatureModel:
-    """Mean ``mu_c`` (12 values, °C) and standard deviation ``sigma_c`` of monthly maxima."""
+    """Per calendar month (12 values): ``level_c`` at REF_YEAR, ``slope_c`` per year,
+    ``sd_c``, ``n_years``; ``partial_exponent`` theta; the cell and its distance (km)."""
 
-    mu_c: np.ndarray
-    sigma_c: float
-    latitude: float
+    level_c: np.ndarray
+    slope_c: np.ndarray
+    sd_c: np.ndarray
+    n_years: np.ndarray
+    partial_exponent: float = 1.0
+    cell_id: str = ""
+    distance_km: float | None = None
 
-    def resampled(self, rng) -> "TemperatureModel":
-        return self
+    @classmethod
+    def normal(cls, mu: float, sigma: float) -> "TemperatureModel":
+        """A fixed Normal(mu, sigma) in every month, no trend (tests and examples)."""
+        return cls(np.full(12, mu), np.zeros(12), np.full(12, sigma), np.full(12, 100), 1.0, "SYNTHETIC", 0.0)
 
-    def quantile_from_normal(self, month: int, z: np.ndarray, fraction: float = 1.0) -> np.ndarray:
-        """Monthly-max temperature (°C) at normal scores ``z`` for a fraction of the month."""
+    def mean_c(self, month: int, year: int) -> float:
+        m = month - 1
+        return float(self.level_c[m] + self.slope_c[m] * (year - REF_YEAR))
+
+    def offered(self, month: int) -> bool:
+        return not self.reason(month)
+
+    def reason(self, month: int) -> str:
+        if self.distance_km is None:
+            return "the target has no coordinates: no temperature cell describes it"
+        if self.distance_km > MAX_CELL_DISTANCE_KM:
+            return (
+                f"the nearest IMD 1° temperature cell ({self.cell_id}) is {self.distance_km:.0f} km away "
+                f"(more than {MAX_CELL_DISTANCE_KM:g} km): it does not describe this target"
+            )
+        return ""
+
+    def quantile_from_normal(
+        self, month: int, z: np.ndarray, fraction: float = 1.0, year: int = REF_YEAR
+    ) -> np.ndarray:
+        """Period-maximum temperature (°C) at normal scores ``z`` over a fraction of the month."""
         m = month - 1
         z = np.asarray(z, dtype=np.float64)
+        mu, sd = self.mean_c(month, year), float(self.sd_c[m])
         if fraction == 1.0:
-            return self.mu_c[m] + self.sigma_c * z
-        # F^f(t) = Phi(z)  <=>  t = mu + sigma Phi^-1(Phi(z)^(1/f))
-        return self.mu_c[m] + self.sigma_c * ndtri(np.exp(log_ndtr(z) / fraction))
+            return mu + sd * z
+        # F^(f^theta)(t) = Phi(z)  <=>  t = mu + sd Phi^-1(Phi(z)^(1 / f^theta))
+        return mu + sd * ndtri(np.exp(log_ndtr(z) / fraction**self.partial_exponent))
+
+    def resampled(self, rng: np.random.Generator) -> "TemperatureModel":
+        """A parametric bootstrap replicate (module docstring)."""
+        n = np.maximum(self.n_years, 3).astype(np.float64)
+        level = self.level_c + rng.standard_normal(12) * self.sd_c / np.sqrt(n)
+        sd = self.sd_c * np.sqrt(rng.chisquare(n - 2) / (n - 2))
+        return dataclasses.replace(self, level_c=level, sd_c=sd)
 
 
-def temperature_sd_from_station(station: HourlyStation) -> float:
-    """Pooled within-calendar-month SD of monthly maximum temperature (°C)."""
-    key = station.year * 100 + station.month
-    maxima, months = [], []
-    for k in np.unique(key):
-        v = station.temp_c[key == k]
-        if np.isfinite(v).any():
-            maxima.append(np.nanmax(v))
-            months.append(k % 100)
-    maxima, months = np.array(maxima), np.array(months)
-    ss, dof = 0.0, 0
-    for m in range(1, 13):
-        x = maxima[months == m]
-        if x.size >= 2:
-            ss += float(((x - x.mean()) ** 2).sum())
-            dof += x.size - 1
-    return float(np.sqrt(ss / dof))
+def fit_temperature_model(cells: HeatCells, lat: float | None, lon: float | None) -> TemperatureModel:
+    """The heat model of the cell nearest to (lat, lon) (module docstring)."""
+    if lat is None or lon is None:
+        return dataclasses.replace(TemperatureModel.normal(0.0, 1.0), cell_id="", distance_km=None)
+    from .geography import haversine_km
 
-
-def seasonal_mean_c(latitude: float, normals_mm) -> np.ndarray:
-    """Mean monthly maximum temperature (°C, 12 values) from the ASSUMPTION formula."""
-    m = np.arange(1, 13)
-    amp = max(AMP_MIN_C, AMP_PER_DEG * abs(latitude) + AMP_OFFSET_C)
-    cooling = np.minimum(COOLING_PER_100MM * np.asarray(normals_mm, dtype=float) / 100.0, COOLING_CAP_C)
-    return BASE_C + amp * np.cos(2 * np.pi * (m - PEAK_MONTH) / 12) - cooling
-
-
-def fit_temperature_model(station: HourlyStation, latitude: float | None, normals_mm) -> TemperatureModel:
-    lat = DEFAULT_LATITUDE if latitude is None else float(latitude)
+    dist = haversine_km(lat, lon, cells.lat, cells.lon)
+    c = int(np.argmin(dist))
     return TemperatureModel(
-        mu_c=seasonal_mean_c(lat, normals_mm),
-        sigma_c=temperature_sd_from_station(station),
-        latitude=lat,
+        level_c=cells.level_c[c].copy(),
+        slope_c=cells.slope_c[c].copy(),
+        sd_c=cells.sd_c[c].copy(),
+        n_years=cells.n_years[c].copy(),
+        partial_exponent=cells.partial_exponent,
+        cell_id=cells.cell_id[c],
+        distance_km=float(dist[c]),
     )

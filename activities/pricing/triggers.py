@@ -115,8 +115,9 @@ def propose_terms(
         )
         return TermsProposal(terms, True, "", float((count > 0).mean()), None, **rp)
 
-    if spec.risk_type_id == "WIND":
-        refusal = next((r for s in month_slots(risk_start, risk_end) if (r := model.wind.reason(s.month))), "")
+    offer = {"WIND": model.wind, "TEMPERATURE": model.temperature}.get(spec.risk_type_id)
+    if offer is not None:
+        refusal = next((r for s in month_slots(risk_start, risk_end) if (r := offer.reason(s.month))), "")
         if refusal:
             return TermsProposal(None, False, refusal, 0.0, None, **rp)
     x = simulate_index(model, index_code, risk_start, risk_end, PROPOSAL_N, PROPOSAL_SEED)

@@ -7,7 +7,7 @@ from decimal import Decimal
 from models.db.records import PricingRunRow
 from models.domain.risk_metrics import RiskMetrics
 from models.wire.common import Money, iso_millis
-from models.wire.internal import BurnYearOut, PricingRunOut, RiskMetricsOut
+from models.wire.internal import BurnYearOut, PremiumPartsOut, PricingRunOut, RiskMetricsOut
 
 
 def _money(minor: int | None, currency: str) -> Money | None:
@@ -34,6 +34,7 @@ def pricing_run_out(row: PricingRunRow) -> PricingRunOut:
         gross_premium=_money(row.gross_premium_minor, currency),
         gross_premium_indication_pct=row.gross_premium_indication_pct,
         metrics=None if metrics is None else _metrics_out(metrics),
+        premium_parts=None if metrics is None else _premium_parts(metrics),
         burn_cost=None if not burn else Money(amount=Decimal(burn["burn_cost"]), currency=currency),
         burn_payout_frequency=None if not burn else Decimal(repr(burn["payout_frequency"])),
         burn_method=None if not burn else burn["trend_method"],
@@ -63,4 +64,25 @@ def _metrics_out(m: RiskMetrics) -> RiskMetricsOut:
         tvar99=m.tvar99,
         var995=m.var995,
         tvar995=m.tvar995,
+        parameter_standard_deviation=m.parameter_standard_deviation,
+        expected_loss_band_low=m.expected_loss_band_low,
+        expected_loss_band_high=m.expected_loss_band_high,
+        burn_z_score=m.burn_z_score,
+        burn_check=m.burn_check,
+        review=m.burn_check == "DISAGREES",
+    )
+
+
+def _premium_parts(m: RiskMetrics) -> PremiumPartsOut | None:
+    if m.premium_method is None:  # priced before the risk load
+        return None
+    return PremiumPartsOut(
+        method=m.premium_method,
+        adjusted_expected_loss=m.adjusted_expected_loss,
+        uncertainty_load=m.uncertainty_load,
+        capital=m.capital,
+        capital_load=m.capital_load,
+        technical_premium=m.technical_premium,
+        expenses=m.expenses,
+        minimum_premium=m.minimum_premium,
     )

@@ -150,6 +150,27 @@ class RiskMetricsOut(CamelStruct):
     tvar99: Decimal
     var995: Decimal
     tvar995: Decimal
+    # Parameter uncertainty of the expected loss (null for runs priced before it was measured)
+    parameter_standard_deviation: Decimal | None = None
+    expected_loss_band_low: Decimal | None = None
+    expected_loss_band_high: Decimal | None = None
+    # Burn against model: AGREES | DISAGREES (held for an actuary's review) | NO_HISTORY
+    burn_z_score: Decimal | None = None
+    burn_check: str | None = None
+    review: bool = False
+
+
+class PremiumPartsOut(CamelStruct):
+    """How the gross premium was built (activities/pricing/loading.py), money per unit of cover."""
+
+    method: str
+    adjusted_expected_loss: Decimal
+    uncertainty_load: Decimal
+    capital: Decimal
+    capital_load: Decimal
+    technical_premium: Decimal
+    expenses: Decimal
+    minimum_premium: Decimal
 
 
 class BurnYearOut(CamelStruct):
@@ -174,6 +195,7 @@ class PricingRunOut(CamelStruct):
     gross_premium: Money | None
     gross_premium_indication_pct: Decimal | None
     metrics: RiskMetricsOut | None
+    premium_parts: PremiumPartsOut | None
     burn_cost: Money | None
     burn_payout_frequency: Decimal | None
     burn_method: str | None

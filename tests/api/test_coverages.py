@@ -72,7 +72,18 @@ async def test_every_coverage_is_priced_with_error_bars(bengaluru_catalogue, ten
         run = runs[0]
         assert run["status"] == "COMPLETED" and run["modelVersion"] and run["dataHash"].startswith("sha256:")
         m = run["metrics"]
-        assert Decimal(str(m["expectedLoss"])) == Decimal(str(coverage["riskPremium"]["amount"]))
+        parts = run["premiumParts"]
+        # the risk premium is the EL the premium is built on (the model's, or its blend with
+        # the burn cost when the two disagree: then the run is flagged for review)
+        assert Decimal(str(parts["adjustedExpectedLoss"])) == Decimal(str(coverage["riskPremium"]["amount"]))
+        if not m["review"]:
+            assert parts["adjustedExpectedLoss"] == m["expectedLoss"]
+        assert m["burnCheck"] in ("AGREES", "DISAGREES", "NO_HISTORY")
+        assert m["expectedLossBandLow"] < m["expectedLoss"] < m["expectedLossBandHigh"]
+        assert m["parameterStandardDeviation"] > 10 * m["expectedLossStandardError"], coverage["riskTypeId"]
+        gross = Decimal(str(run["grossPremium"]["amount"]))
+        assert Decimal(str(parts["technicalPremium"])) + Decimal(str(parts["expenses"])) == pytest.approx(gross, abs=Decimal("0.02"))
+        assert parts["capitalLoad"] > 0 and parts["uncertaintyLoad"] > 0 and "risk load" in parts["method"]
         assert 0 < m["expectedLossStandardError"] <= 0.05 * m["expectedLoss"]
         assert 0 < m["probabilityOfAttachment"] < 1
         assert m["var99"] <= m["tvar99"] and m["var995"] <= m["tvar995"]
@@ -111,6 +122,11 @@ async def test_reprice_keeps_every_run_and_reproduces_with_the_same_seed(bengalu
     assert r.json()["status"] in ("QUEUED", "RUNNING")
     run2 = await _wait_run(tenant, path, 2)
     assert run2["simulations"] >= 20000 and run2["expectedLossRatio"] == 0.5
+    # an explicit expected loss ratio is an actuary's override of the risk load
+    assert run2["premiumParts"]["method"].startswith("expected loss ratio override")
+    assert Decimal(str(run2["grossPremium"]["amount"])) == pytest.approx(
+        Decimal(str(run2["riskPremium"]["amount"])) / Decimal("0.5"), abs=Decimal("0.01")
+    )
     r = await tenant.post(path, json={"simulations": 20000, "expectedLossRatio": 0.5})
     run3 = await _wait_run(tenant, path, 3)
     # Same inputs, same numbers to the last digit.

@@ -68,7 +68,7 @@ def exponential_rain(mean_mm: float, years: int = 100, seed: int = 0) -> Monthly
 
 
 def normal_temperature(mu: float, sigma: float) -> TemperatureModel:
-    return TemperatureModel(mu_c=np.full(12, mu), sigma_c=sigma, latitude=20.0)
+    return TemperatureModel.normal(mu, sigma)
 
 
 def cyclone_wind(rate: float, sigma: float) -> WindModel:

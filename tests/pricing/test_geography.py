@@ -140,6 +140,7 @@ def test_the_name_tables_are_calibration_data_covered_by_the_data_hash(tmp_path)
     from models.settings import DATA_DIR
 
     for name in DATA_FILES:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(DATA_DIR / name, tmp_path / name)
     before = data_hash(tmp_path)
     assert before == data_hash(DATA_DIR)

@@ -38,7 +38,9 @@ NAME_TABLES_FILE = "geography_aliases.json"
 CYCLONE_FILE = "ibtracs_north_indian_ocean_1982-2023.csv"
 HEAT_CELLS_FILE = "calibration/heat_cells.csv"  # derived by bench/calibration/heat_cells.py
 HEAT_PARTIAL_FILE = "calibration/heat_partial.json"
+RAIN_SCALE_FILE = "calibration/rain_scale.json"  # derived by bench/calibration/rain_scale.py
 DATA_FILES = (
+    RAIN_SCALE_FILE,
     SUBDIVISION_FILE,
     DISTRICT_NORMALS_FILE,
     PINCODE_FILE,
@@ -148,6 +150,23 @@ class HeatCells:
     partial_exponent: float
 
 
+@dataclass(frozen=True, slots=True)
+class RainScale:
+    """From a subdivision average to a cell (``bench/calibration/rain_scale.py``): the ratio
+    of coefficients of variation of monthly totals (Jun–Sep and other months) and the shift
+    of logit P(dry month); ``source`` cites what they were derived from."""
+
+    cv_factor_monsoon: float
+    cv_factor_other: float
+    logit_p0_shift: float
+    source: str
+    band_monsoon: tuple[float, float]
+    band_other: tuple[float, float]
+    basis_correlation: float
+    basis_no_payout_excess: float
+    basis_no_payout_deficit: float
+
+
 @dataclass(frozen=True, eq=False)
 class ClimateData:
     """Everything the pricing models are calibrated on, plus the hash of the files used."""
@@ -160,6 +179,7 @@ class ClimateData:
     names: NameTables
     cyclones: CycloneTracks
     heat: HeatCells
+    rain_scale: RainScale
     data_hash: str  # "sha256:<64 hex>"
     files: tuple[str, ...]
 
@@ -297,6 +317,22 @@ def _load_heat(cells_path: Path, partial_path: Path) -> HeatCells:
     return HeatCells(tuple(ids), lat, lon, level, slope, sd, n, float(partial["exponent"]))
 
 
+def _load_rain_scale(path: Path) -> RainScale:
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    basis = raw["basis_risk"]
+    return RainScale(
+        cv_factor_monsoon=float(raw["cv_factor"]["monsoon"]),
+        cv_factor_other=float(raw["cv_factor"]["other"]),
+        logit_p0_shift=float(raw["logit_p0_shift"]),
+        source=raw["source"],
+        band_monsoon=tuple(raw["cv_factor_band"]["monsoon"]),
+        band_other=tuple(raw["cv_factor_band"]["other"]),
+        basis_correlation=float(basis["correlation_point_vs_subdivision"]["monsoon"]),
+        basis_no_payout_excess=float(basis["p_no_payout_given_local_loss_excess"]),
+        basis_no_payout_deficit=float(basis["p_no_payout_given_local_loss_deficit"]),
+    )
+
+
 @lru_cache(maxsize=4)
 def _load(directory: str) -> ClimateData:
     d = Path(directory)
@@ -312,6 +348,7 @@ def _load(directory: str) -> ClimateData:
         names=_load_name_tables(d / NAME_TABLES_FILE),
         cyclones=_load_cyclones(d / CYCLONE_FILE),
         heat=_load_heat(d / HEAT_CELLS_FILE, d / HEAT_PARTIAL_FILE),
+        rain_scale=_load_rain_scale(d / RAIN_SCALE_FILE),
         data_hash=data_hash(d),
         files=DATA_FILES,
     )

@@ -10,6 +10,16 @@ For a target with district normals ``N_m`` (mm, calendar month m) in IMD subdivi
   ``R_m ~ Gamma(k_m, theta_m)`` otherwise, ``theta_m = 1 / ((1 - p0_m) k_m)``, so that
   ``E[X_m] = N_m`` exactly: the level comes from the district, the shape (coefficient of
   variation, skew, dry months) from the subdivision.
+* Scale (subdivision average → cell). A subdivision average varies less than the cell or
+  district a cover settles on. With ``c`` the ratio of coefficients of variation of monthly
+  totals (cell / area average; Jun–Sep and other months) and ``s`` the shift of
+  logit P(dry month), both derived from real finer-scale data
+  (``bench/calibration/rain_scale.py``: Delhi-NCR 0.25° districts, Colaba station), the
+  margins become ``p0' = expit(logit(p0) + s)`` (0 stays 0) and the wet shape ``k'`` that
+  gives the total the coefficient of variation ``c`` times the subdivision's:
+  ``CV^2 = (1/k + p0) / (1 - p0)`` for the zero-inflated gamma, so
+  ``1/k' = c^2 (1/k + p0) (1 - p0') / (1 - p0) - p0'`` (never below ``1/k``). The mean stays
+  the district normal.
 * Dependence. Normal scores of the subdivision series (mid-ranks per calendar month, ties
   averaged, ``z = Phi^-1((rank - 1/2) / n)``), correlations of the scores between any two
   month slots of a risk period (pairwise-complete years; slots in the next calendar year
@@ -134,6 +144,9 @@ class MonthlyRainModel:
     trend_rel_per_year: np.ndarray | None = None  # r_m (1/year), shrunk; None: no trend
     trend_t: np.ndarray | None = None  # t-statistic of each month's OLS slope
     trend_ref_year: np.ndarray | None = None  # ybar_m, mean year of each month's record
+    scale: object | None = None  # the RainScale applied to the margins (None: subdivision level)
+    area_p_zero: np.ndarray | None = None  # the subdivision's own margins, before the scale
+    area_shape: np.ndarray | None = None
     _cache: dict = field(default_factory=dict, repr=False)
 
     # --- margins ---------------------------------------------------------------------
@@ -156,6 +169,23 @@ class MonthlyRainModel:
 
     def mean_mm(self, month: int) -> float:
         return float(self.normals_mm[month - 1])
+
+    def to_cell_scale(self, month: int, values_mm: np.ndarray) -> np.ndarray:
+        """District-level record values (mm) mapped to the cell's scale at equal probability,
+        ``F_cell^-1(F_area(x))`` (the burn is then on the scale the model prices)."""
+        x = np.asarray(values_mm, dtype=np.float64)
+        if self.scale is None or self.area_shape is None:
+            return x
+        from scipy.special import gammainc
+
+        m = month - 1
+        n = self.normals_mm[m]
+        pa, ka = self.area_p_zero[m], self.area_shape[m]
+        rel = np.where(n > 0, x / n, 0.0)
+        u = np.where(rel > 0, pa + (1 - pa) * gammainc(ka, rel * (1 - pa) * ka), 0.0)
+        u = np.clip(u, 1e-12, 1 - 1e-12)
+        out = self.quantile(month, ndtri(u))
+        return np.where(rel > 0, out, 0.0)
 
     def level(self, month: int, year: int) -> float:
         """``g_m(year)``: the trend level of ``year`` relative to the record mean (module doc)."""
@@ -220,11 +250,28 @@ def fit_margins(rain_mm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return p0, shape
 
 
+MONSOON_MONTHS = (6, 7, 8, 9)
+
+
+def scaled_margins(p0: np.ndarray, shape: np.ndarray, scale) -> tuple[np.ndarray, np.ndarray]:
+    """The margins of a cell from those of its subdivision (module docstring); ``scale`` is a
+    :class:`~.climate_data.RainScale` or None (subdivision level, unchanged)."""
+    if scale is None:
+        return p0, shape
+    c = np.array([scale.cv_factor_monsoon if m in MONSOON_MONTHS else scale.cv_factor_other for m in range(1, 13)])
+    with np.errstate(divide="ignore"):
+        logit = np.log(p0) - np.log1p(-p0)
+    p1 = np.where((p0 > 0) & (p0 < 1), 1.0 / (1.0 + np.exp(-(logit + scale.logit_p0_shift))), p0)
+    inv_k = c * c * (1.0 / shape + p0) * (1.0 - p1) / (1.0 - p0) - p1
+    inv_k = np.maximum(inv_k, 1.0 / shape)
+    return p1, 1.0 / inv_k
+
+
 def resampled(model: MonthlyRainModel, rows: np.ndarray) -> MonthlyRainModel:
     """The model refitted on the record's years ``rows`` (a bootstrap resample): margins and
     level (``normals * resampled mean / record mean``) move; dependence and trend are kept."""
     x = model.sub_history_mm[rows]
-    p0, shape = fit_margins(x)
+    p0, shape = scaled_margins(*fit_margins(x), model.scale)
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = np.where(model.sub_mean_mm > 0, np.nanmean(x, axis=0) / model.sub_mean_mm, 1.0)
     return dataclasses.replace(
@@ -237,10 +284,12 @@ def resampled(model: MonthlyRainModel, rows: np.ndarray) -> MonthlyRainModel:
     )
 
 
-def fit_monthly_model(history: SubdivisionHistory, normals_mm) -> MonthlyRainModel:
-    """Fit the monthly model of a target from its subdivision history and district normals."""
+def fit_monthly_model(history: SubdivisionHistory, normals_mm, scale=None) -> MonthlyRainModel:
+    """Fit the monthly model of a target from its subdivision history and district normals;
+    ``scale`` (a RainScale) takes the margins to the cell (None: the subdivision's own)."""
     x = history.rain_mm
-    p0, shape = fit_margins(x)
+    area_p0, area_shape = fit_margins(x)
+    p0, shape = scaled_margins(area_p0, area_shape, scale)
     scale_rel = 1.0 / ((1.0 - p0) * shape)
     rel, t, ref = monthly_trend(history.years, x)
     return MonthlyRainModel(
@@ -256,6 +305,9 @@ def fit_monthly_model(history: SubdivisionHistory, normals_mm) -> MonthlyRainMod
         trend_rel_per_year=rel,
         trend_t=t,
         trend_ref_year=ref,
+        scale=scale,
+        area_p_zero=area_p0,
+        area_shape=area_shape,
     )
 
 

@@ -58,7 +58,7 @@ def build_site_model(
     if cached is not None:
         return cached
     site = climate_site(climate, district, state, lat, lon)
-    rain = fit_monthly_model(climate.subdivisions[site.subdivision], site.normals_mm)
+    rain = fit_monthly_model(climate.subdivisions[site.subdivision], site.normals_mm, climate.rain_scale)
     hourly = _HOURLY.get(climate.data_hash)
     if hourly is None:
         hourly = _HOURLY[climate.data_hash] = fit_hourly_model(climate.hourly)
@@ -105,6 +105,8 @@ def historical_index(
         return {}
     hist = model.rain.district_history_mm()
     years = model.rain.years
+    if projected:
+        hist = np.column_stack([model.rain.to_cell_scale(m + 1, hist[:, m]) for m in range(12)])
     out: dict[int, float] = {}
     span = slots[-1].year - slots[0].year
     for i in range(years.size - span):

@@ -58,7 +58,8 @@ def test_burn_is_projected_with_the_models_trend(site_models):
     b = burn_analysis(model, t, price_cover(model, t, n=1 << 13, seed=1))
     level = model.rain.level(8, 2027)
     for y in b.years[:3]:
-        assert y.index_used == pytest.approx(y.index * level / model.rain.level(8, y.year))
+        on_cell = model.rain.to_cell_scale(8, np.array([y.index]))[0]
+        assert y.index_used == pytest.approx(on_cell * level / model.rain.level(8, y.year))
     assert "2027" in b.trend_method or not b.detrended
 
 
@@ -66,13 +67,22 @@ def test_burn_is_projected_with_the_models_trend(site_models):
 
 
 def test_disagreeing_burn_is_flagged_and_blended(site_models):
-    """A model with a third of the record's month-to-month spread prices excess covers far
-    below the record: the burn check must flag it and blend, not publish it silently."""
+    """A model whose subdivision margin has a third of the record's month-to-month spread
+    prices excess covers far below the record: the burn check must flag it and blend, not
+    publish it silently. (The burn is taken to the cell scale by the model's own scale
+    correction, so it checks the fit to the record, the level and the trend; the scale factor
+    itself is validated against the finer-scale data, test_scale_correction_*.)"""
+    from activities.pricing.rainfall import scaled_margins
+
     base = site_models["600001"]
     r = base.rain
-    shape = r.shape * 9.0
+    area_shape = r.area_shape * 9.0
+    p0, shape = scaled_margins(r.area_p_zero, area_shape, r.scale)
     calm = dataclasses.replace(
-        base, rain=dataclasses.replace(r, shape=shape, scale_rel=1.0 / ((1.0 - r.p_zero) * shape), _cache={})
+        base,
+        rain=dataclasses.replace(
+            r, p_zero=p0, shape=shape, scale_rel=1.0 / ((1.0 - p0) * shape), area_shape=area_shape, _cache={}
+        ),
     )
     t = propose_terms(base, "RAINFALL_MONTHLY_TOTAL", *month(11), LIMIT).terms
     priced = price_cover(calm, t, n=1 << 14, seed=1)
@@ -145,3 +155,120 @@ def test_riskier_covers_cost_more_than_their_expected_loss_ratio(site_models):
     wide = risk_loaded_premium(5000.0, 2500.0, 60000.0, 100000.0, p)
     fat = risk_loaded_premium(5000.0, 500.0, 100000.0, 100000.0, p)
     assert narrow.gross_premium < wide.gross_premium and narrow.gross_premium < fat.gross_premium
+
+
+# --- 2. heat from the IMD 1° record ---------------------------------------------------------
+
+SHARED_DATA = __import__("pathlib").Path(__file__).resolve().parents[3] / "shared" / "data"
+TMAX_FILE = SHARED_DATA / "imd_tmax_1deg_daily_1951-2024.csv.gz"
+HEAT_PANEL = ("110001", "600001", "400001", "560001", "302001", "700001", "781001", "752001", "171001")
+
+
+def _monthly_maxima(cells: set[str]) -> dict[str, dict[tuple[int, int], float]]:
+    """Monthly maxima 1995-2024 of the given cells from the IMD record (never shipped)."""
+    import gzip
+
+    out: dict[str, dict[tuple[int, int], float]] = {c: {} for c in cells}
+    with gzip.open(TMAX_FILE, "rt") as fh:
+        header = fh.readline().strip().split(",")
+        cols = {c: header.index(c) for c in cells}
+        for line in fh:
+            if line[:4] < "1995":
+                continue
+            parts = line.rstrip("\n").split(",")
+            key = (int(parts[0][:4]), int(parts[0][5:7]))
+            for c, i in cols.items():
+                if parts[i]:
+                    v = float(parts[i])
+                    if v > out[c].get(key, -99.0):
+                        out[c][key] = v
+    return out
+
+
+@pytest.mark.skipif(not TMAX_FILE.exists(), reason="the IMD 1° record is not shipped (derived only)")
+def test_heat_covers_attach_as_often_as_the_imd_record_says(climate):
+    """Set against IMD's 1° record for 1995-2024, heat covers meant to attach one year in ten
+    do so within sampling error, pooled over the panel (the hand-set model attached 70-100 %
+    of years in Chennai in five months), and no panel city-month is wildly off."""
+    from scipy.stats import binomtest
+
+    from activities.pricing import build_site_model, pincode_site
+
+    models = {}
+    for pin in HEAT_PANEL:
+        s = pincode_site(climate, pin)
+        models[pin] = build_site_model(climate, s.query_district, s.query_state, s.latitude, s.longitude).temperature
+    record = _monthly_maxima({m.cell_id for m in models.values()})
+    hits = total = 0
+    for pin, model in models.items():
+        for m in range(1, 13):
+            k = n = 0
+            for year in range(1995, 2025):
+                observed = record[model.cell_id].get((year, m))
+                if observed is None:
+                    continue
+                trigger = float(model.quantile_from_normal(m, np.array([1.2815516]), 1.0, year)[0])
+                k += observed >= trigger
+                n += 1
+            assert binomtest(k, n, 0.1).pvalue > 0.001, (pin, m, k, n)
+            hits, total = hits + k, total + n
+    rate = hits / total
+    assert abs(rate - 0.1) < 3 * np.sqrt(0.09 / total), rate
+    # the proposal's trigger is that quantile (up to its rounding and Monte Carlo error)
+    delhi = models["110001"]
+    proposal = propose_terms(
+        __import__("dataclasses").replace(
+            build_site_model(climate, "NEW DELHI", "DELHI", 28.63, 77.22), temperature=delhi
+        ),
+        "TEMPERATURE_MAX",
+        *month(5),
+        LIMIT,
+    )
+    assert proposal.terms.trigger == pytest.approx(delhi.mean_c(5, 2027) + 1.2816 * delhi.sd_c[4], abs=0.15)
+
+
+# --- 1. spatial scale ------------------------------------------------------------------------
+
+
+def test_scale_correction_widens_the_cell_margins(site_models, climate):
+    """Covers settle on a cell, which varies more than the subdivision average the margins
+    were fitted to: the cell model's monthly CV is the derived factor times the area's, dry
+    months are likelier, and a 1-in-10 excess level of the area is reached more often."""
+    from activities.pricing.rainfall import fit_monthly_model
+
+    scale = climate.rain_scale
+    assert scale.cv_factor_monsoon > 1.2 and scale.band_monsoon[0] > 1.0
+    model = site_models["110001"]
+    area = dataclasses.replace(
+        model, rain=fit_monthly_model(climate.subdivisions[model.site.subdivision], model.rain.normals_mm)
+    )
+    cell_x = simulate_index(model, "RAINFALL_MONTHLY_TOTAL", *month(7), n=1 << 15, seed=4)
+    area_x = simulate_index(area, "RAINFALL_MONTHLY_TOTAL", *month(7), n=1 << 15, seed=4)
+    ratio = (cell_x.std() / cell_x.mean()) / (area_x.std() / area_x.mean())
+    assert ratio == pytest.approx(scale.cv_factor_monsoon, rel=0.03)
+    assert cell_x.mean() == pytest.approx(area_x.mean(), rel=0.01)
+    assert (cell_x >= np.quantile(area_x, 0.9)).mean() > 0.12
+    # November in Delhi is often dry: the cell is dry more often than the area average
+    nov = model.rain.p_zero[10], area.rain.p_zero[10]
+    assert 0 < nov[1] < nov[0]
+
+
+SCALE_INPUTS = [SHARED_DATA / "imd_rain025_delhi_ncr_district_daily_2013-2024.csv.gz"]
+
+
+@pytest.mark.skipif(not all(p.exists() for p in SCALE_INPUTS), reason="the finer-scale data is not shipped")
+def test_shipped_scale_factors_are_what_the_script_derives(tmp_path):
+    """The shipped factors are reproduced by the command in the repo from the real data."""
+    import json
+    import subprocess
+    import sys
+
+    from models.settings import DATA_DIR
+
+    root = __import__("pathlib").Path(__file__).resolve().parents[2]
+    out = tmp_path / "rain_scale.json"
+    subprocess.run(
+        [sys.executable, "bench/calibration/rain_scale.py", "--data", str(SHARED_DATA), "--out", str(out)],
+        cwd=root, check=True, capture_output=True,
+    )
+    assert json.loads(out.read_text()) == json.loads((DATA_DIR / "calibration" / "rain_scale.json").read_text())

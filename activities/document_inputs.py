@@ -9,6 +9,8 @@ import uuid
 from decimal import Decimal
 from typing import Any
 
+from scipy.stats import t as t_dist
+
 from models.db.records import CoverageRow, LineItemRow, PolicyRow, PricingRunRow
 from models.domain.index_catalog import BY_CODE
 from models.domain.money import from_minor
@@ -191,9 +193,15 @@ def technical_report_input(
             seed=run.seed,
             model_version=run.model_version,
             data_hash=run.data_hash,
-            loading_note="Risk premium = expected loss; gross premium = risk premium ÷ expected loss ratio. "
-            f"Standard error from {metrics.batches} independently scrambled Sobol' batches "
+            loading_note=(
+                "Risk premium = expected loss; gross premium = risk premium ÷ expected loss ratio. "
+                if metrics.premium_method is None
+                else f"Gross premium: {metrics.premium_method}. "
+            )
+            + f"Standard error from {metrics.batches} independently scrambled Sobol' batches "
             f"({metrics.method}).",
+            premium_parts=_premium_parts(metrics),
+            checks=_checks(metrics, run.burn or {}, currency),
         ),
         loss_distribution=LossDistribution(
             bin_edges=tuple(loss["bin_edges"]),
@@ -203,8 +211,11 @@ def technical_report_input(
         ),
         convergence=Convergence(
             points=tuple(
-                ConvergencePoint(simulations=n, estimate=e, standard_error=se)
-                for n, e, se in report["convergence"]["points"]
+                # point k (k = 2, 3, ... batch means): the 95 % interval is t(k-1) standard errors
+                ConvergencePoint(
+                    simulations=n, estimate=e, standard_error=se, half_width_95=float(t_dist.ppf(0.975, k + 1)) * se
+                )
+                for k, (n, e, se) in enumerate(report["convergence"]["points"])
             )
         ),
         calibration=CalibrationFit(
@@ -293,3 +304,38 @@ def policy_schedule_input(
         external_ref=policy.external_ref,
         local_timezone="Asia/Kolkata",
     )
+
+
+def _premium_parts(m) -> tuple[tuple[str, Decimal, str], ...]:
+    """The risk load's parts of a run (activities/pricing/loading.py), for the report."""
+    if m.premium_method is None:
+        return ()
+    return (
+        ("Expected loss (adjusted)", _dec(m.adjusted_expected_loss), "model EL, or its blend with the burn cost"),
+        ("Uncertainty load", _dec(m.uncertainty_load), "multiple of the parameter standard deviation"),
+        ("Capital load", _dec(m.capital_load), f"cost of capital on {_dec(m.capital)} (PML − EL)"),
+        ("Technical premium", _dec(m.technical_premium), ""),
+        ("Expenses", _dec(m.expenses), "share of the gross premium"),
+        ("Minimum premium", _dec(m.minimum_premium), "minimum rate on line"),
+    )
+
+
+def _checks(m, burn: dict, currency: str) -> tuple[tuple[str, str, str], ...]:
+    """The review's checks of a run: parameter band and burn against model."""
+    if m.expected_loss_band_low is None:
+        return ()
+    rows = [
+        (
+            "EL parameter band (5–95 %)",
+            f"{currency} {_dec(m.expected_loss_band_low)} – {_dec(m.expected_loss_band_high)}",
+            f"bootstrap over the calibration years; σ_param {_dec(m.parameter_standard_deviation)}",
+        ),
+        (
+            "Burn against model",
+            m.burn_check or "–",
+            ("z = " + str(m.burn_z_score) if m.burn_z_score is not None else "no history")
+            + ("; held for an actuary's review, EL blended with the burn" if m.burn_check == "DISAGREES" else "")
+            + (f"; {burn.get('trend_method')}" if burn.get("trend_method") else ""),
+        ),
+    ]
+    return tuple(rows)

@@ -603,10 +603,10 @@ def exceedance_chart(dist: LossDistribution, metrics: RiskMetrics | None, curren
 
 
 def convergence_chart(conv: Convergence, currency: str, width: float = HALF_WIDTH, height: float = 220) -> Chart:
-    """The running expected-loss estimate (money) with a ±2 standard-error band against N (log)."""
+    """The running expected-loss estimate (money) with its 95 % interval against N (log)."""
     pts = conv.points
-    lows = [p.estimate - 2 * p.standard_error for p in pts]
-    highs = [p.estimate + 2 * p.standard_error for p in pts]
+    lows = [p.estimate - p.interval_half_width for p in pts]
+    highs = [p.estimate + p.interval_half_width for p in pts]
     y_lo, y_hi, y_ticks, y_fmt = _linear_axis_ticks(min(lows), max(highs), 5)
     n_lo, n_hi = pts[0].simulations, pts[-1].simulations
     if n_hi == n_lo:

@@ -271,6 +271,10 @@ class RiskMetrics:
     model_version: str
     data_hash: str  # hash of the calibration data set, as printed
     loading_note: str | None = None  # how risk and gross premium follow from EL, in one line
+    # The risk load's parts (label, money, note), EL first; empty: the EL / ELR form above
+    premium_parts: tuple[tuple[str, Decimal, str], ...] = ()
+    # The review's checks (label, value, note): parameter band, burn against model, scale
+    checks: tuple[tuple[str, str, str], ...] = ()
 
     def __post_init__(self) -> None:
         _decimal(
@@ -330,7 +334,14 @@ class LossDistribution:
 class ConvergencePoint:
     simulations: int  # N so far
     estimate: float  # money, running EL estimate
-    standard_error: float  # money, its standard error
+    standard_error: float  # money, its standard error (spread of the batch means / sqrt(k))
+    # money: half-width of the 95 % interval, t(k-1, 0.975) x standard error for k batch
+    # means (2.13 x at 16 batches, not 2); None: ±2 standard errors
+    half_width_95: float | None = None
+
+    @property
+    def interval_half_width(self) -> float:
+        return 2 * self.standard_error if self.half_width_95 is None else self.half_width_95
 
 
 @dataclass(frozen=True, slots=True)

@@ -339,18 +339,25 @@ def _metric_rows(m: RiskMetrics, currency: str) -> list[tuple[str, str, str]]:
     return [
         ("Expected loss (EL)", money(m.expected_loss), "mean simulated payout"),
         ("Standard deviation σ", money(m.standard_deviation), "of the payout"),
-        ("Standard error of EL", money(m.standard_error), f"σ / √N, N = {format_number(m.simulations)}"),
+        ("Standard error of EL", money(m.standard_error), f"spread of 16 independent batch means / 4, N = {format_number(m.simulations)}"),
         ("P(attach)", format_probability(m.p_attach), "probability of any payout"),
         ("P(exhaust)", format_probability(m.p_exhaust), "probability of the full limit"),
         ("VaR 99%", money(m.var_99), "1-in-100 payout"),
         ("TVaR 99%", money(m.tvar_99), "mean payout beyond VaR 99%"),
         ("VaR 99.5%", money(m.var_995), "1-in-200 payout"),
         ("TVaR 99.5%", money(m.tvar_995), "mean payout beyond VaR 99.5%"),
+        *m.checks,
     ]
 
 
 def _premium_rows(m: RiskMetrics, currency: str) -> list[tuple[str, str, str]]:
     money = lambda v: format_money(v, currency)  # noqa: E731
+    if m.premium_parts:
+        return [
+            *((label, money(value), note) for label, value, note in m.premium_parts),
+            ("Gross premium", money(m.gross_premium), ""),
+            ("Expected loss ratio", format_pct(m.expected_loss_ratio, 1), "EL / gross premium"),
+        ]
     risk_load = m.risk_premium - m.expected_loss
     expense_load = m.gross_premium - m.risk_premium
     return [

@@ -60,25 +60,61 @@ HOURLY = DataSource(
     period="2013–2017",
     attribution="Zhang et al. (2017), UCI Machine Learning Repository, CC BY 4.0",
 )
+IBTRACS = DataSource(
+    id="IBTRACS-NI",
+    description="Tropical-cyclone best tracks, North Indian Ocean (IMD winds): the cyclone wind cover",
+    data_set="ibtracs_north_indian_ocean_1982-2023.csv",
+    period="1982–2022",
+    attribution="Knapp et al. (2010), IBTrACS, NOAA NCEI",
+)
+IMD_TMAX = DataSource(
+    id="IMD-TMAX-1DEG",
+    description="IMD 1° gridded daily maximum temperature (derived parameters per cell and month)",
+    data_set="calibration/heat_cells.csv",
+    period="1951–2024",
+    attribution="Srivastava, Rajeevan & Kshirsagar (2009), India Meteorological Department",
+)
+SCALE = DataSource(
+    id="RAIN-SCALE",
+    description="Cell-versus-area variance factors: IMD 0.25° Delhi-NCR districts; GHCN-Daily Colaba",
+    data_set="calibration/rain_scale.json",
+    period="2013–2024; 1901–1970",
+    attribution="Pai et al. (2014), IMD; Menne et al. (2012), GHCN-Daily, NOAA NCEI",
+)
+SOURCES = {
+    "RAINFALL": (IMD_SUBDIVISIONS, IMD_NORMALS, SCALE, HOURLY),
+    "WIND": (IBTRACS,),
+    "TEMPERATURE": (IMD_TMAX,),
+}
 
 MODELS = {
     "RAINFALL": (
         "Zero-inflated gamma per calendar month, Gaussian copula across months",
-        "Gamma by maximum likelihood on the subdivision's wet months, rescaled to the district normal; "
-        "dry-month probability and copula correlation from the subdivision history",
+        "Gamma by maximum likelihood on the subdivision's wet months, rescaled to the district normal and "
+        "widened to the cell's scale (CV x1.45 Jun-Sep, x1.12 otherwise; logit P(dry) +1.47); dry-month "
+        "probability and copula correlation from the subdivision history; shrunk linear trend projected "
+        "to the risk year",
     ),
-    "WIND": ("Gumbel (extreme value type I) of the period maximum", "Spread from the hourly station; level assumed"),
-    "TEMPERATURE": ("Normal period maximum with a seasonal cycle", "Seasonal cycle by latitude; spread from the hourly station"),
+    "WIND": (
+        "Poisson gale-force cyclone events with an exponential excess over 62 km/h",
+        "Event rates and intensities at the target from the IBTrACS tracks (modified Rankine wind field)",
+    ),
+    "TEMPERATURE": (
+        "Normal monthly maximum at the nearest IMD 1° cell, shrunk linear trend to the risk year",
+        "Level, trend and spread per cell and month from IMD's 1951-2024 record",
+    ),
 }
 
 NOTES = {
     "RAINFALL": (
-        "The year-to-year spread comes from the subdivision series, an area average: a single district's "
-        "variability is probably understated.",
+        "The cell-scale factors come from two regions (Delhi-NCR, Mumbai) and are applied everywhere; "
+        "basis risk against an area index: correlation 0.79, no payout in 46 % of local 1-in-10 wet months.",
         "A partial month is the month's total scaled by its share of days, which understates the spread of short periods.",
     ),
-    "WIND": ("Wind levels are assumptions, not data: no Indian wind series is calibrated yet.",),
-    "TEMPERATURE": ("Temperature levels follow a latitude rule, not station data: no Indian series is calibrated yet.",),
+    "WIND": ("Only cyclone winds are priced: the cover is offered only where >= 3 gale events per calendar month "
+             "are in the 1982-2022 record; the wind field around a storm is an assumption.",),
+    "TEMPERATURE": ("The cover pays on the 1° cell's temperature: a town that differs from its cell (hills, coast) "
+                    "carries basis risk.",),
 }
 
 
@@ -225,7 +261,7 @@ def technical_report_input(
                 NamedValue(name="Trigger", value=float(cover.trigger), unit=cover.unit),
                 *(() if cover.exit is None else (NamedValue(name="Exit", value=float(cover.exit), unit=cover.unit),)),
             ),
-            data_sources=(IMD_SUBDIVISIONS, IMD_NORMALS, HOURLY) if risk_type == "RAINFALL" else (HOURLY,),
+            data_sources=SOURCES.get(risk_type, (HOURLY,)),
             monthly=tuple(MonthlyFit(month=m, observed_mean=o, fitted_mean=f) for m, o, f in fit["monthly"]),
             quantiles=tuple(
                 QuantilePair(probability=p, observed=o, fitted=f) for p, o, f in fit["quantiles"] if o is not None

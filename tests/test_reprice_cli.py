@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from decimal import Decimal
 
 from models.db import pricing as pricing_db
 
@@ -30,8 +31,10 @@ async def test_reprice_cli_keeps_every_run_and_prints_the_change(tenant, service
     header = next(line for line in text.splitlines() if "v1" in line and "v2" in line)
     assert "change" in header
     elr_row = next(line for line in text.splitlines() if line.startswith("Expected loss ratio"))
-    assert "0.65" in elr_row and "0.6" in elr_row
     runs = await pricing_db.pricing_runs(coverage["id"])
+    # v1 (the catalogue's, risk-loaded) shows the ratio its premium came to; v2 the override
+    assert f"{runs[0].expected_loss_ratio.normalize()}" in elr_row and "0.6" in elr_row
+    assert runs[0].expected_loss_ratio < Decimal("0.6")
     assert [(r.version, r.status) for r in runs] == [(1, "COMPLETED"), (2, "COMPLETED")]
     assert runs[1].requested_by == "cli" and runs[1].simulations >= 50000
 

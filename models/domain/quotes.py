@@ -5,7 +5,8 @@
 - Two covers per line item: excess and deficit rainfall; where the model finds a deficit
   cover meaningless (rain too rare in that month), the second cover is maximum temperature.
 - A line item of sum insured S holds quantity = S / unit limit units of each cover and pays
-  at most S in total; premium = Σ covers' gross premium rate × S, rounded half-even to the
+  at most S per cover (2S when the heat fallback sits beside excess rainfall: both can pay;
+  excess and deficit never both pay); premium = Σ covers' gross premium rate × S, rounded half-even to the
   minor unit per line item; the quote's totals are exact sums of the line items'.
 """
 

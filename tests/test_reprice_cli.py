@@ -33,7 +33,7 @@ async def test_reprice_cli_keeps_every_run_and_prints_the_change(tenant, service
     elr_row = next(line for line in text.splitlines() if line.startswith("Expected loss ratio"))
     runs = await pricing_db.pricing_runs(coverage["id"])
     # v1 (the catalogue's, risk-loaded) shows the ratio its premium came to; v2 the override
-    assert f"{runs[0].expected_loss_ratio.normalize()}" in elr_row and "0.6" in elr_row
+    assert f"{runs[0].expected_loss_ratio:.6f}" in elr_row and "0.6" in elr_row
     assert runs[0].expected_loss_ratio < Decimal("0.6")
     assert [(r.version, r.status) for r in runs] == [(1, "COMPLETED"), (2, "COMPLETED")]
     assert runs[1].requested_by == "cli" and runs[1].simulations >= 50000

@@ -20,6 +20,13 @@ For a target with district normals ``N_m`` (mm, calendar month m) in IMD subdivi
   ``CV^2 = (1/k + p0) / (1 - p0)`` for the zero-inflated gamma, so
   ``1/k' = c^2 (1/k + p0) (1 - p0') / (1 - p0) - p0'`` (never below ``1/k``). The mean stays
   the district normal.
+* Lower tail (the deficit cover's exit). The gamma's lower tail is too thin for the record:
+  pooled over all subdivisions and months, 2.17 % of the years fall below the fitted 2 %
+  point (z = 2.7; 2.03 % with the fitted tail). Below the wet part's 10 % point the margin is therefore a power law fitted to the
+  record, ``P(x <= y | x < x10) = (y/x10)^a`` (:func:`fit_tail_exponents`); the cell keeps
+  the record's ``a`` relative to the gamma's own exponent ``k``; the margin is rescaled by
+  its mean (:meth:`MonthlyRainModel.tail_mean`, within a percent of 1) so the month's mean
+  stays the district normal.
 * Dependence. Normal scores of the subdivision series (mid-ranks per calendar month, ties
   averaged, ``z = Phi^-1((rank - 1/2) / n)``), correlations of the scores between any two
   month slots of a risk period (pairwise-complete years; slots in the next calendar year
@@ -61,7 +68,9 @@ MIN_WET_MONTHS = 8  # fewer wet months than this: shape falls back to FALLBACK_S
 FALLBACK_SHAPE = 0.5  # ASSUMPTION, only used when a month has < MIN_WET_MONTHS wet years
 EIGEN_FLOOR = 1e-6  # smallest eigenvalue kept when repairing a correlation matrix
 Z_GRID = (-8.5, 8.5, 1 << 12)
-LEVEL_FLOOR = 0.25  # a projected level never falls below a quarter of the record mean  # normal-score grid of the quantile tables (lo, hi, cells)
+LEVEL_FLOOR = 0.25
+TAIL_Q = 0.10  # below the wet part's 10 % point the lower tail is fitted to the record
+MIN_TAIL_POINTS = 5  # a projected level never falls below a quarter of the record mean  # normal-score grid of the quantile tables (lo, hi, cells)
 
 
 def gamma_shape_mle(x: np.ndarray) -> float:
@@ -107,8 +116,54 @@ def nearest_correlation(c: np.ndarray, floor: float = EIGEN_FLOOR) -> np.ndarray
     return c2
 
 
-def zig_quantile(p0: float, shape: float, scale: float, z: np.ndarray) -> np.ndarray:
-    """Quantile of the zero-inflated gamma at normal score ``z`` (exact, in both tails)."""
+def zig_quantile(p0: float, shape: float, scale: float, z: np.ndarray, tail: float | None = None) -> np.ndarray:
+    """Quantile of the zero-inflated gamma at normal score ``z`` (exact, in both tails); with
+    ``tail`` = a, the wet part's lower ``TAIL_Q`` follows ``x_q = x_TAIL_Q (q / TAIL_Q)^(1/a)``."""
+    out = _zig_quantile(p0, shape, scale, z)
+    if tail is None:
+        return out
+    u = ndtr(z)
+    q = (u - p0) / (1.0 - p0)
+    low = (u > p0) & (q < TAIL_Q)
+    if low.any():
+        x10 = gammaincinv(shape, TAIL_Q) * scale
+        out[low] = x10 * (q[low] / TAIL_Q) ** (1.0 / tail)
+    return out
+
+
+def zig_cdf(p0: float, shape: float, scale: float, x: np.ndarray, tail: float | None = None) -> np.ndarray:
+    """P(X <= x) of the zero-inflated gamma (x > 0), with the lower tail of :func:`zig_quantile`."""
+    from scipy.special import gammainc
+
+    x = np.asarray(x, dtype=np.float64)
+    u = p0 + (1.0 - p0) * gammainc(shape, x / scale)
+    if tail is not None:
+        x10 = gammaincinv(shape, TAIL_Q) * scale
+        low = x < x10
+        u[low] = p0 + (1.0 - p0) * TAIL_Q * (x[low] / x10) ** tail
+    return u
+
+
+def fit_tail_exponents(rain_mm: np.ndarray, p0: np.ndarray, shape: np.ndarray) -> np.ndarray:
+    """Lower-tail exponent a per month: wet months below the fitted wet 10 % point are
+    ``x10 (q / 0.1)^(1/a)``, i.e. ``P(x <= y | x < x10) = (y / x10)^a``; maximum likelihood
+    ``a = n / sum ln(x10 / x_i)`` on the record (pooled over the subdivision's months when a
+    month has fewer than ``MIN_TAIL_POINTS``)."""
+    mean = np.nanmean(rain_mm, axis=0)
+    n_tail, log_sum = np.zeros(12), np.zeros(12)
+    for m in range(12):
+        v = rain_mm[:, m]
+        v = v[~np.isnan(v) & (v >= DRY_MONTH_MM)]
+        if not v.size or mean[m] <= 0:
+            continue
+        x10 = gammaincinv(shape[m], TAIL_Q) * mean[m] / ((1.0 - p0[m]) * shape[m])
+        low = v[v < x10]
+        n_tail[m], log_sum[m] = low.size, float(np.log(x10 / low).sum())
+    pooled = n_tail.sum() / log_sum.sum() if log_sum.sum() > 0 else 1.0
+    return np.where(n_tail >= MIN_TAIL_POINTS, n_tail / np.maximum(log_sum, 1e-12), pooled)
+
+
+def _zig_quantile(p0: float, shape: float, scale: float, z: np.ndarray) -> np.ndarray:
     u = ndtr(z)
     uc = ndtr(-z)
     out = np.zeros_like(z, dtype=np.float64)
@@ -147,15 +202,31 @@ class MonthlyRainModel:
     scale: object | None = None  # the RainScale applied to the margins (None: subdivision level)
     area_p_zero: np.ndarray | None = None  # the subdivision's own margins, before the scale
     area_shape: np.ndarray | None = None
+    tail_exponent: np.ndarray | None = None  # lower-tail exponent of the cell (None: gamma's own)
+    area_tail_exponent: np.ndarray | None = None
     _cache: dict = field(default_factory=dict, repr=False)
 
     # --- margins ---------------------------------------------------------------------
     def quantile(self, month: int, z: np.ndarray) -> np.ndarray:
         """Exact monthly total (mm) at normal scores ``z`` for calendar ``month`` (1..12)."""
         m = month - 1
-        return self.normals_mm[m] * zig_quantile(
-            self.p_zero[m], self.shape[m], self.scale_rel[m], np.asarray(z, dtype=np.float64)
+        tail = None if self.tail_exponent is None else float(self.tail_exponent[m])
+        return (self.normals_mm[m] / self.tail_mean(month)) * zig_quantile(
+            self.p_zero[m], self.shape[m], self.scale_rel[m], np.asarray(z, dtype=np.float64), tail
         )
+
+    def tail_mean(self, month: int) -> float:
+        """Mean of the relative margin with the fitted lower tail (1 without it): the quantile
+        is divided by it, so the month's mean stays the district normal exactly."""
+        if self.tail_exponent is None:
+            return 1.0
+        from scipy.special import gammainc
+
+        m = month - 1
+        p0, k, theta, a = self.p_zero[m], self.shape[m], self.scale_rel[m], float(self.tail_exponent[m])
+        x10 = gammaincinv(k, TAIL_Q) * theta
+        wet = k * theta * (1.0 - gammainc(k + 1.0, x10 / theta)) + TAIL_Q * x10 * a / (a + 1.0)
+        return float((1.0 - p0) * wet)
 
     def table(self, month: int) -> UniformTable:
         """Tabulated quantile function z → mm of calendar ``month`` (1..12), cached."""
@@ -176,13 +247,12 @@ class MonthlyRainModel:
         x = np.asarray(values_mm, dtype=np.float64)
         if self.scale is None or self.area_shape is None:
             return x
-        from scipy.special import gammainc
-
         m = month - 1
         n = self.normals_mm[m]
         pa, ka = self.area_p_zero[m], self.area_shape[m]
         rel = np.where(n > 0, x / n, 0.0)
-        u = np.where(rel > 0, pa + (1 - pa) * gammainc(ka, rel * (1 - pa) * ka), 0.0)
+        tail = None if self.area_tail_exponent is None else float(self.area_tail_exponent[m])
+        u = np.where(rel > 0, zig_cdf(pa, ka, 1.0 / ((1 - pa) * ka), rel, tail), 0.0)
         u = np.clip(u, 1e-12, 1 - 1e-12)
         out = self.quantile(month, ndtri(u))
         return np.where(rel > 0, out, 0.0)
@@ -290,6 +360,7 @@ def fit_monthly_model(history: SubdivisionHistory, normals_mm, scale=None) -> Mo
     x = history.rain_mm
     area_p0, area_shape = fit_margins(x)
     p0, shape = scaled_margins(area_p0, area_shape, scale)
+    area_tail = fit_tail_exponents(x, area_p0, area_shape)
     scale_rel = 1.0 / ((1.0 - p0) * shape)
     rel, t, ref = monthly_trend(history.years, x)
     return MonthlyRainModel(
@@ -308,6 +379,9 @@ def fit_monthly_model(history: SubdivisionHistory, normals_mm, scale=None) -> Mo
         scale=scale,
         area_p_zero=area_p0,
         area_shape=area_shape,
+        # the cell's lower tail keeps the record's exponent relative to the gamma's own (k)
+        tail_exponent=area_tail * shape / area_shape,
+        area_tail_exponent=area_tail,
     )
 
 

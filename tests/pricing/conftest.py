@@ -77,5 +77,7 @@ def cyclone_wind(rate: float, sigma: float) -> WindModel:
 
 
 def without_trend(model):
-    """``model`` with its rainfall trend switched off (engine tests against closed forms)."""
-    return dataclasses.replace(model, rain=dataclasses.replace(model.rain, trend_rel_per_year=None))
+    """``model`` with its rainfall trend and fitted lower tail switched off: a plain
+    zero-inflated gamma per month (engine tests against closed forms)."""
+    rain = dataclasses.replace(model.rain, trend_rel_per_year=None, tail_exponent=None, _cache={})
+    return dataclasses.replace(model, rain=rain)

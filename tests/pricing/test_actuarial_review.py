@@ -272,3 +272,43 @@ def test_shipped_scale_factors_are_what_the_script_derives(tmp_path):
         cwd=root, check=True, capture_output=True,
     )
     assert json.loads(out.read_text()) == json.loads((DATA_DIR / "calibration" / "rain_scale.json").read_text())
+
+
+# --- 4. tails ------------------------------------------------------------------------------
+
+
+def _pooled_pit(climate, with_tail: bool) -> np.ndarray:
+    """The record's probability integral transform under each subdivision-month's fitted
+    margin (dry months spread uniformly over [0, p0]), pooled over India."""
+    from activities.pricing.rainfall import DRY_MONTH_MM, fit_margins, fit_tail_exponents, zig_cdf
+
+    rng = np.random.default_rng(0)
+    out = []
+    for history in climate.subdivisions.values():
+        x = history.rain_mm
+        p0, k = fit_margins(x)
+        tails = fit_tail_exponents(x, p0, k) if with_tail else [None] * 12
+        mean = np.nanmean(x, axis=0)
+        for m in range(12):
+            v = x[~np.isnan(x[:, m]), m]
+            wet = v >= DRY_MONTH_MM
+            u = np.empty(v.size)
+            u[wet] = zig_cdf(p0[m], k[m], mean[m] / ((1 - p0[m]) * k[m]), v[wet], None if tails[m] is None else float(tails[m]))
+            u[~wet] = rng.uniform(0, p0[m], (~wet).sum())
+            out.append(u)
+    return np.concatenate(out)
+
+
+def test_the_margins_hold_in_the_tails_where_exits_sit(climate):
+    """Exits sit at the 2nd/98th percentiles: pooled over every subdivision and month the
+    record must fall beyond them as often as the margin says (3 standard errors). The pure
+    gamma put 2.17 % of years below its 2 % point (z = 2.7); the fitted tail puts 2.03 %."""
+    plain = _pooled_pit(climate, with_tail=False)
+    n = plain.size
+    se = lambda p: np.sqrt(p * (1 - p) / n)  # noqa: E731
+    assert (plain <= 0.02).mean() - 0.02 > 2.5 * se(0.02)  # the finding, on the old margin (z = 2.7)
+    u = _pooled_pit(climate, with_tail=True)
+    for p in (0.02, 0.05, 0.10):
+        assert abs((u <= p).mean() - p) < 3 * se(p), (p, (u <= p).mean())
+    for p in (0.90, 0.95, 0.98):
+        assert abs((u >= p).mean() - (1 - p)) < 3 * se(1 - p), (p, (u >= p).mean())

@@ -81,8 +81,16 @@ SCALE = DataSource(
     period="2013–2024; 1901–1970",
     attribution="Pai et al. (2014), IMD; Menne et al. (2012), GHCN-Daily, NOAA NCEI",
 )
+PARTIAL = DataSource(
+    id="RAIN-PARTIAL",
+    description="Time-scale law of partial months (CV ratio, dry probability): IMD 0.25° Delhi-NCR districts; "
+    "GHCN-Daily Colaba",
+    data_set="calibration/rain_partial.json",
+    period="2013–2024; 1901–1970",
+    attribution="Pai et al. (2014), IMD; Menne et al. (2012), GHCN-Daily, NOAA NCEI",
+)
 SOURCES = {
-    "RAINFALL": (IMD_SUBDIVISIONS, IMD_NORMALS, SCALE, HOURLY),
+    "RAINFALL": (IMD_SUBDIVISIONS, IMD_NORMALS, SCALE, PARTIAL, HOURLY),
     "WIND": (IBTRACS,),
     "TEMPERATURE": (IMD_TMAX,),
 }
@@ -93,7 +101,8 @@ MODELS = {
         "Gamma by maximum likelihood on the subdivision's wet months, rescaled to the district normal and "
         "widened to the cell's scale (CV x1.45 Jun-Sep, x1.12 otherwise; logit P(dry) +1.47); dry-month "
         "probability and copula correlation from the subdivision history; shrunk linear trend projected "
-        "to the risk year",
+        "to the risk year; a partial month from its own margin (CV x f^-0.41 Jun-Sep, x f^-0.30 otherwise, "
+        "tabulated from daily data; more often dry)",
     ),
     "WIND": (
         "Poisson gale-force cyclone events with an exponential excess over 62 km/h",

@@ -12,6 +12,7 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from models.domain.payout import (
+    line_item_payout,
     count_payout,
     count_payout_exact,
     curve_points,
@@ -141,3 +142,33 @@ def test_the_day_count_twins_agree_with_the_exact_rule(days, per_day, limit):
 def test_missing_data_is_never_a_silent_zero():
     assert np.isnan(linear_payout(np.array([np.nan]), **_floats(terms())))[0]
     assert np.isnan(count_payout(np.array([[np.nan, 20.0]]), trigger=10.0, payout_per_unit=1.0, limit=5.0))[0]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.decimals(min_value=0, max_value=10**7, places=2), min_size=1, max_size=4),
+    st.decimals(min_value=0, max_value=10**7, places=2),
+)
+def test_a_line_item_pays_its_covers_sum_capped_at_its_sum_insured(payouts, sum_insured):
+    paid = line_item_payout(payouts, sum_insured)
+    assert paid <= sum_insured
+    assert paid == min(sum(payouts), sum_insured)
+
+
+def test_excess_rain_and_the_heat_fallback_together_pay_the_sum_insured_once():
+    """The 2S of issue 11: a month with record rain and a record heat wave on a line item of
+    S = 50,000 holding excess rainfall and the heat fallback (both at their exits)."""
+    s = Decimal("50000")
+    rain = linear_payout_exact(
+        Decimal("900"), direction="ABOVE", trigger=Decimal("400"), exit=Decimal("700"),
+        payout_per_unit=Decimal("150"), limit=s, min_payout=Decimal("5000"),
+    )
+    heat = linear_payout_exact(
+        Decimal("47.5"), direction="ABOVE", trigger=Decimal("44.1"), exit=Decimal("46.0"),
+        payout_per_unit=Decimal("23684.2105"), limit=s, min_payout=Decimal("5000"),
+    )
+    assert rain == heat == s
+    assert line_item_payout([rain, heat], s) == s
+    assert line_item_payout([rain, Decimal(0)], s) == s
+    with pytest.raises(ValueError):
+        line_item_payout([Decimal(-1)], s)

@@ -39,8 +39,10 @@ CYCLONE_FILE = "ibtracs_north_indian_ocean_1982-2023.csv"
 HEAT_CELLS_FILE = "calibration/heat_cells.csv"  # derived by bench/calibration/heat_cells.py
 HEAT_PARTIAL_FILE = "calibration/heat_partial.json"
 RAIN_SCALE_FILE = "calibration/rain_scale.json"  # derived by bench/calibration/rain_scale.py
+RAIN_PARTIAL_FILE = "calibration/rain_partial.json"  # derived by bench/calibration/rain_partial.py
 DATA_FILES = (
     RAIN_SCALE_FILE,
+    RAIN_PARTIAL_FILE,
     SUBDIVISION_FILE,
     DISTRICT_NORMALS_FILE,
     PINCODE_FILE,
@@ -167,6 +169,45 @@ class RainScale:
     basis_no_payout_deficit: float
 
 
+@dataclass(frozen=True, slots=True)
+class RainPartial:
+    """Time-scale law of partial months (``bench/calibration/rain_partial.py``): for day
+    fractions ``f`` of a month, the ratio of the coefficient of variation of the partial total
+    to the month total's and the probability that a wet month's partial period is dry, per
+    season (Jun–Sep, other months); ``h`` the power law ``CV_f / CV_1 = f^-h`` that summarises
+    the ratio (used below the smallest tabulated fraction)."""
+
+    fractions: tuple[float, ...]
+    cv_ratio_monsoon: tuple[float, ...]
+    cv_ratio_other: tuple[float, ...]
+    p_dry_monsoon: tuple[float, ...]
+    p_dry_other: tuple[float, ...]
+    h_monsoon: float
+    h_other: float
+    source: str
+
+    def cv_ratio(self, month: int, fraction: float) -> float:
+        """CV(partial total) / CV(month total) for ``fraction`` of calendar ``month``'s days."""
+        monsoon = month in (6, 7, 8, 9)
+        if fraction >= 1.0:
+            return 1.0
+        if fraction < self.fractions[0]:
+            return (self.cv_ratio_monsoon if monsoon else self.cv_ratio_other)[0] * (
+                fraction / self.fractions[0]
+            ) ** -(self.h_monsoon if monsoon else self.h_other)
+        xs = (*self.fractions, 1.0)
+        ys = (*(self.cv_ratio_monsoon if monsoon else self.cv_ratio_other), 1.0)
+        return float(np.interp(fraction, xs, ys))
+
+    def p_dry_given_wet(self, month: int, fraction: float) -> float:
+        """P(partial total < 0.05 mm | the month is wet), interpolated (1 at f = 0, 0 at f = 1)."""
+        if fraction >= 1.0:
+            return 0.0
+        xs = (0.0, *self.fractions, 1.0)
+        ys = (1.0, *(self.p_dry_monsoon if month in (6, 7, 8, 9) else self.p_dry_other), 0.0)
+        return float(np.interp(fraction, xs, ys))
+
+
 @dataclass(frozen=True, eq=False)
 class ClimateData:
     """Everything the pricing models are calibrated on, plus the hash of the files used."""
@@ -180,6 +221,7 @@ class ClimateData:
     cyclones: CycloneTracks
     heat: HeatCells
     rain_scale: RainScale
+    rain_partial: RainPartial
     data_hash: str  # "sha256:<64 hex>"
     files: tuple[str, ...]
 
@@ -333,6 +375,20 @@ def _load_rain_scale(path: Path) -> RainScale:
     )
 
 
+def _load_rain_partial(path: Path) -> RainPartial:
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    return RainPartial(
+        fractions=tuple(float(f) for f in raw["fractions"]),
+        cv_ratio_monsoon=tuple(float(v) for v in raw["monsoon"]["cv_ratio"]),
+        cv_ratio_other=tuple(float(v) for v in raw["other"]["cv_ratio"]),
+        p_dry_monsoon=tuple(float(v) for v in raw["monsoon"]["p_dry_given_wet_month"]),
+        p_dry_other=tuple(float(v) for v in raw["other"]["p_dry_given_wet_month"]),
+        h_monsoon=float(raw["monsoon"]["h"]),
+        h_other=float(raw["other"]["h"]),
+        source=raw["source"],
+    )
+
+
 @lru_cache(maxsize=4)
 def _load(directory: str) -> ClimateData:
     d = Path(directory)
@@ -349,6 +405,7 @@ def _load(directory: str) -> ClimateData:
         cyclones=_load_cyclones(d / CYCLONE_FILE),
         heat=_load_heat(d / HEAT_CELLS_FILE, d / HEAT_PARTIAL_FILE),
         rain_scale=_load_rain_scale(d / RAIN_SCALE_FILE),
+        rain_partial=_load_rain_partial(d / RAIN_PARTIAL_FILE),
         data_hash=data_hash(d),
         files=DATA_FILES,
     )

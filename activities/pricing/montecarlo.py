@@ -219,6 +219,15 @@ class _ChunkState:
                 x *= level
         return x
 
+    def partial_rain(self, piece: _Piece) -> np.ndarray:
+        """Rainfall (mm) over the covered days of a partial-month piece: the partial margin's
+        quantile at the month's score (the time-scale law of :mod:`.rainfall`)."""
+        x = self.plan.model.rain.table(piece.month, piece.fraction)(self.z[piece.slot])
+        level = self.plan.rain_level[piece.slot]
+        if level != 1.0:
+            x *= level
+        return x
+
     def wind(self, piece: _Piece) -> np.ndarray:
         z = self.g[:, self.plan.wind_off + piece.slot]
         return self.plan.model.wind.quantile_from_normal(piece.month, z, piece.fraction)
@@ -237,7 +246,7 @@ class _ChunkState:
         if req.kind == "RAIN_SUM":
             out = np.zeros(self.rows)
             for p in req.pieces:
-                out += p.fraction * self.rain(p.slot)
+                out += self.rain(p.slot) if p.fraction == 1.0 else self.partial_rain(p)
             return out
         if req.kind == "WIND_MAX":
             return np.max([self.wind(p) for p in req.pieces], axis=0)
@@ -261,9 +270,9 @@ class _CoverEval:
         self.z_cut = None
         if req.kind == "RAIN_SUM" and len(req.pieces) == 1:
             p = req.pieces[0]
-            table = plan.model.rain.table(p.month)
+            table = plan.model.rain.table(p.month, p.fraction)
             self.level = plan.rain_level[p.slot]
-            y = self.trigger / p.fraction / self.level
+            y = self.trigger / self.level
             margin = _MARGIN_CELLS / table.inv_dx
             if self.direction == "ABOVE":
                 self.z_cut = ("ge", table.lower_bound(y) - margin)
@@ -303,9 +312,9 @@ class _CoverEval:
             idx = np.flatnonzero(z >= cut if op == "ge" else z <= cut)
             if not idx.size:
                 return idx, np.empty(0)
-            x = st.plan.model.rain.table(p.month)(z[idx])  # float64
-            if p.fraction != 1.0 or self.level != 1.0:
-                x *= p.fraction * self.level
+            x = st.plan.model.rain.table(p.month, p.fraction)(z[idx])  # float64
+            if self.level != 1.0:
+                x *= self.level
             pay = self._fast_linear(x)
         elif req.kind == "DAILY_COUNT":
             n = (st.index(req) >= self.trigger).sum(axis=1)

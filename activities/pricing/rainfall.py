@@ -34,10 +34,17 @@ For a target with district normals ``N_m`` (mm, calendar month m) in IMD subdivi
   to the nearest positive-definite correlation matrix by eigenvalue clipping. A path is
   ``Z = L G`` with ``L`` the Cholesky factor and ``G`` i.i.d. N(0,1), and
   ``X_m = N_m * F_m^-1(Phi(Z_m))``.
-* Partial months: a slot covering a fraction ``f`` of the month's days contributes
-  ``f * X_m``. This keeps the mean exact and the month's shape, but understates the relative
-  variability of short periods (rain over half a month is more variable than half the
-  month's rain); see docs/pricing-model.md.
+* Partial months (a slot covering a fraction ``f`` of the month's days). Rain over half a
+  month is more variable than half the month's rain and more often nil. From real daily
+  series (``bench/calibration/rain_partial.py``: Delhi-NCR 0.25° districts, Colaba) per
+  season: the ratio ``c_f`` of the coefficient of variation of the partial total to the
+  month's, and ``pi_f = P(partial dry | month wet)``. The partial total's margin is a
+  zero-inflated gamma with mean ``f N_m`` exactly, ``p0_f = p0 + (1 - p0) pi_f`` and the wet
+  shape ``k_f`` that gives the coefficient of variation ``c_f CV_m``:
+  ``1/k_f = c_f^2 CV_m^2 (1 - p0_f) - p0_f`` (never below ``1/k``); the lower-tail exponent
+  scales with the shape as for the cell. The partial total is the partial margin's quantile
+  at the month's normal score (comonotone with the month: its dependence on other months is
+  the month's own, a slight overstatement for the aggregate of a quote).
 * History at the district level: ``x_{y,m} * N_m / mean_y(x_{.,m})``.
 * Trend (projection to the risk year). Per calendar month, ordinary least squares of the
   subdivision total on the year gives slope ``b`` with t-statistic ``t``; the slope used is
@@ -204,39 +211,77 @@ class MonthlyRainModel:
     area_shape: np.ndarray | None = None
     tail_exponent: np.ndarray | None = None  # lower-tail exponent of the cell (None: gamma's own)
     area_tail_exponent: np.ndarray | None = None
+    partial: object | None = None  # RainPartial time-scale law (None: f * month total)
     _cache: dict = field(default_factory=dict, repr=False)
 
     # --- margins ---------------------------------------------------------------------
-    def quantile(self, month: int, z: np.ndarray) -> np.ndarray:
-        """Exact monthly total (mm) at normal scores ``z`` for calendar ``month`` (1..12)."""
+    def margin(self, month: int, fraction: float = 1.0) -> tuple[float, float, float, float | None]:
+        """(p0, wet shape, wet scale relative to the mean, lower-tail exponent or None) of the
+        total over ``fraction`` of calendar ``month`` (module docstring, partial months)."""
         m = month - 1
         tail = None if self.tail_exponent is None else float(self.tail_exponent[m])
-        return (self.normals_mm[m] / self.tail_mean(month)) * zig_quantile(
-            self.p_zero[m], self.shape[m], self.scale_rel[m], np.asarray(z, dtype=np.float64), tail
-        )
+        p0, k = float(self.p_zero[m]), float(self.shape[m])
+        if fraction < 1.0 and self.partial is not None:
+            key = ("partial", month, fraction)
+            hit = self._cache.get(key)
+            if hit is not None:
+                return hit
+            cv2 = (1.0 / k + p0) / (1.0 - p0) * self.partial.cv_ratio(month, fraction) ** 2
+            pf = p0 + (1.0 - p0) * self.partial.p_dry_given_wet(month, fraction)
+            kf = 1.0 / max(cv2 * (1.0 - pf) - pf, 1.0 / k)
+            out = (pf, kf, 1.0 / ((1.0 - pf) * kf), None if tail is None else tail * kf / k)
+            self._cache[key] = out
+            return out
+        return p0, k, float(self.scale_rel[m]), tail
 
-    def tail_mean(self, month: int) -> float:
+    def quantile(self, month: int, z: np.ndarray, fraction: float = 1.0) -> np.ndarray:
+        """Exact total (mm) at normal scores ``z`` over ``fraction`` of calendar ``month``
+        (1..12): the month's total when ``fraction`` is 1."""
+        p0, k, theta, tail = self.margin(month, fraction)
+        mean = self.normals_mm[month - 1] * fraction
+        return (mean / self.tail_mean(month, fraction)) * zig_quantile(p0, k, theta, np.asarray(z, dtype=np.float64), tail)
+
+    def cdf(self, month: int, x_mm: np.ndarray, fraction: float = 1.0) -> np.ndarray:
+        """P(total over ``fraction`` of ``month`` <= x) for x > 0 (the inverse of :meth:`quantile`)."""
+        p0, k, theta, tail = self.margin(month, fraction)
+        mean = self.normals_mm[month - 1] * fraction
+        if mean <= 0:
+            return np.ones_like(np.asarray(x_mm, dtype=np.float64))
+        return zig_cdf(p0, k, theta, np.asarray(x_mm, dtype=np.float64) * self.tail_mean(month, fraction) / mean, tail)
+
+    def tail_mean(self, month: int, fraction: float = 1.0) -> float:
         """Mean of the relative margin with the fitted lower tail (1 without it): the quantile
-        is divided by it, so the month's mean stays the district normal exactly."""
-        if self.tail_exponent is None:
+        is divided by it, so the period's mean stays the district normal (times ``fraction``)."""
+        p0, k, theta, a = self.margin(month, fraction)
+        if a is None:
             return 1.0
         from scipy.special import gammainc
 
-        m = month - 1
-        p0, k, theta, a = self.p_zero[m], self.shape[m], self.scale_rel[m], float(self.tail_exponent[m])
         x10 = gammaincinv(k, TAIL_Q) * theta
         wet = k * theta * (1.0 - gammainc(k + 1.0, x10 / theta)) + TAIL_Q * x10 * a / (a + 1.0)
         return float((1.0 - p0) * wet)
 
-    def table(self, month: int) -> UniformTable:
-        """Tabulated quantile function z → mm of calendar ``month`` (1..12), cached."""
-        key = ("table", month)
+    def table(self, month: int, fraction: float = 1.0) -> UniformTable:
+        """Tabulated quantile function z → mm over ``fraction`` of calendar ``month``, cached."""
+        key = ("table", month, fraction)
         t = self._cache.get(key)
         if t is None:
             lo, hi, g = Z_GRID
-            t = UniformTable.from_grid(lo, hi, self.quantile(month, np.linspace(lo, hi, g + 1)))
+            t = UniformTable.from_grid(lo, hi, self.quantile(month, np.linspace(lo, hi, g + 1), fraction))
             self._cache[key] = t
         return t
+
+    def to_partial(self, month: int, fraction: float, values_mm: np.ndarray) -> np.ndarray:
+        """Month totals (mm, the model's scale) mapped at equal probability to totals over
+        ``fraction`` of the month (how the model couples them): the burn of a partial cover."""
+        x = np.asarray(values_mm, dtype=np.float64)
+        if fraction >= 1.0:
+            return x
+        if self.partial is None:
+            return x * fraction
+        u = np.clip(np.where(x > 0, self.cdf(month, x), 0.0), 1e-12, 1 - 1e-12)
+        out = self.quantile(month, ndtri(u), fraction)
+        return np.where(x > 0, out, 0.0)
 
     def mean_mm(self, month: int) -> float:
         return float(self.normals_mm[month - 1])
@@ -354,9 +399,11 @@ def resampled(model: MonthlyRainModel, rows: np.ndarray) -> MonthlyRainModel:
     )
 
 
-def fit_monthly_model(history: SubdivisionHistory, normals_mm, scale=None) -> MonthlyRainModel:
+def fit_monthly_model(history: SubdivisionHistory, normals_mm, scale=None, partial=None) -> MonthlyRainModel:
     """Fit the monthly model of a target from its subdivision history and district normals;
-    ``scale`` (a RainScale) takes the margins to the cell (None: the subdivision's own)."""
+    ``scale`` (a RainScale) takes the margins to the cell (None: the subdivision's own);
+    ``partial`` (a RainPartial) is the time-scale law of partial months (None: ``f`` times
+    the month's total)."""
     x = history.rain_mm
     area_p0, area_shape = fit_margins(x)
     p0, shape = scaled_margins(area_p0, area_shape, scale)
@@ -382,6 +429,7 @@ def fit_monthly_model(history: SubdivisionHistory, normals_mm, scale=None) -> Mo
         # the cell's lower tail keeps the record's exponent relative to the gamma's own (k)
         tail_exponent=area_tail * shape / area_shape,
         area_tail_exponent=area_tail,
+        partial=partial,
     )
 
 

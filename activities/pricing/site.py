@@ -58,7 +58,9 @@ def build_site_model(
     if cached is not None:
         return cached
     site = climate_site(climate, district, state, lat, lon)
-    rain = fit_monthly_model(climate.subdivisions[site.subdivision], site.normals_mm, climate.rain_scale)
+    rain = fit_monthly_model(
+        climate.subdivisions[site.subdivision], site.normals_mm, climate.rain_scale, climate.rain_partial
+    )
     hourly = _HOURLY.get(climate.data_hash)
     if hourly is None:
         hourly = _HOURLY[climate.data_hash] = fit_hourly_model(climate.hourly)
@@ -89,7 +91,8 @@ def historical_index(
     highest gale-force peak per year, 0 in years without one.
 
     Rainfall SUM indices: the subdivision's 1901–2015 monthly series rescaled to the district
-    level (mm), partial months scaled by their day fraction; the key is the year in which the
+    level (mm), partial months scaled by their day fraction (``projected``: mapped to the
+    partial period at equal probability, :meth:`MonthlyRainModel.to_partial`); the key is the year in which the
     period starts (a Dec–Jan period of 1950 uses Dec 1950 and Jan 1951); years with a
     missing month are left out. ``projected``: each month's value brought to the trend level of
     the risk period's own year, ``x g_m(Y) / g_m(y)`` (:mod:`.rainfall`), as the model is.
@@ -118,8 +121,12 @@ def historical_index(
                 total = np.nan
                 break
             if projected:
-                v *= model.rain.level(s.month, s.year) / model.rain.level(s.month, year)
-            total += s.fraction * v
+                # the partial period at equal probability (as the model couples it), then
+                # brought to the risk year's trend level
+                v = float(model.rain.to_partial(s.month, s.fraction, np.array([v]))[0])
+                total += v * model.rain.level(s.month, s.year) / model.rain.level(s.month, year)
+            else:
+                total += s.fraction * v
         if not np.isnan(total):
             out[int(years[i])] = float(total)
     return out

@@ -3,7 +3,11 @@
 For a cover on index I over the risk period (one risk period per year):
 
 * ABOVE: trigger = the level exceeded once in ``trigger_return_period`` years,
-  ``q(1 - 1/RP_t)``; exit = ``q(1 - 1/RP_e)``.
+  ``q(1 - 1/RP_t)``; exit = ``q(1 - 1/RP_e)``. Rainfall: where the period is dry more often
+  than ``1 - 1/RP_t`` that level is 0 mm, and a cover triggered at 0 mm would pay every
+  year; the trigger is then the first measurable amount, ``RAIN_RESOLUTION_MM`` (it attaches
+  in every wet year, less often than once in ``RP_t``), and the cover is refused when its
+  exit is not above that.
 * BELOW: trigger = ``q(1/RP_t)``, exit = ``q(1/RP_e)`` (the lower tail).
 * Linear form: ``min_payout = min_payout_fraction * limit``,
   ``payout_per_unit = (limit - min_payout) / |exit - trigger|`` (continuous at the exit).
@@ -44,6 +48,7 @@ PROPOSAL_N_HOURLY = 1 << 13  # hourly simulation is ~100x dearer per path
 DEFAULT_TRIGGER_RP = 10.0
 DEFAULT_EXIT_RP = 50.0
 DEFAULT_MIN_PAYOUT_FRACTION = 0.10  # commercial choice, not actuarial
+RAIN_RESOLUTION_MM = 0.1  # IMD's resolution: the smallest rainfall an excess cover triggers at
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +135,8 @@ def propose_terms(
         p_trig, p_exit = float((x >= trigger).mean()), float((x >= exit_).mean())
     elif direction == "ABOVE":
         trigger, exit_ = _round1(np.quantile(x, 1 - p_t)), _round1(np.quantile(x, 1 - p_e))
+        if spec.risk_type_id == "RAINFALL":
+            trigger = max(trigger, RAIN_RESOLUTION_MM)  # never a cover that pays on a dry period
         p_trig, p_exit = float((x >= trigger).mean()), float((x >= exit_).mean())
     else:
         trigger, exit_ = _round1(np.quantile(x, p_t)), _round1(np.quantile(x, p_e))

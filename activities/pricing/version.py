@@ -1,3 +1,3 @@
 """Model version: bump on any change that can move a price (formulae, tables, defaults)."""
 
-MODEL_VERSION = "pricing-2026.2.0"
+MODEL_VERSION = "pricing-2026.3.0"

@@ -13,6 +13,10 @@ Linear form (SUM and MAX indices), with ``d`` the distance beyond the trigger
                                                         beyond it (ABOVE: ≥ exit; BELOW: ≤ exit)
            = min(min_payout + payout_per_unit × d, limit)   otherwise (d ≥ 0)
 
+Line item (several covers sold together with one sum insured S)::
+
+    payout = min(Σ covers' payouts, S)
+
 Daily-count (hotel) form::
 
     payout = min(payout_per_unit × days, limit)         days: days whose daily index ≥ trigger
@@ -74,6 +78,20 @@ def count_payout_exact(days: int, *, payout_per_unit: Decimal, limit: Decimal) -
     if days < 0:
         raise ValueError("days must not be negative")
     return min(payout_per_unit * days, limit)
+
+
+def line_item_payout(cover_payouts, sum_insured: Decimal) -> Decimal:
+    """What a line item pays for its covers' payouts over one risk period: their sum, capped
+    at the line item's sum insured. A tenant line item's two covers each pay up to the sum
+    insured; excess and deficit rainfall never both pay, but a heat (or wind) cover standing
+    in for the deficit cover can pay in the same month as excess rainfall, and the line item
+    still pays at most its ``sumInsured`` (docs/quotes-and-policies.md). Money, exact."""
+    if sum_insured < 0:
+        raise ValueError("sum_insured must be >= 0")
+    total = sum((Decimal(p) for p in cover_payouts), ZERO)
+    if total < 0:
+        raise ValueError("cover payouts must be >= 0")
+    return min(total, sum_insured)
 
 
 def round_payout(amount: Decimal, currency: str) -> Decimal:

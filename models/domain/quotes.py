@@ -5,8 +5,9 @@
 - Two covers per line item: excess and deficit rainfall; where the model finds a deficit
   cover meaningless (rain too rare in that month), the second cover is maximum temperature.
 - A line item of sum insured S holds quantity = S / unit limit units of each cover and pays
-  at most S per cover (2S when the heat fallback sits beside excess rainfall: both can pay;
-  excess and deficit never both pay); premium = Σ covers' gross premium rate × S, rounded half-even to the
+  at most S in all: its covers' payouts summed and capped at S (``line_item_payout``; the
+  heat fallback beside excess rainfall can pay in the same month, excess and deficit never
+  both pay); premium = Σ covers' gross premium rate × S, rounded half-even to the
   minor unit per line item; the quote's totals are exact sums of the line items'.
 """
 

@@ -312,3 +312,101 @@ def test_the_margins_hold_in_the_tails_where_exits_sit(climate):
         assert abs((u <= p).mean() - p) < 3 * se(p), (p, (u <= p).mean())
     for p in (0.90, 0.95, 0.98):
         assert abs((u >= p).mean() - (1 - p)) < 3 * se(1 - p), (p, (u >= p).mean())
+
+
+# --- 7. partial months: a model at the right time scale ---------------------------------------
+
+
+def _cv(x: np.ndarray) -> float:
+    return float(x.std() / x.mean())
+
+
+@pytest.mark.parametrize(("pin", "m", "last_day"), [("400001", 7, 15), ("110001", 8, 10), ("110001", 1, 20)])
+def test_partial_month_rain_follows_the_time_scale_law(site_models, pin, m, last_day):
+    """A partial month is not the month's total times its day fraction: its coefficient of
+    variation is the month's times the law's ratio (1 on the old engine) and a wet month's
+    partial period is dry with the law's probability, while the mean stays f times the
+    month's."""
+    import calendar
+
+    model = site_models[pin]
+    law = model.rain.partial
+    first, end = month(m)
+    f = last_day / calendar.monthrange(2027, m)[1]
+    whole = simulate_index(model, "RAINFALL_MONTHLY_TOTAL", first, end, n=1 << 15, seed=7)
+    part = simulate_index(model, "RAINFALL_MONTHLY_TOTAL", first, date(2027, m, last_day), n=1 << 15, seed=7)
+    assert part.mean() == pytest.approx(f * whole.mean(), rel=0.01)
+    assert _cv(part) / _cv(whole) == pytest.approx(law.cv_ratio(m, f), rel=0.05)
+    assert _cv(part) / _cv(whole) > 1.05
+    p0 = model.rain.margin(m)[0]
+    assert model.rain.margin(m, f)[0] == pytest.approx(p0 + (1 - p0) * law.p_dry_given_wet(m, f))
+    level = model.rain.level(m, 2027)
+    for x in (0.05, 5.0):
+        assert (part < x).mean() == pytest.approx(float(model.rain.cdf(m, np.array([x / level]), f)[0]), abs=0.01)
+        assert (part < x).mean() > (whole < x / f).mean()
+
+
+def test_partial_month_cover_costs_more_than_its_day_fraction(site_models):
+    """A 1-15 July excess cover at Mumbai set at its own 1-in-10 and 1-in-50 levels: its
+    triggers are higher relative to the month's than the day fraction (the partial total is
+    more variable), and the burn, mapped to the partial period at equal probability, keeps the
+    model's variability."""
+    model = site_models["400001"]
+    start, end = date(2027, 7, 1), date(2027, 7, 15)
+    half = propose_terms(model, "RAINFALL_MONTHLY_TOTAL", start, end, LIMIT).terms
+    full = propose_terms(model, "RAINFALL_MONTHLY_TOTAL", *month(7), LIMIT).terms
+    f = 15 / 31
+    assert half.trigger > f * full.trigger * 1.05
+    projected = np.array(list(historical_index(model, "RAINFALL_MONTHLY_TOTAL", start, end, projected=True).values()))
+    raw = np.array(list(historical_index(model, "RAINFALL_MONTHLY_TOTAL", start, end).values()))
+    sim = simulate_index(model, "RAINFALL_MONTHLY_TOTAL", start, end, n=1 << 14, seed=2)
+    assert _cv(projected) > _cv(raw) * 1.2
+    assert _cv(projected) == pytest.approx(_cv(sim), rel=0.25)
+
+
+PARTIAL_INPUTS = [
+    SHARED_DATA / "imd_rain025_delhi_ncr_district_daily_2013-2024.csv.gz",
+    SHARED_DATA / "ghcn_daily_IN012070300_bombay_colaba_1901-1970.csv.gz",
+]
+
+
+@pytest.mark.skipif(not all(p.exists() for p in PARTIAL_INPUTS), reason="the daily data is not shipped")
+def test_shipped_partial_month_law_is_what_the_script_derives(tmp_path):
+    """The shipped time-scale law is reproduced by the command in the repo from the real
+    daily series."""
+    import json
+    import subprocess
+    import sys
+
+    from models.settings import DATA_DIR
+
+    root = __import__("pathlib").Path(__file__).resolve().parents[2]
+    out = tmp_path / "rain_partial.json"
+    subprocess.run(
+        [sys.executable, "bench/calibration/rain_partial.py", "--data", str(SHARED_DATA), "--out", str(out)],
+        cwd=root, check=True, capture_output=True,
+    )
+    assert json.loads(out.read_text()) == json.loads((DATA_DIR / "calibration" / "rain_partial.json").read_text())
+
+
+@pytest.mark.parametrize("pin", ["400001", "110001"])
+def test_no_rainfall_cover_pays_on_a_dry_period(site_models, pin):
+    """In months that are dry more than nine years in ten (Mumbai in February) the 1-in-10
+    high is 0 mm: a cover triggered there paid every year (P(attach) = 1, found while
+    measuring the line item cap). Every proposed rainfall cover attaches at most about once
+    in its trigger return period, full months and partial ones."""
+    import calendar
+
+    model = site_models[pin]
+    for m in range(1, 13):
+        days = calendar.monthrange(2027, m)[1]
+        for end in (10, days):
+            period = (date(2027, m, 1), date(2027, m, end))
+            for code in ("RAINFALL_MONTHLY_TOTAL", "RAINFALL_DEFICIT"):
+                p = propose_terms(model, code, *period, LIMIT)
+                if not p.viable:
+                    continue
+                x = simulate_index(model, code, *period, n=1 << 13, seed=4)
+                hit = (x >= p.terms.trigger) if p.terms.resolved_direction == "ABOVE" else (x <= p.terms.trigger)
+                assert hit.mean() <= 1 / p.trigger_return_period + 0.015, (pin, m, end, code, p.terms.trigger)
+                assert p.terms.trigger > 0

@@ -79,7 +79,8 @@ def assert_within_3se(model, covers, exact, n, seed, method="sobol"):
 @pytest.mark.parametrize("pin", ["560001", "400001", "110001", "600001"])
 @pytest.mark.parametrize("m", [1, 7, 10])
 def test_calibrated_zero_inflated_gamma_closed_form(site_models, pin, m):
-    """The real calibrated monthly margins: excess and deficit covers, full and half month."""
+    """The real calibrated monthly margins: excess and deficit covers, full and half month
+    (the half month from its own time-scale margin, not half the month's total)."""
     model = without_trend(site_models[pin])
     r = model.rain
     k = m - 1
@@ -87,7 +88,9 @@ def test_calibrated_zero_inflated_gamma_closed_form(site_models, pin, m):
     q = lambda p: float(r.quantile(m, np.array([__import__("scipy").special.ndtri(p)]))[0])  # noqa: E731
     full, half = month(m), (month(m)[0], date(2026, m, 15))
     f = 15 / calendar.monthrange(2026, m)[1]
-    half_zig = ZeroInflatedGamma(zig.p0, zig.shape, zig.scale * f)
+    p0f, kf, thf, _ = r.margin(m, f)
+    half_zig = ZeroInflatedGamma(p0f, kf, thf * f * r.normals_mm[k])
+    assert half_zig.p0 >= zig.p0 and 1 / kf >= 1 / r.shape[k]
     covers, exact = [], []
     for period, dist, scale in ((full, zig, 1.0), (half, half_zig, f)):
         hi_t, hi_e = q(0.9) * scale, q(0.98) * scale

@@ -25,6 +25,7 @@ from api.content_type import RequireJSON
 from api.deps import provide_principal, provide_settings
 from api.documents.controller import InternalFileController, TenantFileController
 from api.health import VERSION, health
+from api.internal_quotes.controller import FastQuoteController
 from api.partners.controller import BusinessPartnerController
 from api.policies.controller import PolicyController
 from api.pricing.controller import PricingRunController
@@ -44,6 +45,7 @@ ROUTES = [
     IndexDefinitionController,
     PincodeMappingController,
     BusinessPartnerController,
+    FastQuoteController,
     TravelEventController,
     CoverageController,
     PricingRunController,

@@ -13,6 +13,14 @@ EXPIRED at its deadline. Workflow id `quote:<tenant>:<quote id>`.
 - `reject` is an update whose validator refuses moves the state does not allow; its write is
   a local activity whose outcome is checked before the update answers.
 
+Fast quotes (internal surface, draft kind FAST): before the lifecycle above, the run carries
+the quote's job: PENDING (`created`) → QUEUED (`queued`, the pricing activity scheduled) →
+RUNNING (`running`, written by the pricing activity as it starts) → CREATED (`completed`, with
+its aggregated pricing and quote document) or ERROR (`error`, with the reason; final).
+Transient faults are retried by the activities' retry policy; a non-retryable failure or
+exhausted retries end in ERROR. Only runs of kind FAST take this path (there were none before
+it), so recorded histories replay unchanged.
+
 Versioning (docs/workflow-versioning.md): the lifecycle is versioned as a whole by its input
 (`QuoteWorkflowInput.lifecycle`, default 1 for runs started before it existed): those runs keep
 their original code path (`_run_v0`, the `convert` update) to the end. Quotes live at most 30
@@ -26,11 +34,17 @@ import datetime as dt
 import uuid
 
 from temporalio import workflow
-from temporalio.common import SearchAttributePair, TypedSearchAttributes
+from temporalio.common import RetryPolicy, SearchAttributePair, TypedSearchAttributes
 from temporalio.exceptions import ActivityError
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
+    from activities.fast_quotes import (
+        complete_fast_quote,
+        price_fast_quote,
+        render_fast_quote_document,
+        set_fast_quote_status,
+    )
     from activities.policies import convert_quote
     from activities.quotes import (
         expire_quote,
@@ -42,6 +56,7 @@ with workflow.unsafe.imports_passed_through():
     from models.domain.lifecycle import quote_deadline
     from models.domain.statuses import PolicyStatus, QuoteStatus
     from models.temporal.ids import policy_workflow_id
+    from models.temporal.queues import task_queue
     from models.temporal.lifecycle import TransitionOutcome
     from models.temporal.policies import PolicyWorkflowInput
     from models.temporal.quotes import (
@@ -52,6 +67,10 @@ with workflow.unsafe.imports_passed_through():
         REJECT_UPDATE,
         STATUS_QUERY,
         ConvertQuoteInput,
+        FastQuoteCompletion,
+        FastQuoteDocumentInput,
+        FastQuoteJob,
+        FastQuoteStatusInput,
         QuoteTransitionInput,
         QuoteWorkflowInput,
         QuoteWriteInput,
@@ -76,8 +95,16 @@ with workflow.unsafe.imports_passed_through():
     )
     from workflows.policies import PolicyWorkflow
 
-FINAL = (QuoteStatus.ACCEPTED, QuoteStatus.REJECTED, QuoteStatus.EXPIRED, QuoteStatus.NOT_CREATED)
+FINAL = (QuoteStatus.ACCEPTED, QuoteStatus.REJECTED, QuoteStatus.EXPIRED, QuoteStatus.NOT_CREATED, QuoteStatus.ERROR)
 IN_FLIGHT = ("REJECTING", "EXPIRING")
+JOB = (QuoteStatus.PENDING, QuoteStatus.QUEUED, QuoteStatus.RUNNING)
+# The fast quote's pricing: a few transient failures are retried, then the quote is in error.
+PRICING_RETRY = RetryPolicy(
+    initial_interval=dt.timedelta(seconds=1), maximum_interval=dt.timedelta(seconds=10), maximum_attempts=4
+)
+PRICING_TIMEOUT = dt.timedelta(minutes=10)
+PRICING_HEARTBEAT = dt.timedelta(seconds=30)
+DOCUMENT_TIMEOUT = dt.timedelta(minutes=2)
 
 
 @workflow.defn(name=QUOTE_WORKFLOW)
@@ -115,6 +142,8 @@ class QuoteWorkflow:
             return self._status
         # A retried start (same Idempotency-Key) may find its quote already decided.
         self._adopt(written)
+        if self._draft.kind == "FAST" and self._status in JOB:
+            await self._job(request)
         while self._status not in FINAL:
             if self._status in IN_FLIGHT:  # a write in flight settles first
                 await workflow.wait_condition(lambda: self._status not in IN_FLIGHT)
@@ -129,6 +158,70 @@ class QuoteWorkflow:
                 pass
         await workflow.wait_condition(workflow.all_handlers_finished)
         return self._status
+
+    async def _job(self, request: QuoteWorkflowInput) -> None:
+        """The fast quote's pricing job (module docstring)."""
+        draft = self._draft
+        if self._status == QuoteStatus.PENDING:
+            self._adopt(await self._job_status(QuoteStatus.QUEUED, [QuoteStatus.PENDING]))
+        try:
+            pricing = await workflow.execute_activity(
+                price_fast_quote,
+                FastQuoteJob(
+                    tenant_id=draft.tenant_id,
+                    quote_id=draft.id,
+                    monitoring_target_id=draft.monitoring_target_id,
+                    quantity=str(draft.line_items[0].quantity),
+                    simulations=request.simulations,
+                    seed=request.seed,
+                ),
+                task_queue=task_queue(workflow.info().task_queue, "pricing"),
+                start_to_close_timeout=PRICING_TIMEOUT,
+                heartbeat_timeout=PRICING_HEARTBEAT,
+                retry_policy=PRICING_RETRY,
+                summary="joint pricing of the quote's covers",
+            )
+            file_id = await workflow.execute_activity(
+                render_fast_quote_document,
+                FastQuoteDocumentInput(tenant_id=draft.tenant_id, quote_id=draft.id, pricing=pricing),
+                task_queue=task_queue(workflow.info().task_queue, "documents"),
+                start_to_close_timeout=DOCUMENT_TIMEOUT,
+                retry_policy=PRICING_RETRY,
+                summary="quote document",
+            )
+        except ActivityError as err:
+            reason = str(err.cause.message if err.cause is not None and hasattr(err.cause, "message") else err)
+            self._detail = reason
+            self._adopt(await self._job_status(QuoteStatus.ERROR, list(JOB), error=reason))
+            return
+        outcome = await workflow.execute_local_activity(
+            complete_fast_quote,
+            FastQuoteCompletion(
+                tenant_id=draft.tenant_id,
+                quote_id=draft.id,
+                gross_premium_minor=pricing.gross_premium_minor,
+                risk_premium_minor=pricing.risk_premium_minor,
+                report=pricing.report,
+                document_file_id=file_id,
+                at=workflow.now(),
+            ),
+            **BACKGROUND_WRITE,
+        )
+        self._adopt(outcome)
+
+    async def _job_status(self, to_status: str, from_statuses: list[str], error: str | None = None) -> TransitionOutcome:
+        return await workflow.execute_local_activity(
+            set_fast_quote_status,
+            FastQuoteStatusInput(
+                tenant_id=self._draft.tenant_id,
+                quote_id=self._draft.id,
+                to_status=to_status,
+                from_statuses=from_statuses,
+                at=workflow.now(),
+                error=error,
+            ),
+            **BACKGROUND_WRITE,
+        )
 
     async def _expire(self) -> None:
         self._status = "EXPIRING"
@@ -146,7 +239,7 @@ class QuoteWorkflow:
             return
         if outcome.status == QuoteStatus.ACCEPTED:
             self._accepted(outcome.policy_id)
-        elif outcome.status in (QuoteStatus.CREATED, QuoteStatus.REJECTED, QuoteStatus.EXPIRED):
+        elif outcome.status in (QuoteStatus.CREATED, QuoteStatus.REJECTED, QuoteStatus.EXPIRED, *JOB, QuoteStatus.ERROR):
             self._set(outcome.status)
         else:
             self._detail = outcome.detail or f"unexpected status {outcome.status}"

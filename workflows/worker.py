@@ -34,6 +34,12 @@ from activities.catalogue import (
     propose_coverage_terms,
 )
 from activities.documents import render_coverage_documents, render_policy_schedule
+from activities.fast_quotes import (
+    complete_fast_quote,
+    price_fast_quote,
+    render_fast_quote_document,
+    set_fast_quote_status,
+)
 from activities.partners import save_business_partner
 from activities.policies import (
     convert_quote,
@@ -76,6 +82,8 @@ WORKFLOWS = [
 ]
 LIFECYCLE_ACTIVITIES = [
     save_business_partner,
+    set_fast_quote_status,
+    complete_fast_quote,
     load_site,
     find_catalogue_coverages,
     create_coverages,
@@ -104,6 +112,7 @@ PRICING_WORKFLOWS = [CatalogueWorkflow, CoveragePricingWorkflow]
 # Their database steps are local activities (workflows/pricing.py), so the pricing queue's
 # activity slots are the pool's alone.
 PRICING_DB_ACTIVITIES = [
+    price_fast_quote,  # async: marks the quote running, simulates on a thread
     load_site,
     find_catalogue_coverages,
     create_coverages,
@@ -112,7 +121,7 @@ PRICING_DB_ACTIVITIES = [
     fail_pricing_run,
 ]
 DOCUMENT_WORKFLOWS = [CoverageDocumentsWorkflow, PolicyScheduleWorkflow]
-DOCUMENT_ACTIVITIES = [render_coverage_documents, render_policy_schedule]
+DOCUMENT_ACTIVITIES = [render_coverage_documents, render_policy_schedule, render_fast_quote_document]
 
 log = logging.getLogger("parametric.worker")
 
@@ -187,13 +196,15 @@ def build_lifecycle_worker(client: Client, base_queue: str, activity_overrides: 
     )
 
 
-def build_pricing_worker(client: Client, base_queue: str, pool: PricingPool | None = None) -> Worker:
+def build_pricing_worker(
+    client: Client, base_queue: str, pool: PricingPool | None = None, activity_overrides: dict | None = None
+) -> Worker:
     """Monte Carlo on `pool` (a thread when None: tests that need no process isolation)."""
     common = dict(
         task_queue=task_queue(base_queue, "pricing"),
         workflows=PRICING_WORKFLOWS,
         workflow_runner=WORKFLOW_RUNNER,
-        activities=[*PRICING_ACTIVITIES, *PRICING_DB_ACTIVITIES],
+        activities=_with_overrides([*PRICING_ACTIVITIES, *PRICING_DB_ACTIVITIES], activity_overrides),
     )
     if pool is None:
         return Worker(
@@ -242,7 +253,7 @@ class Workers:
             workers.append(build_lifecycle_worker(self.client, self.base_queue, self.activity_overrides))
         if "pricing" in self.queues:
             self._pool = PricingPool(self.pricing_processes) if self.pricing_processes > 0 else None
-            workers.append(build_pricing_worker(self.client, self.base_queue, self._pool))
+            workers.append(build_pricing_worker(self.client, self.base_queue, self._pool, self.activity_overrides))
         if "documents" in self.queues:
             workers.append(build_documents_worker(self.client, self.base_queue, self.activity_overrides))
         return workers

@@ -23,7 +23,7 @@ from models.db.tables import (
 )
 from models.domain.lifecycle import quote_deadline
 from models.domain.periods import period_label
-from models.domain.statuses import QuoteStatus
+from models.domain.statuses import INTERNAL_QUOTE_STATE, QuoteStatus
 from models.temporal.lifecycle import TransitionOutcome
 from models.temporal.quotes import (
     LineItemDraft,
@@ -32,12 +32,7 @@ from models.temporal.quotes import (
 )
 
 # Tenant-surface status ↔ internal-surface state of a quote.
-QUOTE_STATE = {
-    QuoteStatus.CREATED: "completed",
-    QuoteStatus.ACCEPTED: "accepted",
-    QuoteStatus.REJECTED: "rejected",
-    QuoteStatus.EXPIRED: "expired",
-}
+QUOTE_STATE = INTERNAL_QUOTE_STATE
 
 
 def _line_item_row(tenant_id: str, item: LineItemDraft, *, quote_id=None, policy_id=None, new_id=None) -> LineItem:
@@ -73,9 +68,11 @@ async def insert_quote(draft: QuoteDraft) -> None:
                 tenant_id=uuid.UUID(draft.tenant_id),
                 kind=draft.kind,
                 name=draft.name,
-                status=QuoteStatus.CREATED,
-                state="completed",
+                # a fast quote is PENDING until its job completes (workflows/quotes.py)
+                status=QuoteStatus.PENDING if draft.kind == "FAST" else QuoteStatus.CREATED,
+                state="created" if draft.kind == "FAST" else "completed",
                 external_ref=draft.external_ref,
+                customer_id=draft.customer_id,
                 monitoring_target_id=draft.monitoring_target_id,
                 risk_period_from=draft.risk_period_from,
                 risk_period_to=draft.risk_period_to,
@@ -180,3 +177,39 @@ async def list_quotes(tenant_id: str, page: int, size: int) -> tuple[list[QuoteL
     ).where(where).order_by(Quote.created_at, ascending=False).order_by(Quote.id).limit(size).offset(page * size)
     total = await scoped_count(Quote, tenant_id).where(where)
     return records(QuoteListRow, rows), total
+
+
+async def set_job_status(command: "FastQuoteStatusInput") -> TransitionOutcome:
+    """A fast quote's job moves (PENDING → QUEUED → RUNNING → ERROR), each conditional on the
+    statuses it may come from, so a late retry never moves a quote backwards."""
+    values = {Quote.status: command.to_status, Quote.state: QUOTE_STATE[command.to_status], Quote.updated_at: command.at}
+    if command.error is not None:
+        values[Quote.error] = command.error
+    await scoped_update(Quote, command.tenant_id, values).where(
+        (Quote.id == command.quote_id) & Quote.status.is_in(command.from_statuses)
+    )
+    row = await quote_row(command.tenant_id, command.quote_id)
+    if row is None:
+        return TransitionOutcome(status="MISSING", applied=False, detail="the quote does not exist")
+    return TransitionOutcome(status=row.status, applied=row.status == command.to_status)
+
+
+async def complete_fast_quote(command: "FastQuoteCompletion") -> TransitionOutcome:
+    """QUEUED/RUNNING → CREATED (state `completed`) with the job's figures and document."""
+    await scoped_update(
+        Quote,
+        command.tenant_id,
+        {
+            Quote.status: QuoteStatus.CREATED,
+            Quote.state: QUOTE_STATE[QuoteStatus.CREATED],
+            Quote.gross_premium_minor: command.gross_premium_minor,
+            Quote.risk_premium_minor: command.risk_premium_minor,
+            Quote.pricing_report: command.report,
+            Quote.document_file_id: command.document_file_id,
+            Quote.updated_at: command.at,
+        },
+    ).where((Quote.id == command.quote_id) & Quote.status.is_in([QuoteStatus.QUEUED, QuoteStatus.RUNNING]))
+    row = await quote_row(command.tenant_id, command.quote_id)
+    if row is None:
+        return TransitionOutcome(status="MISSING", applied=False, detail="the quote does not exist")
+    return TransitionOutcome(status=row.status, applied=row.status == QuoteStatus.CREATED)

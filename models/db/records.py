@@ -68,6 +68,9 @@ class QuoteRow(msgspec.Struct, frozen=True):
     error: str | None
     created_at: dt.datetime
     updated_at: dt.datetime
+    pricing_report: dict | None = None  # a fast quote's aggregated pricing (docs/internal-quotes.md)
+
+    json_columns: ClassVar[tuple[str, ...]] = ("pricing_report",)
 
 
 class QuoteListRow(msgspec.Struct, frozen=True):

@@ -149,6 +149,7 @@ class Quote(Table, tablename="quote"):
     error = Text(null=True, default=None)
     created_at = Timestamptz()
     updated_at = Timestamptz()
+    pricing_report = JSON(null=True, default=None)  # a fast quote's aggregated pricing
 
 
 class LineItem(Table, tablename="line_item"):

@@ -93,6 +93,7 @@ class QuoteDraft(msgspec.Struct, frozen=True):
     external_ref: str | None
     valid_until: dt.date
     line_items: list[LineItemDraft]
+    customer_id: uuid.UUID | None = None  # a fast quote's policy holder (a business partner)
 
 
 class QuoteError(ValueError):
@@ -208,4 +209,66 @@ def build_quote(
         external_ref=external_ref,
         valid_until=today + dt.timedelta(days=QUOTE_VALIDITY_DAYS),
         line_items=items,
+    )
+
+
+def build_fast_quote(
+    *,
+    quote_id: uuid.UUID,
+    line_item_ids: list[uuid.UUID],
+    tenant_id: str,
+    name: str,
+    customer_id: uuid.UUID,
+    monitoring_target_id: str,
+    covers: list[CoverSnapshot],
+    sum_insured_minor: int,
+    today: dt.date,
+) -> QuoteDraft:
+    """A fast quote (internal surface): one line item per chosen coverage, each holding
+    quantity = S / unit limit units of it, so each cover pays at most S; the total sum insured
+    is n × S. Premiums here are the covers' stand-alone catalogue prices; the quote's job
+    replaces the quote's premium with the joint one (docs/internal-quotes.md)."""
+    if not covers:
+        raise QuoteError("a fast quote needs at least one coverage")
+    if len(line_item_ids) < len(covers):
+        raise ValueError("one line item id per cover is needed")
+    if len({c.currency for c in covers}) != 1:
+        raise QuoteError("the coverages must share one currency")
+    currency = covers[0].currency
+    items = []
+    for position, cover in enumerate(covers):
+        quantity = Decimal(sum_insured_minor) / Decimal(cover.limit_minor)
+        items.append(
+            LineItemDraft(
+                id=line_item_ids[position],
+                position=position,
+                start=cover.start,
+                end=cover.end,
+                currency=currency,
+                quantity=quantity,
+                sum_insured_minor=sum_insured_minor,
+                total_sum_insured_minor=sum_insured_minor,
+                min_payout_minor=_round(quantity * cover.min_payout_minor),
+                payout_per_unit_minor=_round(quantity * cover.payout_per_unit_minor),
+                premium_minor=_round(cover.gross_premium_pct * sum_insured_minor),
+                covers=[cover],
+            )
+        )
+    return QuoteDraft(
+        id=quote_id,
+        tenant_id=tenant_id,
+        kind="FAST",
+        name=name,
+        monitoring_target_id=monitoring_target_id,
+        risk_period_from=min(c.start for c in covers),
+        risk_period_to=max(c.end for c in covers),
+        currency=currency,
+        sum_insured_minor=sum_insured_minor,
+        total_sum_insured_minor=sum(i.total_sum_insured_minor for i in items),
+        gross_premium_minor=sum(i.premium_minor for i in items),
+        risk_premium_minor=_round(sum(c.risk_premium_pct for c in covers) * sum_insured_minor),
+        external_ref=None,
+        valid_until=today + dt.timedelta(days=QUOTE_VALIDITY_DAYS),
+        line_items=items,
+        customer_id=customer_id,
     )

@@ -19,6 +19,24 @@ class QuoteStatus(StrEnum):
     REJECTED = "REJECTED"
     EXPIRED = "EXPIRED"  # its deadline passed while CREATED
     NOT_CREATED = "NOT_CREATED"  # workflow outcome only: the quote's row was never written
+    # A fast quote's job (internal surface) before it is CREATED, i.e. completed:
+    PENDING = "PENDING"  # written, its job not yet scheduled (state `created`)
+    QUEUED = "QUEUED"  # its pricing job is scheduled (state `queued`)
+    RUNNING = "RUNNING"  # its pricing activity has started (state `running`)
+    ERROR = "ERROR"  # its job failed for good (state `error`, with the reason)
+
+
+# The internal surface's `state` of each quote status (docs/internal-quotes.md).
+INTERNAL_QUOTE_STATE = {
+    QuoteStatus.PENDING: "created",
+    QuoteStatus.QUEUED: "queued",
+    QuoteStatus.RUNNING: "running",
+    QuoteStatus.CREATED: "completed",
+    QuoteStatus.ERROR: "error",
+    QuoteStatus.ACCEPTED: "accepted",
+    QuoteStatus.REJECTED: "rejected",
+    QuoteStatus.EXPIRED: "expired",
+}
 
 
 class PolicyStatus(StrEnum):

@@ -42,6 +42,9 @@ class QuoteWorkflowInput(msgspec.Struct, frozen=True):
     # The lifecycle the run follows: 1 for runs started before the outcome-checked lifecycle
     # (their input has no such field), 2 for every run started since (workflows/quotes.py).
     lifecycle: int = 1
+    # A fast quote's job: paths and seed of its joint pricing (0: not a fast quote)
+    simulations: int = 0
+    seed: int = 0
 
 
 class QuoteWriteInput(msgspec.Struct, frozen=True):
@@ -49,4 +52,54 @@ class QuoteWriteInput(msgspec.Struct, frozen=True):
 
     tenant_id: str
     quote_id: uuid.UUID
+    at: dt.datetime
+
+
+# --- fast quotes (internal surface): the job of a QuoteWorkflow whose draft is kind FAST ------
+
+
+class FastQuoteStatusInput(msgspec.Struct, frozen=True):
+    """Move a fast quote's job (QUEUED, RUNNING, ERROR) if it is in one of `from_statuses`."""
+
+    tenant_id: str
+    quote_id: uuid.UUID
+    to_status: str
+    from_statuses: list[str]
+    at: dt.datetime
+    error: str | None = None
+
+
+class FastQuoteJob(msgspec.Struct, frozen=True):
+    """The pricing job of a fast quote: its covers (frozen at quote time), priced jointly."""
+
+    tenant_id: str
+    quote_id: uuid.UUID
+    monitoring_target_id: str
+    quantity: str  # units of each cover (sum insured / unit limit), an exact decimal string
+    simulations: int
+    seed: int
+
+
+class FastQuotePricing(msgspec.Struct, frozen=True):
+    """What the pricing activity found (money in minor units; `report` as documented in
+    docs/internal-quotes.md)."""
+
+    gross_premium_minor: int
+    risk_premium_minor: int
+    report: dict
+
+
+class FastQuoteDocumentInput(msgspec.Struct, frozen=True):
+    tenant_id: str
+    quote_id: uuid.UUID
+    pricing: FastQuotePricing
+
+
+class FastQuoteCompletion(msgspec.Struct, frozen=True):
+    tenant_id: str
+    quote_id: uuid.UUID
+    gross_premium_minor: int
+    risk_premium_minor: int
+    report: dict
+    document_file_id: uuid.UUID
     at: dt.datetime

@@ -217,3 +217,81 @@ class NewPricingRun(CamelStruct):
         elr = self.expected_loss_ratio
         if elr is not None and not (elr.is_finite() and 0 < elr <= 1):
             raise ValueError("expectedLossRatio must be a number in (0, 1]")
+
+
+# --- fast quotes, quotes and policies (docs/internal-quotes.md) ------------------------------
+
+
+class NewFastQuote(CamelStruct, tag_field="@type", tag="NewFastQuote"):
+    name: ShortText
+    customer_id: uuid.UUID
+    coverage_ids: list[uuid.UUID]
+    sum_insured: Money
+
+
+class AcceptQuote(CamelStruct):
+    external_policy_id: ShortText
+
+
+class NewPolicyFromQuote(CamelStruct, tag_field="@type", tag="NewPolicyFromQuote"):
+    quote_id: uuid.UUID
+
+
+class InternalQuote(CamelStruct, tag_field="@type", tag="Quote"):
+    """A fast quote as the internal surface shows it; figures once `state` is completed."""
+
+    id: uuid.UUID
+    name: str
+    state: str  # created | queued | running | completed | accepted | rejected | expired | error
+    customer_id: uuid.UUID | None
+    coverage_ids: list[uuid.UUID]
+    sum_insured: Money
+    total_sum_insured: Money
+    monitoring_target_id: str | None
+    risk_period_from: str | None
+    risk_period_to: str | None
+    valid_until: str | None
+    created_at: str
+    updated_at: str
+    gross_premium: Money | None  # completed: the joint premium of the quote
+    risk_premium: Money | None
+    quote_document_file_id: uuid.UUID | None
+    pricing_report: dict | None  # completed: the aggregated pricing (docs/internal-quotes.md)
+    error: str | None  # state error: why, in words a person can act on
+    policy_id: uuid.UUID | None  # accepted: the policy draft
+    external_policy_id: str | None
+
+
+class InternalPolicyItem(CamelStruct, tag_field="@type", tag="PolicyItem"):
+    id: uuid.UUID
+    name: str | None
+    description: str | None
+    quantity: Decimal
+    sum_insured: Money
+    total_sum_insured: Money
+    total_min_payout: Money
+    coverage: CoverageFull
+
+
+class InternalPolicy(CamelStruct, tag_field="@type", tag="Policy"):
+    id: uuid.UUID
+    name: str
+    issuer: str
+    customer: str
+    inception_date: str
+    expiry_date: str
+    status: str
+    state: str
+    total_sum_insured: Money
+    risk_premium: Money
+    gross_premium: Money
+    gross_premium_rate_pct: Decimal | None
+    commission: None
+    policy_items: list[InternalPolicyItem]
+    sum_insured_basis: str | None
+    exclusions: None
+    external_policy_id: str | None
+    quote_id: uuid.UUID
+    policy_schedule_document_id: uuid.UUID | None = None
+    activated_at: str | None = None
+    signature_confirmed: bool | None = None

@@ -1,0 +1,1 @@
+"""Internal surface: fast quotes, their acceptance and rejection, and policies from quotes."""

@@ -1,0 +1,178 @@
+"""Fast quotes and policies of the internal surface, over the same workflows as the tenant
+surface (docs/internal-quotes.md):
+
+- create: validate the request against the catalogue and the tenant's partners, build the
+  quote (models/domain/quotes.py, one line item per coverage), then update-with-start of its
+  QuoteWorkflow, which writes it (state `created`) and runs its pricing job;
+- accept / POST /internal/policies: the tenant surface's conversion (the policy's workflow);
+- reject: the quote workflow's `reject` update.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+
+import msgspec
+from temporalio.client import Client, WithStartWorkflowOperation
+from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDConflictPolicy
+
+from api.catalogue.service import snapshot
+from api.idempotency import TransitionKey
+from api.lifecycle import run_update_with_start, summary
+from api.problems import Conflict, InvalidInput, NotFound
+from api.quotes.service import convert_quote, period_attributes, reject_quote
+from models.db import catalogue as catalogue_db
+from models.db import quotes as quotes_db
+from models.db.core import scoped_update
+from models.db.records import QuoteRow
+from models.db.tables import BusinessPartner, Quote
+from models.domain.lifecycle import line_item_ids
+from models.domain.money import MoneyError, to_minor
+from models.domain.quotes import QuoteError, build_fast_quote
+from models.domain.statuses import CoverageStatus, QuoteStatus
+from models.settings import Settings
+from models.temporal.ids import quote_workflow_id
+from models.temporal.quotes import CREATED_UPDATE, QUOTE_WORKFLOW, QuoteWorkflowInput
+from models.temporal.search_attributes import MONITORING_TARGET_ID, QUOTE_STATE, TENANT_ID
+from models.wire.common import FieldError
+from models.wire.internal import NewFastQuote
+
+FAST_QUOTE_SEED = 20261125  # the joint pricing's seed: a quote's figures are reproducible
+
+
+def _invalid(field: str, message: str) -> InvalidInput:
+    return InvalidInput(f"{field}: {message}", errors=[FieldError(field=field, message=message)])
+
+
+async def fast_quote_or_404(tenant_id: str, quote_id: uuid.UUID) -> QuoteRow:
+    """The tenant's fast quote; another tenant's (or a tenant-surface) quote is a 404."""
+    row = await quotes_db.quote_row(tenant_id, quote_id)
+    if row is None or row.kind != "FAST":
+        raise NotFound(f"quote {quote_id} does not exist")
+    return row
+
+
+async def _covers(data: NewFastQuote):
+    ids = data.coverage_ids
+    if not ids:
+        raise _invalid("coverageIds", "at least one coverage id is needed")
+    seen = set()
+    for i, cid in enumerate(ids):
+        if cid in seen:
+            raise _invalid(f"coverageIds[{i}]", f"coverage {cid} is listed twice")
+        seen.add(cid)
+    rows = []
+    for i, cid in enumerate(ids):
+        row = await catalogue_db.coverage_row(cid)
+        if row is None:
+            raise _invalid(f"coverageIds[{i}]", f"unknown coverage {cid}")
+        if row.status != CoverageStatus.ACTIVE or not row.priced:
+            raise _invalid(f"coverageIds[{i}]", f"coverage {cid} is not active (status {row.status}): it has no price yet")
+        if row.risk_period_start <= dt.date.today():
+            raise _invalid(f"coverageIds[{i}]", f"coverage {cid}'s risk period has started: it is no longer sold")
+        rows.append(row)
+    targets = {r.monitoring_target_id for r in rows}
+    if len(targets) > 1:
+        raise _invalid(
+            "coverageIds",
+            "the coverages must share one monitoring target: the joint model has no dependence between targets",
+        )
+    currencies = {r.currency for r in rows}
+    if len(currencies) > 1:
+        raise _invalid("coverageIds", "the coverages must share one currency")
+    money = data.sum_insured
+    if money.currency != rows[0].currency:
+        raise _invalid("sumInsured.currency", f"must be {rows[0].currency}, the coverages' currency")
+    if money.amount <= 0:
+        raise _invalid("sumInsured.amount", "must be greater than 0")
+    return rows
+
+
+async def _check_customer(tenant_id: str, customer_id: uuid.UUID) -> None:
+    row = await BusinessPartner.select(BusinessPartner.role).where(
+        (BusinessPartner.id == customer_id) & (BusinessPartner.tenant_id == uuid.UUID(tenant_id))
+    ).first()
+    if row is None:
+        raise _invalid("customerId", f"unknown business partner {customer_id}")
+    if row["role"] != "POLICY_HOLDER":
+        raise _invalid("customerId", f"business partner {customer_id} is a {row['role']}, not a POLICY_HOLDER")
+
+
+async def create_fast_quote(data: NewFastQuote, tenant_id: str, temporal: Client, settings: Settings) -> uuid.UUID:
+    """Validate, build and start the quote's workflow (it answers once the quote is written)."""
+    rows = await _covers(data)
+    await _check_customer(tenant_id, data.customer_id)
+    try:
+        sum_insured_minor = to_minor(data.sum_insured.amount, data.sum_insured.currency)
+    except MoneyError as err:
+        raise _invalid("sumInsured.amount", str(err)) from None
+    quote_id = uuid.uuid4()
+    target_id = rows[0].monitoring_target_id
+    try:
+        draft = build_fast_quote(
+            quote_id=quote_id,
+            line_item_ids=line_item_ids(quote_id, len(rows)),
+            tenant_id=tenant_id,
+            name=data.name,
+            customer_id=data.customer_id,
+            monitoring_target_id=target_id,
+            covers=[snapshot(r) for r in rows],
+            sum_insured_minor=sum_insured_minor,
+            today=dt.date.today(),
+        )
+    except QuoteError as err:
+        raise _invalid("coverageIds", str(err)) from None
+    start, end = draft.risk_period_from, draft.risk_period_to
+    attributes = [
+        SearchAttributePair(TENANT_ID, tenant_id),
+        SearchAttributePair(QUOTE_STATE, QuoteStatus.PENDING),
+        SearchAttributePair(MONITORING_TARGET_ID, target_id),
+        *period_attributes(start, end),
+    ]
+    operation = WithStartWorkflowOperation(
+        QUOTE_WORKFLOW,
+        QuoteWorkflowInput(draft=draft, lifecycle=2, simulations=settings.simulations, seed=FAST_QUOTE_SEED),
+        id=quote_workflow_id(tenant_id, quote_id),
+        task_queue=settings.task_queue,
+        id_conflict_policy=WorkflowIDConflictPolicy.FAIL,
+        search_attributes=TypedSearchAttributes(attributes),
+        static_summary=await summary(f"Fast quote ({len(rows)} covers)", tenant_id, target_id, start, end),
+    )
+    await run_update_with_start(
+        temporal, CREATED_UPDATE, operation, "the quote could not be created", deadline=settings.request_deadline_seconds
+    )
+    return quote_id
+
+
+def _check_convertible(row: QuoteRow, what: str) -> None:
+    if row.status == QuoteStatus.ACCEPTED:
+        raise Conflict(f"cannot {what}: the quote was already converted to a policy")
+    if row.status != QuoteStatus.CREATED:
+        raise Conflict(f"cannot {what} the quote in state {row.state}")
+
+
+async def accept_fast_quote(
+    row: QuoteRow, external_policy_id: str, tenant_id: str, temporal: Client, settings: Settings, key: TransitionKey
+) -> uuid.UUID:
+    """completed → accepted, with its policy draft; `externalPolicyId` becomes the policy's
+    external reference (and the quote's)."""
+    _check_convertible(row, "accept")
+    await scoped_update(Quote, tenant_id, {Quote.external_ref: external_policy_id}).where(
+        (Quote.id == row.id) & (Quote.status == QuoteStatus.CREATED)
+    )
+    return await convert_quote(
+        msgspec.structs.replace(row, external_ref=external_policy_id), tenant_id, temporal, settings, key
+    )
+
+
+async def policy_from_quote(row: QuoteRow, tenant_id: str, temporal: Client, settings: Settings, key: TransitionKey) -> uuid.UUID:
+    """POST /internal/policies: the policy of a completed quote (one per quote: 409 after)."""
+    _check_convertible(row, "create a policy from the quote")
+    return await convert_quote(row, tenant_id, temporal, settings, key)
+
+
+async def reject_fast_quote(row: QuoteRow, tenant_id: str, temporal: Client, settings: Settings, key: TransitionKey) -> None:
+    if row.status != QuoteStatus.CREATED:
+        raise Conflict(f"cannot reject the quote in state {row.state}")
+    await reject_quote(row, tenant_id, temporal, settings, key)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import uuid
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import Decimal
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
@@ -54,7 +54,10 @@ async def complete_fast_quote(command: FastQuoteCompletion) -> TransitionOutcome
 
 
 def _money(value: float) -> str:
-    return str(Decimal(repr(float(value))).quantize(Decimal("0.01"), rounding=ROUND_HALF_EVEN))
+    """Money as stored in the report: the pricing core's cent rounding, as a decimal string."""
+    from activities.pricing.results import money
+
+    return str(money(value))
 
 
 @activity.defn
@@ -121,6 +124,7 @@ def _report(p, covers, currency: str) -> dict:
         "parameterStandardDeviation": _money(p.parameter_sd),
         "standardDeviation": str(t.std_dev),
         "probabilityOfAnyPayout": round(t.prob_attach, 6),
+        "probabilityOfExhaustion": round(t.prob_exhaust, 6),  # P(total = total sum insured)
         "var99": str(t.var_99),
         "tvar99": str(t.tvar_99),
         "var995": str(t.var_995),
@@ -217,7 +221,7 @@ def _document_input(quote, items, target, partner, pricing: FastQuotePricing, ri
         standard_deviation=Decimal(r["standardDeviation"]),
         standard_error=Decimal(r["expectedPayoutStandardError"]),
         p_attach=float(r["probabilityOfAnyPayout"]),
-        p_exhaust=0.0,
+        p_exhaust=float(r["probabilityOfExhaustion"]),
         var_99=Decimal(r["var99"]),
         tvar_99=Decimal(r["tvar99"]),
         var_995=Decimal(r["var995"]),

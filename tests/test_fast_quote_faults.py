@@ -5,6 +5,8 @@ workflows.worker._with_overrides), as the other lifecycle fault tests do."""
 
 from __future__ import annotations
 
+import asyncio
+
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
@@ -28,6 +30,26 @@ async def price_fails_once(job: FastQuoteJob):
 @activity.defn(name="price_fast_quote")
 async def price_fails_for_good(job: FastQuoteJob):
     raise ApplicationError("the climate data of this target is being replaced; quote again later", non_retryable=True)
+
+
+RELEASE = asyncio.Event()
+
+
+@activity.defn(name="price_fast_quote")
+async def price_when_released(job: FastQuoteJob):
+    """The real pricing, held after it has marked the quote running until the test says go."""
+    from models.clock import utcnow
+    from models.db import quotes as quotes_db
+    from models.domain.statuses import QuoteStatus
+    from models.temporal.quotes import FastQuoteStatusInput
+
+    await quotes_db.set_job_status(
+        FastQuoteStatusInput(job.tenant_id, job.quote_id, QuoteStatus.RUNNING, [QuoteStatus.QUEUED], utcnow())
+    )
+    while not RELEASE.is_set():
+        activity.heartbeat()
+        await asyncio.sleep(0.2)
+    return await price_fast_quote(job)
 
 
 async def _quote(faulty, tenant) -> str:
@@ -58,3 +80,20 @@ async def test_a_permanent_pricing_failure_ends_in_error_with_its_reason(tempora
         assert body["grossPremium"] is None
         r = await faulty.post(f"/internal/quotes/{quote_id}/accept", json={"externalPolicyId": "X"})
         assert r.status_code == 409
+
+
+async def test_a_running_quote_cannot_be_accepted_rejected_or_converted(temporal_env, settings, tenant):
+    RELEASE.clear()
+    async with faulty_stack(temporal_env, settings, tenant, {"price_fast_quote": price_when_released}) as faulty:
+        quote_id = await _quote(faulty, tenant)
+        body = await wait_for_state(faulty, quote_id, ("running",), timeout=60)
+        assert body["state"] == "running"
+        for r in (
+            await faulty.post(f"/internal/quotes/{quote_id}/accept", json={"externalPolicyId": "EARLY"}),
+            await faulty.post(f"/internal/quotes/{quote_id}/reject"),
+            await faulty.post("/internal/policies", json={"@type": "NewPolicyFromQuote", "quoteId": quote_id}),
+        ):
+            assert r.status_code == 409, r.text
+            assert r.headers["content-type"].startswith("application/problem+json")
+        RELEASE.set()
+        assert (await wait_for_state(faulty, quote_id, ("completed", "error")))["state"] == "completed"

@@ -23,7 +23,7 @@ import numpy as np
 
 from .loading import LoadParameters, PremiumBreakdown, risk_loaded_premium
 from .montecarlo import price_sample, simulate_payouts
-from .results import TailMetrics
+from .results import TailMetrics, money
 from .site import SiteModel
 from .summaries import LossSummary, loss_summary
 from .terms import CoverTerms
@@ -114,6 +114,4 @@ def _scaled(value, name: str, q: float):
     """A TailMetrics field for q units: money fields scale, rates and probabilities do not."""
     if name in ("relative_se", "variance_reduction", "prob_attach", "prob_exhaust"):
         return value
-    from .results import money
-
     return money(float(value) * q)

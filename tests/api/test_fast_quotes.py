@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from decimal import Decimal
 
 import pytest
 
@@ -89,9 +90,9 @@ async def test_a_fast_quote_runs_its_job_to_completed_with_a_joint_report_and_do
     assert float(band["low"]) < total_el < float(band["high"])
     assert float(report["tvar99"]) >= float(report["var99"]) and float(report["tvar995"]) >= float(report["var995"])
     premium = report["premium"]
-    assert body["grossPremium"] == {"amount": float(premium["grossPremium"]), "currency": "INR"} or (
-        str(body["grossPremium"]["amount"]) == premium["grossPremium"]
-    )
+    assert Decimal(str(body["grossPremium"]["amount"])) == Decimal(premium["grossPremium"])
+    assert body["grossPremium"]["currency"] == "INR"
+    assert 0 <= report["probabilityOfExhaustion"] <= report["probabilityOfAnyPayout"]
     assert float(premium["grossPremium"]) > float(premium["adjustedExpectedLoss"]) > 0
     # the sum insured per cover is S: the total is n x S
     assert float(body["totalSumInsured"]["amount"]) == 250000 * len(ids)
@@ -152,16 +153,6 @@ async def test_policy_from_quote_and_reject(tenant, catalogue, customer):
     assert r.json()["state"] == "rejected"
     assert_problem(await tenant.post("/internal/policies", json={"@type": "NewPolicyFromQuote", "quoteId": other["id"]}), 409)
     assert_problem(await tenant.post(f"/internal/quotes/{other['id']}/accept", json={"externalPolicyId": "X"}), 409)
-
-
-async def test_a_quote_still_running_cannot_be_accepted(tenant, catalogue, customer):
-    r = await tenant.post("/internal/fast-quotes", json=new_fast_quote(customer, [c["id"] for c in catalogue]))
-    quote_id = r.json()["id"]
-    early = await tenant.post(f"/internal/quotes/{quote_id}/accept", json={"externalPolicyId": "EARLY"})
-    state = (await tenant.get(f"/internal/quotes/{quote_id}")).json()["state"]
-    if state != "completed":  # the job may finish first on a fast machine; then 200 is right
-        assert_problem(early, 409)
-    await wait_for_state(tenant, quote_id, ("completed", "error"))
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,9 @@ from models.domain.risk_metrics import RiskMetrics
 from models.domain.statuses import PricingRunStatus
 from models.settings import load_settings
 from models.temporal.pricing import (
+    JointSimulationInput,
     PriceCoverageInput,
+    StartJointPricingInput,
     PricingOutcome,
     PricingRunResult,
     PublishPricingInput,
@@ -26,12 +28,26 @@ FRACTION = Decimal("0.00000001")
 
 @activity.defn
 async def start_pricing_run(run: PriceCoverageInput) -> SimulationInput:
-    """Mark the run RUNNING and gather its inputs (the coverage's terms and target)."""
+    """Mark the run RUNNING and gather its inputs (the coverage's terms and target).
+
+    (Its signature stays one argument: recorded histories and running workflows call it so.)"""
+    return await _start_run(run, None)
+
+
+async def _start_run(run: PriceCoverageInput, workflow_id: str | None) -> SimulationInput:
+    """`workflow_id`: the workflow that prices the run (None: its own CoveragePricingWorkflow)."""
     row = await catalogue_db.coverage_row(run.coverage_id)
     if row is None:
         raise ValueError(f"coverage {run.coverage_id} does not exist")
     await pricing_db.ensure_pricing_run(
-        run.coverage_id, run.version, run.simulations, run.seed, run.expected_loss_ratio, run.requested_by, row.currency
+        run.coverage_id,
+        run.version,
+        run.simulations,
+        run.seed,
+        run.expected_loss_ratio,
+        run.requested_by,
+        row.currency,
+        workflow_id=workflow_id,
     )
     await pricing_db.mark_run(run.coverage_id, run.version, PricingRunStatus.RUNNING)
     site = await catalogue_db.site_of(row.monitoring_target_id)
@@ -77,34 +93,59 @@ def load_parameters():
 @activity.defn
 def simulate_coverage(request: SimulationInput) -> PricingOutcome:
     """Monte Carlo pricing, parameter band, burn check, premium and the report's summaries of
-    one coverage (CPU, on the worker's thread pool)."""
-    from activities.pricing import (
-        CoverTerms,
-        as_dict,
-        burn_analysis,
-        price_sample,
-        simulate_payouts,
-    )
-    from activities.pricing.loading import loss_ratio_premium, risk_loaded_premium
-    from activities.pricing.results import money
-    from activities.pricing.summaries import (
-        convergence_summary,
-        fit_summary,
-        loss_summary,
-    )
-    from activities.pricing.uncertainty import parameter_bands
-
+    one coverage (CPU, on the pricing worker's process pool)."""
     started = time.perf_counter()
-    terms = CoverTerms.of(request.terms, cover_id=str(request.run.coverage_id))
     progress = _Progress()
     progress.stage("calibrating")
     model = site_model(request.site)
     run = request.run
-    sample = simulate_payouts(model, [terms], run.simulations, run.seed, progress=progress)
-    priced = price_sample(model, [terms], sample, run.seed, float(run.expected_loss_ratio)).covers[0]
+    return price_coverages(model, [request.terms], [run], run.seed, run.simulations, progress, started)[0]
+
+
+@activity.defn
+def simulate_coverages(request: JointSimulationInput) -> list[PricingOutcome]:
+    """The catalogue's first pricing of several coverages of one target, on shared paths
+    with one seed (docs/catalogue.md, joint pricing): one simulation, one bootstrap and one
+    activity instead of a workflow per coverage. Each coverage's figures are its own
+    marginal ones; its run records the seed and the coverages it was priced with."""
+    started = time.perf_counter()
+    progress = _Progress()
+    progress.stage("calibrating")
+    model = site_model(request.site)
+    runs = [r.run for r in request.runs]
+    terms = [r.terms for r in request.runs]
+    return price_coverages(model, terms, runs, request.seed, request.simulations, progress, started)
+
+
+def price_coverages(
+    model, terms_of: list, runs: list[PriceCoverageInput], seed: int, simulations: int, progress, started: float
+) -> list[PricingOutcome]:
+    """Price the covers jointly (one cover: exactly a coverage's own pricing run)."""
+    from activities.pricing import CoverTerms, price_sample, simulate_payouts
+    from activities.pricing.uncertainty import parameter_bands
+
+    covers = [CoverTerms.of(t, cover_id=str(r.coverage_id)) for t, r in zip(terms_of, runs)]
+    sample = simulate_payouts(model, covers, simulations, seed, progress=progress)
+    priced = price_sample(model, covers, sample, seed, float(runs[0].expected_loss_ratio)).covers
     progress.stage("parameter uncertainty", sample.n, sample.n)
-    band = parameter_bands(model, [terms], run.seed)[0]
+    bands = parameter_bands(model, covers, seed)
     progress.stage("burn analysis", sample.n, sample.n)
+    joint = None
+    if len(covers) > 1:
+        joint = {"seed": seed, "simulations": simulations, "coverageIds": [str(r.coverage_id) for r in runs]}
+    return [
+        _outcome(model, covers[i], runs[i], sample, i, priced[i], bands[i], seed, started, joint)
+        for i in range(len(covers))
+    ]
+
+
+def _outcome(model, terms, run: PriceCoverageInput, sample, i: int, priced, band, seed: int, started: float, joint):
+    """One cover's burn check, premium, metrics and report from the (joint) sample."""
+    from activities.pricing import as_dict, burn_analysis
+    from activities.pricing.loading import loss_ratio_premium, risk_loaded_premium
+    from activities.pricing.results import money
+    from activities.pricing.summaries import convergence_summary, fit_summary, loss_summary
+
     burn = burn_analysis(model, terms, priced, parameter_sd=band.sd)
     m = priced.metrics
     adjusted = float(burn.credibility_expected_loss if burn.review else m.expected_loss)
@@ -117,9 +158,9 @@ def simulate_coverage(request: SimulationInput) -> PricingOutcome:
         premium = risk_loaded_premium(adjusted, band.sd, pml, limit, params)
     gross = money(premium.gross_premium)
     report = {
-        "loss": as_dict(loss_summary(sample.dense(0), limit)),
-        "convergence": as_dict(convergence_summary(sample)),
-        "fit": as_dict(fit_summary(model, terms.index_code, terms.risk_start, terms.risk_end, run.seed)),
+        "loss": as_dict(loss_summary(sample.dense(i), limit)),
+        "convergence": as_dict(convergence_summary(sample, i)),
+        "fit": as_dict(fit_summary(model, terms.index_code, terms.risk_start, terms.risk_end, seed)),
         "site": {
             "subdivision": model.site.subdivision,
             "matchKind": model.site.match_kind,
@@ -129,6 +170,8 @@ def simulate_coverage(request: SimulationInput) -> PricingOutcome:
         "parameterBand": {"replicates": list(band.replicates), "method": band.method},
         "premium": as_dict(premium),
     }
+    if joint is not None:
+        report["jointRun"] = joint
     burn_check = "NO_HISTORY" if burn.z_score is None else ("DISAGREES" if burn.review else "AGREES")
     metrics = RiskMetrics(
         expected_loss=m.expected_loss,
@@ -191,3 +234,25 @@ async def publish_pricing_run(request: PublishPricingInput) -> PricingRunResult:
 @activity.defn
 async def fail_pricing_run(run: PriceCoverageInput, error: str) -> None:
     await pricing_db.mark_run(run.coverage_id, run.version, PricingRunStatus.FAILED, error)
+
+
+@activity.defn
+async def start_pricing_runs(request: StartJointPricingInput) -> JointSimulationInput:
+    """Mark the runs of a joint pricing RUNNING (their workflow: the catalogue's) and gather
+    their inputs; idempotent."""
+    runs = []
+    for run in request.runs:
+        inputs = await _start_run(run, request.workflow_id)
+        runs.append(inputs)
+    return JointSimulationInput(site=runs[0].site, runs=runs, seed=request.seed, simulations=request.simulations)
+
+
+@activity.defn
+async def publish_pricing_runs(request: list[PublishPricingInput]) -> list[PricingRunResult]:
+    return [await publish_pricing_run(r) for r in request]
+
+
+@activity.defn
+async def fail_pricing_runs(runs: list[PriceCoverageInput], error: str) -> None:
+    for run in runs:
+        await fail_pricing_run(run, error)

@@ -2,9 +2,11 @@
 
 Requests arrive as the `ensure` update (update-with-start, id `catalogue:<target>`): the
 slots the catalogue lacks get their terms from the calibrated model and are created, then
-each new coverage is priced by a child CoveragePricingWorkflow (version 1). One workflow per
-target serialises creation, so two requests never price the same coverage twice; it closes
-after an idle spell and the next request starts a new run.
+the new coverages of the request are priced together, in one `simulate_coverages` activity
+on shared paths (version 1; runs before PATCH_JOINT_PRICING priced each in a child
+CoveragePricingWorkflow), and each gets its documents workflow once its price is published.
+One workflow per target serialises creation, so two requests never price the same coverage
+twice; it closes after an idle spell and the next request starts a new run.
 """
 
 from __future__ import annotations
@@ -24,6 +26,12 @@ with workflow.unsafe.imports_passed_through():
         load_site,
         propose_coverage_terms,
     )
+    from activities.pricing_runs import (
+        fail_pricing_runs,
+        publish_pricing_runs,
+        simulate_coverages,
+        start_pricing_runs,
+    )
     from models.domain.terms import CoverageSlot  # noqa: F401 - decoded in the sandbox
     from models.temporal.catalogue import (
         CATALOGUE_WORKFLOW,
@@ -34,10 +42,24 @@ with workflow.unsafe.imports_passed_through():
         PlannedCoverage,
         ProposeTermsInput,
     )
-    from models.temporal.ids import coverage_pricing_workflow_id
-    from models.temporal.pricing import PriceCoverageInput, coverage_seed
+    from models.temporal.ids import coverage_documents_workflow_id, coverage_pricing_workflow_id
+    from models.temporal.pricing import (
+        PriceCoverageInput,
+        PublishPricingInput,
+        StartJointPricingInput,
+        coverage_seed,
+    )
     from models.temporal.search_attributes import COVERAGE_ID, MONITORING_TARGET_ID
-    from workflows.pricing import CoveragePricingWorkflow, db_step, pricing_queue
+    from workflows.documents import CoverageDocumentsWorkflow
+    from workflows.pricing import (
+        SIMULATION_HEARTBEAT,
+        SIMULATION_RETRY,
+        SIMULATION_TIMEOUT,
+        CoveragePricingWorkflow,
+        db_step,
+        documents_workflow_queue,
+        pricing_queue,
+    )
 
 DB_TIMEOUT = timedelta(seconds=30)
 PROPOSAL_TIMEOUT = timedelta(minutes=10)
@@ -49,6 +71,9 @@ MAX_REQUESTS_PER_RUN = 200  # then continue-as-new keeps the history short
 # time anyway; more would only queue on the server).
 PRICING_AT_ONCE = 4
 PATCH_BOUNDED_PRICING = "catalogue-bounded-pricing"
+# The new coverages of a request are priced jointly in one activity (runs before the patch:
+# a child CoveragePricingWorkflow each). A first quote for a target waits for its pricing.
+PATCH_JOINT_PRICING = "catalogue-joint-pricing"
 
 
 @workflow.defn(name=CATALOGUE_WORKFLOW)
@@ -60,6 +85,7 @@ class CatalogueWorkflow:
         self._requests = 0
         self._lock = asyncio.Lock()
         self._slots = asyncio.Semaphore(PRICING_AT_ONCE)
+        self._documents: list[asyncio.Task] = []
 
     @workflow.run
     async def run(self, request: CatalogueInput) -> None:
@@ -78,7 +104,9 @@ class CatalogueWorkflow:
     async def _drain(self) -> None:
         """Close only with no request in flight and no child pricing still running."""
         await workflow.wait_condition(
-            lambda: workflow.all_handlers_finished() and all(f.done() for f in self._pricing.values())
+            lambda: workflow.all_handlers_finished()
+            and all(f.done() for f in self._pricing.values())
+            and all(t.done() for t in self._documents)
         )
 
     @workflow.update(name=ENSURE_UPDATE)
@@ -89,8 +117,11 @@ class CatalogueWorkflow:
         try:
             async with self._lock:  # one planning at a time: no slot is created twice
                 planned = await self._plan(request)
-                for coverage in planned:
-                    if coverage.coverage_id is not None and not coverage.priced:
+                unpriced = [c for c in planned if c.coverage_id is not None and not c.priced]
+                if workflow.patched(PATCH_JOINT_PRICING):
+                    self._start_joint_pricing(unpriced)
+                else:
+                    for coverage in unpriced:
                         self._start_pricing(coverage)
             if not request.wait_for_pricing:
                 return planned
@@ -136,6 +167,73 @@ class CatalogueWorkflow:
             )
         by_slot = {c.slot: c for c in [*known, *created]}
         return [by_slot[s] for s in request.slots if s in by_slot]
+
+    def _needs_pricing(self, coverage: PlannedCoverage) -> bool:
+        """Not priced, not being priced (a failed pricing is tried again)."""
+        existing = self._pricing.get(str(coverage.coverage_id))
+        return existing is None or (existing.done() and existing.exception() is not None)
+
+    def _start_joint_pricing(self, coverages: list[PlannedCoverage]) -> None:
+        todo = [c for c in coverages if self._needs_pricing(c)]
+        if not todo:
+            return
+        job = asyncio.ensure_future(self._price_jointly(todo))
+        for coverage in todo:
+            self._pricing[str(coverage.coverage_id)] = job
+
+    async def _price_jointly(self, coverages: list[PlannedCoverage]) -> None:
+        """Price version 1 of the coverages on shared paths (seed: the first coverage's), then
+        start each one's documents workflow without waiting for it."""
+        seed = coverage_seed(coverages[0].coverage_id)
+        runs = [
+            PriceCoverageInput(
+                coverage_id=c.coverage_id,
+                version=1,
+                simulations=self._input.simulations,
+                seed=seed,
+                expected_loss_ratio=self._input.expected_loss_ratio,
+                requested_by=self._input.created_by,
+            )
+            for c in coverages
+        ]
+        inputs = await db_step(
+            start_pricing_runs,
+            StartJointPricingInput(
+                runs=runs, seed=seed, simulations=self._input.simulations, workflow_id=workflow.info().workflow_id
+            ),
+        )
+        try:
+            outcomes = await workflow.execute_activity(
+                simulate_coverages,
+                inputs,
+                task_queue=pricing_queue(),
+                start_to_close_timeout=SIMULATION_TIMEOUT,
+                heartbeat_timeout=SIMULATION_HEARTBEAT,
+                retry_policy=SIMULATION_RETRY,
+                summary=f"Pricing {len(runs)} coverages jointly · {self._input.target_id} · v1",
+            )
+        except ActivityError as err:
+            await db_step(fail_pricing_runs, runs, str(err.cause or err))
+            raise ApplicationError(f"pricing failed: {err.cause or err}", non_retryable=True) from err
+        await db_step(publish_pricing_runs, [PublishPricingInput(run=r, outcome=o) for r, o in zip(runs, outcomes)])
+        self._documents.append(asyncio.ensure_future(self._start_documents(coverages)))
+
+    async def _start_documents(self, coverages: list[PlannedCoverage]) -> None:
+        """Each coverage's fact sheet and technical report, in its own workflow (abandoned:
+        the catalogue does not wait for rendering)."""
+        await asyncio.gather(
+            *(
+                workflow.start_child_workflow(
+                    CoverageDocumentsWorkflow.run,
+                    args=[c.coverage_id, 1],
+                    id=coverage_documents_workflow_id(c.coverage_id, 1),
+                    task_queue=documents_workflow_queue(),
+                    parent_close_policy=ParentClosePolicy.ABANDON,
+                    static_summary=f"Documents · coverage {c.coverage_id} · v1",
+                )
+                for c in coverages
+            )
+        )
 
     def _start_pricing(self, coverage: PlannedCoverage) -> None:
         key = str(coverage.coverage_id)

@@ -49,9 +49,13 @@ from activities.policies import (
 )
 from activities.pricing_runs import (
     fail_pricing_run,
+    fail_pricing_runs,
     publish_pricing_run,
+    publish_pricing_runs,
     simulate_coverage,
+    simulate_coverages,
     start_pricing_run,
+    start_pricing_runs,
 )
 from activities.quotes import (
     expire_quote,
@@ -90,6 +94,11 @@ LIFECYCLE_ACTIVITIES = [
     start_pricing_run,
     publish_pricing_run,
     fail_pricing_run,
+    # catalogues started on the lifecycle queue price jointly there once patched
+    start_pricing_runs,
+    publish_pricing_runs,
+    fail_pricing_runs,
+    simulate_coverages,
     record_quote,
     convert_to_policy,
     reject_quote,
@@ -105,7 +114,7 @@ LIFECYCLE_ACTIVITIES = [
     propose_coverage_terms,
     render_policy_schedule,
 ]
-PRICING_ACTIVITIES = [simulate_coverage, propose_coverage_terms]
+PRICING_ACTIVITIES = [simulate_coverage, simulate_coverages, propose_coverage_terms]
 # The catalogue's orchestration runs beside its Monte Carlo on the pricing worker, with the
 # short database activities it waits on (async: the worker's event loop, not the pool).
 PRICING_WORKFLOWS = [CatalogueWorkflow, CoveragePricingWorkflow]
@@ -119,6 +128,9 @@ PRICING_DB_ACTIVITIES = [
     start_pricing_run,
     publish_pricing_run,
     fail_pricing_run,
+    start_pricing_runs,
+    publish_pricing_runs,
+    fail_pricing_runs,
 ]
 DOCUMENT_WORKFLOWS = [CoverageDocumentsWorkflow, PolicyScheduleWorkflow]
 DOCUMENT_ACTIVITIES = [render_coverage_documents, render_policy_schedule, render_fast_quote_document]

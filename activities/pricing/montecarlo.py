@@ -327,8 +327,13 @@ class _CoverEval:
         return idx[keep], pay[keep]
 
 
-def _run(model: SiteModel, requests, n: int, seed: int, method: str, batches: int, sink):
+def _run(model: SiteModel, requests, n: int, seed: int, method: str, batches: int, sink, draws=None):
     """Drive batches and chunks; ``sink(plan, state, row_slice)`` consumes each chunk.
+
+    ``draws`` (a dict, or None) keeps the standard-normal draws of a run by
+    (method, dim, seed, batches, per_batch): runs that differ only by their model's
+    parameters (the bootstrap replicates of :mod:`.uncertainty`) draw them once. The
+    numbers are the same as without it; the cached arrays are read-only.
 
     Each batch's rows are drawn in pieces (``chunk_sizes``); consecutive pieces, possibly
     of several batches, are grouped into chunks of about ``CHUNK_ROWS`` rows, so small runs
@@ -357,21 +362,32 @@ def _run(model: SiteModel, requests, n: int, seed: int, method: str, batches: in
         sink(plan, st, slice(r0, r0 + st.rows))
         group.clear()
 
+    key = (method, plan.dim, int(seed), batches, per_batch)
+    drawn = None if draws is None else draws.get(key)
+    fresh: list[np.ndarray] = []
     row = 0
     for b in range(batches):
-        source = UniformSource(method, plan.dim, streams[b])
+        source = UniformSource(method, plan.dim, streams[b]) if drawn is None else None
         if plan.hourly_slots:
             kids = streams[b].hourly.spawn(plan.k)
             hourly[b] = {s: np.random.Generator(np.random.PCG64(kids[s])) for s in plan.hourly_slots}
         for rows in sizes:
             h = rows // 2 if mirrored else rows
-            g = source.half(h) if plan.dim else np.empty((h, 0), dtype=np.float32)
+            if drawn is not None:
+                g = drawn[len(fresh)]
+                fresh.append(g)
+            else:
+                g = source.half(h) if plan.dim else np.empty((h, 0), dtype=np.float32)
+                g.flags.writeable = False
+                fresh.append(g)
             if group and sum(x[2] for x in group) + rows > CHUNK_ROWS:
                 flush()
             group.append((b, row, rows, g))
             layout.append((b, row, rows))
             row += rows
     flush()
+    if draws is not None and drawn is None:
+        draws[key] = fresh
     return plan, per_batch * batches, layout
 
 
@@ -451,8 +467,12 @@ def simulate_payouts(
     method: str = DEFAULT_METHOD,
     batches: int = DEFAULT_BATCHES,
     progress: Callable[[int, int], None] | None = None,
+    draws: dict | None = None,
 ) -> PayoutSample:
     """Simulate every cover's payout (money) on shared paths (see module docstring).
+
+    ``draws``: a cache of the run's normal draws shared by runs with other parameters but
+    the same seed (see ``_run``).
 
     ``progress(paths_done, paths_total)`` is called after each chunk (for heartbeats)."""
     if not covers:
@@ -476,7 +496,7 @@ def simulate_payouts(
         if progress is not None:
             progress(min(rows.stop, n), n)
 
-    _, n_eff, layout = _run(model, requests, n, seed, method, batches, sink)
+    _, n_eff, layout = _run(model, requests, n, seed, method, batches, sink, draws)
     return PayoutSample(
         n=n_eff,
         per_batch=n_eff // batches,

@@ -212,6 +212,7 @@ class MonthlyRainModel:
     tail_exponent: np.ndarray | None = None  # lower-tail exponent of the cell (None: gamma's own)
     area_tail_exponent: np.ndarray | None = None
     partial: object | None = None  # RainPartial time-scale law (None: f * month total)
+    z_points: int = Z_GRID[2]  # intervals of the quantile tables (coarser in bootstrap replicates)
     _cache: dict = field(default_factory=dict, repr=False)
 
     # --- margins ---------------------------------------------------------------------
@@ -266,8 +267,8 @@ class MonthlyRainModel:
         key = ("table", month, fraction)
         t = self._cache.get(key)
         if t is None:
-            lo, hi, g = Z_GRID
-            t = UniformTable.from_grid(lo, hi, self.quantile(month, np.linspace(lo, hi, g + 1), fraction))
+            lo, hi, _ = Z_GRID
+            t = UniformTable.from_grid(lo, hi, self.quantile(month, np.linspace(lo, hi, self.z_points + 1), fraction))
             self._cache[key] = t
         return t
 
@@ -382,7 +383,7 @@ def scaled_margins(p0: np.ndarray, shape: np.ndarray, scale) -> tuple[np.ndarray
     return p1, 1.0 / inv_k
 
 
-def resampled(model: MonthlyRainModel, rows: np.ndarray) -> MonthlyRainModel:
+def resampled(model: MonthlyRainModel, rows: np.ndarray, z_points: int = Z_GRID[2]) -> MonthlyRainModel:
     """The model refitted on the record's years ``rows`` (a bootstrap resample): margins and
     level (``normals * resampled mean / record mean``) move; dependence and trend are kept."""
     x = model.sub_history_mm[rows]
@@ -395,6 +396,7 @@ def resampled(model: MonthlyRainModel, rows: np.ndarray) -> MonthlyRainModel:
         p_zero=p0,
         shape=shape,
         scale_rel=1.0 / ((1.0 - p0) * shape),
+        z_points=z_points,
         _cache={k: v for k, v in model._cache.items() if k[0] in ("corr", "chol")},
     )
 

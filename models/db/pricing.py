@@ -26,15 +26,25 @@ async def ensure_pricing_run(
     expected_loss_ratio: Decimal,
     requested_by: str,
     currency: str,
+    workflow_id: str | None = None,
 ) -> None:
-    if await PricingRun.exists().where((PricingRun.coverage_id == coverage_id) & (PricingRun.version == version)):
+    """Insert the run QUEUED unless it exists. With `workflow_id` (a joint pricing), an
+    existing run not yet completed takes that workflow and the joint `seed`."""
+    key = (PricingRun.coverage_id == coverage_id) & (PricingRun.version == version)
+    if await PricingRun.exists().where(key):
+        if workflow_id is not None:
+            await PricingRun.update({PricingRun.workflow_id: workflow_id, PricingRun.seed: seed}).where(
+                key & (PricingRun.status != PricingRunStatus.COMPLETED)
+            )
         return
     await PricingRun.insert(
-        _queued(coverage_id, version, simulations, seed, expected_loss_ratio, requested_by, currency)
+        _queued(coverage_id, version, simulations, seed, expected_loss_ratio, requested_by, currency, workflow_id)
     ).on_conflict(action="DO NOTHING")
 
 
-def _queued(coverage_id, version, simulations, seed, elr, requested_by, currency) -> PricingRun:
+def _queued(coverage_id, version, simulations, seed, elr, requested_by, currency, workflow_id=None) -> PricingRun:
+    """A QUEUED run; `workflow_id` the workflow that prices it (default: its own
+    CoveragePricingWorkflow; the catalogue's for a joint first pricing)."""
     from models.temporal.ids import coverage_pricing_workflow_id
 
     return PricingRun(
@@ -42,7 +52,7 @@ def _queued(coverage_id, version, simulations, seed, elr, requested_by, currency
         coverage_id=coverage_id,
         version=version,
         status=PricingRunStatus.QUEUED,
-        workflow_id=coverage_pricing_workflow_id(coverage_id, version),
+        workflow_id=workflow_id or coverage_pricing_workflow_id(coverage_id, version),
         simulations=simulations,
         seed=seed,
         expected_loss_ratio=elr,

@@ -41,6 +41,22 @@ class SimulationInput(msgspec.Struct, frozen=True):
     terms: CoverTerms
 
 
+class StartJointPricingInput(msgspec.Struct, frozen=True):
+    """The catalogue's first pricing of several coverages of one target, on one seed."""
+
+    runs: list[PriceCoverageInput]
+    seed: int
+    simulations: int
+    workflow_id: str  # the catalogue workflow that prices them (recorded on each run)
+
+
+class JointSimulationInput(msgspec.Struct, frozen=True):
+    site: SiteRef
+    runs: list[SimulationInput]
+    seed: int
+    simulations: int
+
+
 class PricingOutcome(msgspec.Struct, frozen=True):
     """What a simulation found; fractions are of the limit, money in major units."""
 

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from models.temporal.ids import catalogue_workflow_id, coverage_pricing_workflow_id
+from models.temporal.ids import catalogue_workflow_id, coverage_documents_workflow_id, coverage_pricing_workflow_id
 from tests.conftest import assert_problem
 
 BENGALURU = "560001"
@@ -93,17 +93,36 @@ async def test_every_coverage_is_priced_with_error_bars(bengaluru_catalogue, ten
             assert run["burnCost"]["amount"] >= 0
 
 
-async def test_pricing_runs_are_workflows_with_readable_ids(bengaluru_catalogue, temporal_env):
+async def test_first_pricing_is_one_joint_activity_of_the_catalogue_workflow(bengaluru_catalogue, tenant, temporal_env):
+    """A target's new coverages are priced together (one simulate_coverages activity in the
+    catalogue workflow, shared paths, one seed); each run says so and names the workflow."""
     _, body = bengaluru_catalogue
     client = temporal_env.client
-    coverage = body["content"][0]
-    handle = client.get_workflow_handle(coverage_pricing_workflow_id(coverage["id"], 1))
-    # The price is readable once published; the workflow ends a moment later (it still
-    # starts the documents workflow).
-    await asyncio.wait_for(handle.result(), 30)
-    assert (await handle.describe()).status.name == "COMPLETED"
-    catalogue = await client.get_workflow_handle(catalogue_workflow_id(BENGALURU_TARGET)).describe()
-    assert catalogue.workflow_type == "CatalogueWorkflow"
+    catalogue_id = catalogue_workflow_id(BENGALURU_TARGET)
+    catalogue = client.get_workflow_handle(catalogue_id)
+    assert (await catalogue.describe()).workflow_type == "CatalogueWorkflow"
+    history = await catalogue.fetch_history()
+    joint = [
+        e.activity_task_scheduled_event_attributes
+        for e in history.events
+        if e.HasField("activity_task_scheduled_event_attributes")
+        and e.activity_task_scheduled_event_attributes.activity_type.name == "simulate_coverages"
+    ]
+    assert len(joint) == 1, "the request's coverages are priced in one activity"
+    ids = {c["id"] for c in body["content"]}
+    seeds = set()
+    for coverage in body["content"]:
+        run = (await tenant.get(f"/internal/coverages/{coverage['id']}/pricing-runs/1")).json()
+        assert run["workflowId"] == catalogue_id
+        seeds.add(run["seed"])
+        # no per-coverage pricing workflow for version 1
+        with pytest.raises(Exception):
+            await client.get_workflow_handle(coverage_pricing_workflow_id(coverage["id"], 1)).describe()
+    assert len(seeds) == 1
+    # Each coverage's documents are rendered in its own workflow, started once priced.
+    for coverage_id in ids:
+        documents = client.get_workflow_handle(coverage_documents_workflow_id(coverage_id, 1))
+        await asyncio.wait_for(documents.result(), 120)
 
 
 async def test_asking_again_creates_nothing_new(bengaluru_catalogue, tenant):

@@ -216,6 +216,7 @@ async def dev_scenarios(only: set[str] | None) -> dict[str, object]:
         quote_workflow_id,
     )
     from models.temporal.partners import RegisterBusinessPartnerInput
+    from models.temporal.pricing import PriceCoverageInput, coverage_seed
     from models.temporal.search_attributes import (
         MONITORING_TARGET_ID,
         search_attribute_keys,
@@ -224,6 +225,7 @@ async def dev_scenarios(only: set[str] | None) -> dict[str, object]:
     from workflows.catalogue import CatalogueWorkflow
     from workflows.partners import BusinessPartnerWorkflow
     from workflows.policies import PolicyWorkflow
+    from workflows.pricing import CoveragePricingWorkflow
     from workflows.quotes import QuoteWorkflow
     from workflows.worker import Workers
 
@@ -332,7 +334,22 @@ async def dev_scenarios(only: set[str] | None) -> dict[str, object]:
                         break
                     except Exception:
                         await asyncio.sleep(0.5)
-                histories["coverage-pricing"] = await _history(client, coverage_pricing_workflow_id(coverage_id, 1))
+                # Version 1 is priced jointly inside the catalogue workflow (since
+                # catalogue-joint-pricing); a reprice (version 2) is a CoveragePricingWorkflow.
+                await client.execute_workflow(
+                    CoveragePricingWorkflow.run,
+                    PriceCoverageInput(
+                        coverage_id=coverage_id,
+                        version=2,
+                        simulations=8192,
+                        seed=coverage_seed(coverage_id),
+                        expected_loss_ratio=Decimal("0.65"),
+                        requested_by="record@parametric.example",
+                    ),
+                    id=coverage_pricing_workflow_id(coverage_id, 2),
+                    task_queue=queue,
+                )
+                histories["coverage-pricing"] = await _history(client, coverage_pricing_workflow_id(coverage_id, 2))
                 histories["coverage-documents"] = await _history(client, documents.id)
                 histories["catalogue-open"] = await _history(client, catalogue_workflow_id(target))
                 # The catalogue closes after two idle minutes.

@@ -9,11 +9,13 @@ from temporalio import activity
 
 from activities.site_models import site_model
 from models.db import catalogue as catalogue_db
+from models.db.core import write_transaction
 from models.db import pricing as pricing_db
 from models.domain.risk_metrics import RiskMetrics
 from models.domain.statuses import PricingRunStatus
 from models.settings import load_settings
 from models.temporal.pricing import (
+    FitOfRun,
     JointSimulationInput,
     PriceCoverageInput,
     StartJointPricingInput,
@@ -114,13 +116,48 @@ def simulate_coverages(request: JointSimulationInput) -> list[PricingOutcome]:
     model = site_model(request.site)
     runs = [r.run for r in request.runs]
     terms = [r.terms for r in request.runs]
-    return price_coverages(model, terms, runs, request.seed, request.simulations, progress, started)
+    # The fit summaries (the technical report's model-against-data section) follow in
+    # summarise_fits, after the prices are published: a first quote does not wait for them.
+    return price_coverages(model, terms, runs, request.seed, request.simulations, progress, started, fits=False)
+
+
+@activity.defn
+def summarise_fits(request: JointSimulationInput) -> list[FitOfRun]:
+    """Each jointly priced run's fit summary (the simulated index against the record), with
+    the run's seed: what a solo run puts in its report."""
+    from activities.pricing import CoverTerms, as_dict
+    from activities.pricing.summaries import fit_summary
+
+    model = site_model(request.site)
+    out = []
+    draws: dict = {}  # one seed: the fits share their normal draws
+    for i, r in enumerate(request.runs):
+        activity.heartbeat(f"{i}/{len(request.runs)}")
+        t = CoverTerms.of(r.terms, cover_id=str(r.run.coverage_id))
+        fit = as_dict(fit_summary(model, t.index_code, t.risk_start, t.risk_end, request.seed, draws))
+        out.append(FitOfRun(coverage_id=r.run.coverage_id, version=r.run.version, fit=fit))
+    return out
+
+
+@activity.defn
+async def store_fits(fits: list[FitOfRun]) -> None:
+    async with write_transaction():
+        for f in fits:
+            await pricing_db.add_report_section(f.coverage_id, f.version, "fit", f.fit)
 
 
 def price_coverages(
-    model, terms_of: list, runs: list[PriceCoverageInput], seed: int, simulations: int, progress, started: float
+    model,
+    terms_of: list,
+    runs: list[PriceCoverageInput],
+    seed: int,
+    simulations: int,
+    progress,
+    started: float,
+    fits: bool = True,
 ) -> list[PricingOutcome]:
-    """Price the covers jointly (one cover: exactly a coverage's own pricing run)."""
+    """Price the covers jointly (one cover: exactly a coverage's own pricing run); without
+    `fits` the reports leave out the fit summary (summarise_fits adds it)."""
     from activities.pricing import CoverTerms, price_sample, simulate_payouts
     from activities.pricing.uncertainty import parameter_bands
 
@@ -134,12 +171,12 @@ def price_coverages(
     if len(covers) > 1:
         joint = {"seed": seed, "simulations": simulations, "coverageIds": [str(r.coverage_id) for r in runs]}
     return [
-        _outcome(model, covers[i], runs[i], sample, i, priced[i], bands[i], seed, started, joint)
+        _outcome(model, covers[i], runs[i], sample, i, priced[i], bands[i], seed, started, joint, fits)
         for i in range(len(covers))
     ]
 
 
-def _outcome(model, terms, run: PriceCoverageInput, sample, i: int, priced, band, seed: int, started: float, joint):
+def _outcome(model, terms, run, sample, i: int, priced, band, seed: int, started: float, joint, fits: bool):
     """One cover's burn check, premium, metrics and report from the (joint) sample."""
     from activities.pricing import as_dict, burn_analysis
     from activities.pricing.loading import loss_ratio_premium, risk_loaded_premium
@@ -160,7 +197,6 @@ def _outcome(model, terms, run: PriceCoverageInput, sample, i: int, priced, band
     report = {
         "loss": as_dict(loss_summary(sample.dense(i), limit)),
         "convergence": as_dict(convergence_summary(sample, i)),
-        "fit": as_dict(fit_summary(model, terms.index_code, terms.risk_start, terms.risk_end, seed)),
         "site": {
             "subdivision": model.site.subdivision,
             "matchKind": model.site.match_kind,
@@ -170,6 +206,8 @@ def _outcome(model, terms, run: PriceCoverageInput, sample, i: int, priced, band
         "parameterBand": {"replicates": list(band.replicates), "method": band.method},
         "premium": as_dict(premium),
     }
+    if fits:
+        report["fit"] = as_dict(fit_summary(model, terms.index_code, terms.risk_start, terms.risk_end, seed))
     if joint is not None:
         report["jointRun"] = joint
     burn_check = "NO_HISTORY" if burn.z_score is None else ("DISAGREES" if burn.review else "AGREES")
@@ -241,15 +279,16 @@ async def start_pricing_runs(request: StartJointPricingInput) -> JointSimulation
     """Mark the runs of a joint pricing RUNNING (their workflow: the catalogue's) and gather
     their inputs; idempotent."""
     runs = []
-    for run in request.runs:
-        inputs = await _start_run(run, request.workflow_id)
-        runs.append(inputs)
+    async with write_transaction():  # one commit for the batch
+        for run in request.runs:
+            runs.append(await _start_run(run, request.workflow_id))
     return JointSimulationInput(site=runs[0].site, runs=runs, seed=request.seed, simulations=request.simulations)
 
 
 @activity.defn
 async def publish_pricing_runs(request: list[PublishPricingInput]) -> list[PricingRunResult]:
-    return [await publish_pricing_run(r) for r in request]
+    async with write_transaction():  # one commit: the covers become quotable together
+        return [await publish_pricing_run(r) for r in request]
 
 
 @activity.defn

@@ -24,13 +24,17 @@ with workflow.unsafe.imports_passed_through():
         create_coverages,
         find_catalogue_coverages,
         load_site,
+        propose_and_price_coverages,
         propose_coverage_terms,
+        record_priced_coverages,
     )
     from activities.pricing_runs import (
         fail_pricing_runs,
         publish_pricing_runs,
         simulate_coverages,
         start_pricing_runs,
+        store_fits,
+        summarise_fits,
     )
     from models.domain.terms import CoverageSlot  # noqa: F401 - decoded in the sandbox
     from models.temporal.catalogue import (
@@ -45,7 +49,9 @@ with workflow.unsafe.imports_passed_through():
     from models.temporal.ids import coverage_documents_workflow_id, coverage_pricing_workflow_id
     from models.temporal.pricing import (
         PriceCoverageInput,
+        ProposeAndPriceInput,
         PublishPricingInput,
+        RecordPricedInput,
         StartJointPricingInput,
         coverage_seed,
     )
@@ -144,11 +150,17 @@ class CatalogueWorkflow:
         have = {c.slot for c in known}
         missing = [s for s in request.slots if s not in have]
         created: list[PlannedCoverage] = []
-        if missing:
+        if missing and workflow.patched(PATCH_JOINT_PRICING):
+            created = await self._propose_and_price(site, missing, request.fallbacks)
+        elif missing:
             proposals = await workflow.execute_activity(
                 propose_coverage_terms,
                 ProposeTermsInput(
-                    site=site, slots=missing, unit_limit=self._input.unit_limit, currency=self._input.currency
+                    site=site,
+                    slots=missing,
+                    unit_limit=self._input.unit_limit,
+                    currency=self._input.currency,
+                    fallbacks=request.fallbacks,
                 ),
                 task_queue=pricing_queue(),
                 start_to_close_timeout=PROPOSAL_TIMEOUT,
@@ -166,7 +178,51 @@ class CatalogueWorkflow:
                 ),
             )
         by_slot = {c.slot: c for c in [*known, *created]}
-        return [by_slot[s] for s in request.slots if s in by_slot]
+        answer = [by_slot[s] for s in request.slots if s in by_slot]
+        if request.fallbacks:  # the fallback slots created for this request, after them
+            wanted = set(request.slots)
+            answer += [c for c in created if c.slot not in wanted]
+        return answer
+
+    async def _propose_and_price(self, site, slots, fallbacks: bool) -> list[PlannedCoverage]:
+        """New slots: terms and version-1 prices in one activity, rows and published prices
+        in one local activity; fit summaries and documents follow off the request's path."""
+        found = await workflow.execute_activity(
+            propose_and_price_coverages,
+            ProposeAndPriceInput(
+                proposal=ProposeTermsInput(
+                    site=site,
+                    slots=slots,
+                    unit_limit=self._input.unit_limit,
+                    currency=self._input.currency,
+                    fallbacks=fallbacks,
+                ),
+                simulations=self._input.simulations,
+                expected_loss_ratio=self._input.expected_loss_ratio,
+                requested_by=self._input.created_by,
+            ),
+            task_queue=pricing_queue(),
+            start_to_close_timeout=SIMULATION_TIMEOUT,
+            heartbeat_timeout=SIMULATION_HEARTBEAT,
+            retry_policy=SIMULATION_RETRY,
+            summary=f"Terms and joint pricing of {len(slots)} slots · {self._input.target_id} · v1",
+        )
+        created = await db_step(
+            record_priced_coverages,
+            RecordPricedInput(
+                site=site,
+                proposals=found.proposals,
+                priced=found.priced,
+                created_by=self._input.created_by,
+                expected_loss_ratio=self._input.expected_loss_ratio,
+                simulations=self._input.simulations,
+                workflow_id=workflow.info().workflow_id,
+            ),
+        )
+        if found.joint is not None:
+            priced = [c for c in created if c.coverage_id is not None and c.priced]
+            self._documents.append(asyncio.ensure_future(self._report_and_documents(found.joint, priced)))
+        return created
 
     def _needs_pricing(self, coverage: PlannedCoverage) -> bool:
         """Not priced, not being priced (a failed pricing is tried again)."""
@@ -216,11 +272,22 @@ class CatalogueWorkflow:
             await db_step(fail_pricing_runs, runs, str(err.cause or err))
             raise ApplicationError(f"pricing failed: {err.cause or err}", non_retryable=True) from err
         await db_step(publish_pricing_runs, [PublishPricingInput(run=r, outcome=o) for r, o in zip(runs, outcomes)])
-        self._documents.append(asyncio.ensure_future(self._start_documents(coverages)))
+        self._documents.append(asyncio.ensure_future(self._report_and_documents(inputs, coverages)))
 
-    async def _start_documents(self, coverages: list[PlannedCoverage]) -> None:
-        """Each coverage's fact sheet and technical report, in its own workflow (abandoned:
-        the catalogue does not wait for rendering)."""
+    async def _report_and_documents(self, inputs, coverages: list[PlannedCoverage]) -> None:
+        """After the prices: the fit summaries of the technical reports, then each coverage's
+        fact sheet and technical report in its own workflow (abandoned: the catalogue does
+        not wait for rendering)."""
+        fits = await workflow.execute_activity(
+            summarise_fits,
+            inputs,
+            task_queue=pricing_queue(),
+            start_to_close_timeout=SIMULATION_TIMEOUT,
+            heartbeat_timeout=SIMULATION_HEARTBEAT,
+            retry_policy=RETRY,
+            summary=f"Fit summaries of {len(coverages)} coverages · {self._input.target_id}",
+        )
+        await db_step(store_fits, fits)
         await asyncio.gather(
             *(
                 workflow.start_child_workflow(

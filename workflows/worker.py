@@ -31,7 +31,9 @@ from activities.catalogue import (
     create_coverages,
     find_catalogue_coverages,
     load_site,
+    propose_and_price_coverages,
     propose_coverage_terms,
+    record_priced_coverages,
 )
 from activities.documents import render_coverage_documents, render_policy_schedule
 from activities.fast_quotes import (
@@ -56,6 +58,8 @@ from activities.pricing_runs import (
     simulate_coverages,
     start_pricing_run,
     start_pricing_runs,
+    store_fits,
+    summarise_fits,
 )
 from activities.quotes import (
     expire_quote,
@@ -99,6 +103,10 @@ LIFECYCLE_ACTIVITIES = [
     publish_pricing_runs,
     fail_pricing_runs,
     simulate_coverages,
+    summarise_fits,
+    store_fits,
+    propose_and_price_coverages,
+    record_priced_coverages,
     record_quote,
     convert_to_policy,
     reject_quote,
@@ -114,7 +122,13 @@ LIFECYCLE_ACTIVITIES = [
     propose_coverage_terms,
     render_policy_schedule,
 ]
-PRICING_ACTIVITIES = [simulate_coverage, simulate_coverages, propose_coverage_terms]
+PRICING_ACTIVITIES = [
+    simulate_coverage,
+    simulate_coverages,
+    summarise_fits,
+    propose_coverage_terms,
+    propose_and_price_coverages,
+]
 # The catalogue's orchestration runs beside its Monte Carlo on the pricing worker, with the
 # short database activities it waits on (async: the worker's event loop, not the pool).
 PRICING_WORKFLOWS = [CatalogueWorkflow, CoveragePricingWorkflow]
@@ -131,6 +145,8 @@ PRICING_DB_ACTIVITIES = [
     start_pricing_runs,
     publish_pricing_runs,
     fail_pricing_runs,
+    store_fits,
+    record_priced_coverages,
 ]
 DOCUMENT_WORKFLOWS = [CoverageDocumentsWorkflow, PolicyScheduleWorkflow]
 DOCUMENT_ACTIVITIES = [render_coverage_documents, render_policy_schedule, render_fast_quote_document]

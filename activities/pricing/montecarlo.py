@@ -407,8 +407,11 @@ def simulate_index(
     seed: int,
     method: str = DEFAULT_METHOD,
     batches: int = DEFAULT_BATCHES,
+    draws: dict | None = None,
 ) -> np.ndarray:
     """Simulated index over ``[risk_start, risk_end]`` (inclusive) on ``n`` paths.
+
+    ``draws``: a cache of normal draws shared by calls with the same seed (see ``_run``).
 
     Returns shape (N,) in the index unit (mm, km/h, °C) for SUM/MAX indices, and (N, days)
     daily index values (mm between the definition's hours) for the daily-count index.
@@ -422,7 +425,7 @@ def simulate_index(
     def sink(plan, st, rows):
         parts.append((rows, st.index(plan.requests[0])))
 
-    _run(model, [(index_code, risk_start, risk_end)], n, seed, method, batches, sink)
+    _run(model, [(index_code, risk_start, risk_end)], n, seed, method, batches, sink, draws)
     return np.concatenate([p for _, p in parts], axis=0)
 
 

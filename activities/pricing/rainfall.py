@@ -64,7 +64,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.special import digamma, gammainccinv, gammaincinv, ndtr, ndtri, polygamma
+from scipy.special import digamma, gammainccinv, gammaincinv, ndtr, ndtri, zeta
 from scipy.stats import rankdata
 
 from .climate_data import SubdivisionHistory
@@ -89,7 +89,8 @@ def gamma_shape_mle(x: np.ndarray) -> float:
     k = (3.0 - s + np.sqrt((s - 3.0) ** 2 + 24.0 * s)) / (12.0 * s)
     for _ in range(50):
         f = np.log(k) - digamma(k) - s
-        step = f / (1.0 / k - polygamma(1, k))
+        # trigamma(k) = zeta(2, k): what polygamma(1, k) computes, without its wrapper
+        step = f / (1.0 / k - zeta(2.0, k))
         k_new = k - step
         if k_new <= 0:
             k_new = k / 2

@@ -82,6 +82,19 @@ def build_site_model(
         return _SITES.setdefault(key, model)
 
 
+def _cell_history(model: SiteModel) -> np.ndarray:
+    """The district record mapped to the cell's scale, (years, 12) mm, once per model (every
+    rainfall cover's burn check reads it; read-only)."""
+    cache = model.rain._cache
+    hist = cache.get(("cell-history",))
+    if hist is None:
+        record = model.rain.district_history_mm()
+        hist = np.column_stack([model.rain.to_cell_scale(m + 1, record[:, m]) for m in range(12)])
+        hist.flags.writeable = False
+        cache[("cell-history",)] = hist
+    return hist
+
+
 def historical_index(
     model: SiteModel, index_code: str, risk_start: date, risk_end: date, projected: bool = False
 ) -> dict[int, float]:
@@ -109,7 +122,7 @@ def historical_index(
     hist = model.rain.district_history_mm()
     years = model.rain.years
     if projected:
-        hist = np.column_stack([model.rain.to_cell_scale(m + 1, hist[:, m]) for m in range(12)])
+        hist = _cell_history(model)
     out: dict[int, float] = {}
     span = slots[-1].year - slots[0].year
     for i in range(years.size - span):

@@ -73,10 +73,13 @@ def convergence_summary(sample: PayoutSample, cover: int = 0) -> ConvergenceSumm
     return ConvergenceSummary(points=tuple(points))
 
 
-def fit_summary(model: SiteModel, index_code: str, start: date, end: date, seed: int) -> FitSummary:
+def fit_summary(
+    model: SiteModel, index_code: str, start: date, end: date, seed: int, draws: dict | None = None
+) -> FitSummary:
     """Model against data for the cover's index and period: quantiles of the simulated index
-    next to the observed ones (where a history exists) and, for rainfall, monthly means."""
-    simulated = simulate_index(model, index_code, start, end, FIT_PATHS, seed)
+    next to the observed ones (where a history exists) and, for rainfall, monthly means.
+    ``draws``: normal draws shared by the fits of one seed (the same numbers)."""
+    simulated = simulate_index(model, index_code, start, end, FIT_PATHS, seed, draws=draws)
     if simulated.ndim > 1:  # the daily index: compare the period's wettest day
         simulated = simulated.max(axis=1)
     history = historical_index(model, index_code, start, end)

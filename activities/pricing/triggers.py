@@ -45,6 +45,9 @@ from .wind import GALE_KMH, STORM_FORCE_KMH
 PROPOSAL_SEED = 20240601
 PROPOSAL_N = 1 << 16
 PROPOSAL_N_HOURLY = 1 << 13  # hourly simulation is ~100x dearer per path
+# The proposals' normal draws, by layout (they depend only on the fixed seed and the number
+# of month slots): drawn once per process, read-only, the same numbers as drawing them anew.
+_PROPOSAL_DRAWS: dict = {}
 DEFAULT_TRIGGER_RP = 10.0
 DEFAULT_EXIT_RP = 50.0
 DEFAULT_MIN_PAYOUT_FRACTION = 0.10  # commercial choice, not actuarial
@@ -97,7 +100,9 @@ def propose_terms(
     rp = dict(trigger_return_period=trigger_return_period, exit_return_period=exit_return_period)
 
     if spec.aggregation == "DAILY_COUNT":
-        daily = simulate_index(model, index_code, risk_start, risk_end, PROPOSAL_N_HOURLY, PROPOSAL_SEED)
+        daily = simulate_index(
+            model, index_code, risk_start, risk_end, PROPOSAL_N_HOURLY, PROPOSAL_SEED, draws=_PROPOSAL_DRAWS
+        )
         trigger = _round1(np.quantile(daily.max(axis=1), 1.0 - p_t))
         if trigger <= 0:
             return TermsProposal(
@@ -125,7 +130,7 @@ def propose_terms(
         refusal = next((r for s in month_slots(risk_start, risk_end) if (r := offer.reason(s.month))), "")
         if refusal:
             return TermsProposal(None, False, refusal, 0.0, None, **rp)
-    x = simulate_index(model, index_code, risk_start, risk_end, PROPOSAL_N, PROPOSAL_SEED)
+    x = simulate_index(model, index_code, risk_start, risk_end, PROPOSAL_N, PROPOSAL_SEED, draws=_PROPOSAL_DRAWS)
     direction = spec.direction
     if spec.risk_type_id == "WIND":
         # a cyclone cover: never below gale force (winds below it are not modelled), and

@@ -55,7 +55,12 @@ def catalogue_window(settings: Settings, today: dt.date | None = None) -> list[C
 
 
 async def ensure_coverages(
-    client: Client, settings: Settings, target_id: str, slots: list[CoverageSlot], wait_for_pricing: bool
+    client: Client,
+    settings: Settings,
+    target_id: str,
+    slots: list[CoverageSlot],
+    wait_for_pricing: bool,
+    fallbacks: bool = False,
 ) -> list[PlannedCoverage]:
     start = WithStartWorkflowOperation(
         CATALOGUE_WORKFLOW,
@@ -78,7 +83,7 @@ async def ensure_coverages(
     try:
         return await client.execute_update_with_start_workflow(
             ENSURE_UPDATE,
-            EnsureCoveragesRequest(slots=slots, wait_for_pricing=wait_for_pricing),
+            EnsureCoveragesRequest(slots=slots, wait_for_pricing=wait_for_pricing, fallbacks=fallbacks),
             start_workflow_operation=start,
             result_type=list[PlannedCoverage],
         )
@@ -141,12 +146,21 @@ def _complete(
 
 
 async def priced_covers(
-    temporal: Client, settings: Settings, target_id: str, slots: list[CoverageSlot], nonviable: NonViableSlots
+    temporal: Client,
+    settings: Settings,
+    target_id: str,
+    slots: list[CoverageSlot],
+    nonviable: NonViableSlots,
+    fallbacks: bool = False,
 ) -> dict[CoverageSlot, CoverSnapshot]:
+    """The priced covers of `slots` (missing ones created and priced first; with `fallbacks`
+    the catalogue also creates and prices, in the same round trip, the fallback slots of
+    months whose slots are not viable, so a first quote waits for one joint pricing)."""
     rows = await find_coverages(target_id, slots)
     if not _complete(rows, target_id, slots, nonviable):
         planned = await asyncio.wait_for(
-            ensure_coverages(temporal, settings, target_id, slots, wait_for_pricing=True), CATALOGUE_DEADLINE
+            ensure_coverages(temporal, settings, target_id, slots, wait_for_pricing=True, fallbacks=fallbacks),
+            CATALOGUE_DEADLINE,
         )
         for p in planned:
             if p.coverage_id is None:

@@ -112,7 +112,7 @@ async def create_quote(
     target_id, start_day, end_day = data.monitoring_target_id, data.risk_period_from, data.risk_period_to
     # The two preferred covers of each month; where one is not viable, the next index.
     slots = slots_for(start_day, end_day)
-    covers = await priced_covers(temporal, settings, target_id, slots, nonviable)
+    covers = await priced_covers(temporal, settings, target_id, slots, nonviable, fallbacks=True)
     extra = fallback_slots(slots, set(covers))
     if extra:
         covers |= await priced_covers(temporal, settings, target_id, extra, nonviable)

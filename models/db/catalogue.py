@@ -6,17 +6,19 @@ import uuid
 from decimal import Decimal
 
 from models.clock import utcnow
-from models.db.pricing import ensure_pricing_run
+from models.db.core import write_transaction
+from models.db.pricing import completed_run, ensure_pricing_run
 from models.db.records import CoverageRow, record, records
 from models.db.tables import (
     Coverage,
     MonitoringTarget,
     PincodeMapping,
+    PricingRun,
 )
 from models.domain.index_catalog import BY_CODE, BY_ID
 from models.domain.money import to_minor
 from models.domain.statuses import CoverageStatus
-from models.domain.terms import CoverageSlot
+from models.domain.terms import CoverageSlot, catalogue_coverage_id
 from models.temporal.catalogue import PlannedCoverage, ProposedTerms, SiteRef
 from models.temporal.pricing import coverage_seed
 
@@ -82,42 +84,43 @@ async def create_coverages(
 ) -> list[PlannedCoverage]:
     """Insert the viable proposals that are not in the catalogue yet (idempotent), each with
     its version-1 pricing run queued; returns what the catalogue holds for every slot."""
-    existing = await find_coverages(site.target_id, [p.slot for p in proposals])
-    now = utcnow()
-    for p in proposals:
-        terms = p.terms
-        if terms is None or p.slot in existing:
-            continue
-        slot = terms.slot
-        coverage_id = uuid.uuid5(uuid.NAMESPACE_URL, f"coverage:{site.target_id}:{slot.index_code}:{slot.start}:{slot.end}")
-        row = Coverage(
-            id=coverage_id,
-            monitoring_target_id=site.target_id,
-            index_definition_id=BY_CODE[slot.index_code].id,
-            risk_period_start=slot.start,
-            risk_period_end=slot.end,
-            label=_label(site, slot),
-            risk_carrier=risk_carrier,
-            currency=terms.currency,
-            status=CoverageStatus.PRICING,
-            ui_state="pricing",
-            direction=terms.direction,
-            trigger=terms.trigger,
-            exit=terms.exit,
-            limit_minor=to_minor(terms.limit, terms.currency),
-            min_payout_minor=to_minor(terms.min_payout, terms.currency),
-            payout_per_unit_minor=to_minor(terms.payout_per_unit, terms.currency),
-            expected_loss_ratio=expected_loss_ratio,
-            simulations=0,
-            pricing_version=0,
-            created_by=created_by,
-            created_at=now,
-            updated_at=now,
-        )
-        # A concurrent creator may win (the target, index and period are unique): its row stands.
-        await Coverage.insert(row).on_conflict(action="DO NOTHING")
-        await ensure_pricing_run(coverage_id, 1, default_simulations, coverage_seed(coverage_id),
-                                 expected_loss_ratio, created_by, terms.currency)
+    async with write_transaction():  # one commit for the batch
+        existing = await find_coverages(site.target_id, [p.slot for p in proposals])
+        now = utcnow()
+        for p in proposals:
+            terms = p.terms
+            if terms is None or p.slot in existing:
+                continue
+            slot = terms.slot
+            coverage_id = catalogue_coverage_id(site.target_id, slot)
+            row = Coverage(
+                id=coverage_id,
+                monitoring_target_id=site.target_id,
+                index_definition_id=BY_CODE[slot.index_code].id,
+                risk_period_start=slot.start,
+                risk_period_end=slot.end,
+                label=_label(site, slot),
+                risk_carrier=risk_carrier,
+                currency=terms.currency,
+                status=CoverageStatus.PRICING,
+                ui_state="pricing",
+                direction=terms.direction,
+                trigger=terms.trigger,
+                exit=terms.exit,
+                limit_minor=to_minor(terms.limit, terms.currency),
+                min_payout_minor=to_minor(terms.min_payout, terms.currency),
+                payout_per_unit_minor=to_minor(terms.payout_per_unit, terms.currency),
+                expected_loss_ratio=expected_loss_ratio,
+                simulations=0,
+                pricing_version=0,
+                created_by=created_by,
+                created_at=now,
+                updated_at=now,
+            )
+            # A concurrent creator may win (the target, index and period are unique): its row stands.
+            await Coverage.insert(row).on_conflict(action="DO NOTHING")
+            await ensure_pricing_run(coverage_id, 1, default_simulations, coverage_seed(coverage_id),
+                                     expected_loss_ratio, created_by, terms.currency)
     rows = await find_coverages(site.target_id, [p.slot for p in proposals])
     reasons = {p.slot: p.reason for p in proposals}
     return [
@@ -125,6 +128,79 @@ async def create_coverages(
             slot=p.slot,
             coverage_id=rows[p.slot].id if p.slot in rows else None,
             reason="" if p.slot in rows else (reasons[p.slot] or "not viable"),
+            priced=p.slot in rows and rows[p.slot].priced,
+        )
+        for p in proposals
+    ]
+
+
+async def insert_priced_coverages(
+    site: SiteRef,
+    proposals: list[ProposedTerms],
+    priced: list,
+    created_by: str,
+    risk_carrier: str,
+    expected_loss_ratio: Decimal,
+    workflow_id: str,
+) -> list[PlannedCoverage]:
+    """Insert new coverages already priced (the catalogue's joint first pricing): each viable
+    proposal's row ACTIVE with its version-1 price, and that run COMPLETED, in one transaction
+    of two multi-row inserts. Idempotent: rows that exist are left as they are (a retry, or a
+    slot another request created first). `priced`: models.temporal.pricing.PublishPricingInput."""
+    by_id = {item.run.coverage_id: item for item in priced}
+    now = utcnow()
+    async with write_transaction():
+        existing = await find_coverages(site.target_id, [p.slot for p in proposals])
+        coverages, runs = [], []
+        for p in proposals:
+            terms = p.terms
+            if terms is None or p.slot in existing:
+                continue
+            coverage_id = catalogue_coverage_id(site.target_id, terms.slot)
+            item = by_id.get(coverage_id)
+            if item is None:
+                continue
+            o = item.outcome
+            elr = o.expected_loss_ratio if o.expected_loss_ratio is not None else expected_loss_ratio
+            coverages.append(
+                Coverage(
+                    id=coverage_id,
+                    monitoring_target_id=site.target_id,
+                    index_definition_id=BY_CODE[terms.index_code].id,
+                    risk_period_start=terms.start,
+                    risk_period_end=terms.end,
+                    label=_label(site, terms.slot),
+                    risk_carrier=risk_carrier,
+                    currency=terms.currency,
+                    status=CoverageStatus.ACTIVE,
+                    ui_state="active",
+                    direction=terms.direction,
+                    trigger=terms.trigger,
+                    exit=terms.exit,
+                    limit_minor=to_minor(terms.limit, terms.currency),
+                    min_payout_minor=to_minor(terms.min_payout, terms.currency),
+                    payout_per_unit_minor=to_minor(terms.payout_per_unit, terms.currency),
+                    expected_loss_ratio=elr,
+                    simulations=o.simulations,
+                    pricing_version=1,
+                    risk_premium_minor=to_minor(o.risk_premium, terms.currency),
+                    risk_premium_pct=o.risk_premium_pct,
+                    gross_premium_indication_pct=o.gross_premium_indication_pct,
+                    created_by=created_by,
+                    created_at=now,
+                    updated_at=now,
+                )
+            )
+            runs.append(completed_run(item.run, o, terms.currency, elr, workflow_id, now))
+        if coverages:
+            await Coverage.insert(*coverages).on_conflict(action="DO NOTHING")
+            await PricingRun.insert(*runs).on_conflict(action="DO NOTHING")
+        rows = await find_coverages(site.target_id, [p.slot for p in proposals])
+    return [
+        PlannedCoverage(
+            slot=p.slot,
+            coverage_id=rows[p.slot].id if p.slot in rows else None,
+            reason="" if p.slot in rows else (p.reason or "not viable"),
             priced=p.slot in rows and rows[p.slot].priced,
         )
         for p in proposals

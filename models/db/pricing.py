@@ -62,6 +62,33 @@ def _queued(coverage_id, version, simulations, seed, elr, requested_by, currency
     )
 
 
+def completed_run(run, outcome: PricingOutcome, currency: str, elr: Decimal, workflow_id: str, now) -> PricingRun:
+    """A run row COMPLETED with its results (what QUEUED → publish_run would leave)."""
+    return PricingRun(
+        id=uuid.uuid4(),
+        coverage_id=run.coverage_id,
+        version=run.version,
+        status=PricingRunStatus.COMPLETED,
+        workflow_id=workflow_id,
+        simulations=outcome.simulations,
+        seed=run.seed,
+        expected_loss_ratio=elr,
+        model_version=outcome.model_version,
+        data_hash=outcome.data_hash,
+        currency=currency,
+        risk_premium_minor=to_minor(outcome.risk_premium, currency),
+        risk_premium_pct=outcome.risk_premium_pct,
+        gross_premium_minor=to_minor(outcome.gross_premium, currency),
+        gross_premium_indication_pct=outcome.gross_premium_indication_pct,
+        metrics=outcome.metrics,
+        burn=outcome.burn,
+        report=outcome.report,
+        requested_by=run.requested_by,
+        created_at=now,
+        completed_at=now,
+    )
+
+
 async def allocate_pricing_run(
     coverage_id: uuid.UUID, simulations: int, seed: int, expected_loss_ratio: Decimal, requested_by: str, currency: str
 ) -> int:
@@ -77,6 +104,26 @@ async def allocate_pricing_run(
         if inserted:
             return version
     raise RuntimeError("could not allocate a pricing version")
+
+
+async def add_report_section(coverage_id: uuid.UUID, version: int, key: str, value: Any) -> None:
+    """Set one section of a run's stored report (idempotent: the same value again)."""
+    async with write_transaction():
+        row = await PricingRun.select(PricingRun.report).where(
+            (PricingRun.coverage_id == coverage_id) & (PricingRun.version == version)
+        ).first()
+        if row is None:
+            return
+        report = row["report"]
+        if isinstance(report, str):
+            import json
+
+            report = json.loads(report)
+        report = dict(report or {})
+        report[key] = value
+        await PricingRun.update({PricingRun.report: report}).where(
+            (PricingRun.coverage_id == coverage_id) & (PricingRun.version == version)
+        )
 
 
 async def mark_run(coverage_id: uuid.UUID, version: int, status: str, error: str | None = None) -> None:

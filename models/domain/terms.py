@@ -40,3 +40,11 @@ class CoverTerms(msgspec.Struct, frozen=True):
     @property
     def slot(self) -> CoverageSlot:
         return CoverageSlot(index_code=self.index_code, start=self.start, end=self.end)
+
+
+def catalogue_coverage_id(target_id: str, slot: CoverageSlot) -> "uuid.UUID":
+    """The id of the catalogue coverage of a target's slot: fixed by the slot, so a coverage
+    can be priced before its row is written (the catalogue's joint first pricing)."""
+    import uuid
+
+    return uuid.uuid5(uuid.NAMESPACE_URL, f"coverage:{target_id}:{slot.index_code}:{slot.start}:{slot.end}")

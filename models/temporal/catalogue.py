@@ -68,6 +68,9 @@ class ProposeTermsInput(msgspec.Struct, frozen=True):
     slots: list[CoverageSlot]
     unit_limit: Decimal
     currency: str
+    # True: for each month short of viable slots, propose the next preferred index's slot too
+    # (models.domain.quotes.fallback_slots), so a first quote needs one catalogue round trip.
+    fallbacks: bool = False
 
 
 class CreateCoveragesInput(msgspec.Struct, frozen=True):
@@ -88,6 +91,9 @@ class PlannedCoverage(msgspec.Struct, frozen=True):
 class EnsureCoveragesRequest(msgspec.Struct, frozen=True):
     slots: list[CoverageSlot]
     wait_for_pricing: bool = False
+    # True: also create (and price) the fallback slots of months whose slots are not viable;
+    # the answer then lists them after the requested slots.
+    fallbacks: bool = False
 
 
 class CatalogueInput(msgspec.Struct, frozen=True):

@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 
 from models.domain.terms import CoverTerms
-from models.temporal.catalogue import SiteRef
+from models.temporal.catalogue import ProposedTerms, ProposeTermsInput, SiteRef
 
 # The pricing workflows' contract (see models/temporal/quotes.py).
 COVERAGE_PRICING_WORKFLOW = "CoveragePricingWorkflow"
@@ -57,6 +57,23 @@ class JointSimulationInput(msgspec.Struct, frozen=True):
     simulations: int
 
 
+class FitOfRun(msgspec.Struct, frozen=True):
+    """A run's fit summary (the report's `fit` section), computed after its price."""
+
+    coverage_id: uuid.UUID
+    version: int
+    fit: dict[str, Any]
+
+
+class ProposeAndPriceInput(msgspec.Struct, frozen=True):
+    """New slots of a target: propose their terms and price the viable ones jointly."""
+
+    proposal: ProposeTermsInput
+    simulations: int
+    expected_loss_ratio: Decimal
+    requested_by: str
+
+
 class PricingOutcome(msgspec.Struct, frozen=True):
     """What a simulation found; fractions are of the limit, money in major units."""
 
@@ -92,3 +109,22 @@ class PricingRunResult(msgspec.Struct, frozen=True):
 def coverage_seed(coverage_id: uuid.UUID) -> int:
     """Default seed of a coverage's pricing runs: stable, so a rerun reproduces the numbers."""
     return coverage_id.int % (2**31 - 1)
+
+
+class ProposedAndPriced(msgspec.Struct, frozen=True):
+    """What propose_and_price_coverages found: every slot's proposal, and the viable ones'
+    version-1 pricing (`joint`: the input of their fit summaries; None when none is viable)."""
+
+    proposals: list[ProposedTerms]
+    priced: list[PublishPricingInput]
+    joint: JointSimulationInput | None
+
+
+class RecordPricedInput(msgspec.Struct, frozen=True):
+    site: SiteRef
+    proposals: list[ProposedTerms]
+    priced: list[PublishPricingInput]
+    created_by: str
+    expected_loss_ratio: Decimal
+    simulations: int
+    workflow_id: str

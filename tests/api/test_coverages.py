@@ -7,6 +7,7 @@ import asyncio
 from decimal import Decimal
 
 import pytest
+from temporalio.service import RPCError
 
 from models.temporal.ids import catalogue_workflow_id, coverage_documents_workflow_id, coverage_pricing_workflow_id
 from tests.conftest import assert_problem
@@ -94,8 +95,9 @@ async def test_every_coverage_is_priced_with_error_bars(bengaluru_catalogue, ten
 
 
 async def test_first_pricing_is_one_joint_activity_of_the_catalogue_workflow(bengaluru_catalogue, tenant, temporal_env):
-    """A target's new coverages are priced together (one simulate_coverages activity in the
-    catalogue workflow, shared paths, one seed); each run says so and names the workflow."""
+    """A target's new coverages get their terms and prices together (one
+    propose_and_price_coverages activity in the catalogue workflow, shared paths, one seed);
+    each run says so and names the workflow."""
     _, body = bengaluru_catalogue
     client = temporal_env.client
     catalogue_id = catalogue_workflow_id(BENGALURU_TARGET)
@@ -106,9 +108,10 @@ async def test_first_pricing_is_one_joint_activity_of_the_catalogue_workflow(ben
         e.activity_task_scheduled_event_attributes
         for e in history.events
         if e.HasField("activity_task_scheduled_event_attributes")
-        and e.activity_task_scheduled_event_attributes.activity_type.name == "simulate_coverages"
+        and e.activity_task_scheduled_event_attributes.activity_type.name == "propose_and_price_coverages"
     ]
-    assert len(joint) == 1, "the request's coverages are priced in one activity"
+    # (each later GET proposes the slots found not viable again: cheap, nothing to price)
+    assert joint, "the request's coverages get their terms and prices in one activity"
     ids = {c["id"] for c in body["content"]}
     seeds = set()
     for coverage in body["content"]:
@@ -120,9 +123,19 @@ async def test_first_pricing_is_one_joint_activity_of_the_catalogue_workflow(ben
             await client.get_workflow_handle(coverage_pricing_workflow_id(coverage["id"], 1)).describe()
     assert len(seeds) == 1
     # Each coverage's documents are rendered in its own workflow, started once priced.
+    # (after the fit summaries, which the technical report shows).
+    deadline = asyncio.get_running_loop().time() + 180
     for coverage_id in ids:
         documents = client.get_workflow_handle(coverage_documents_workflow_id(coverage_id, 1))
-        await asyncio.wait_for(documents.result(), 120)
+        while True:
+            try:
+                await asyncio.wait_for(documents.result(), 120)
+                break
+            except RPCError:  # not started yet
+                assert asyncio.get_running_loop().time() < deadline
+                await asyncio.sleep(0.5)
+        run = (await tenant.get(f"/internal/coverages/{coverage_id}/pricing-runs/1")).json()
+        assert run["status"] == "COMPLETED"
 
 
 async def test_asking_again_creates_nothing_new(bengaluru_catalogue, tenant):

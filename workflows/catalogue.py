@@ -1,10 +1,13 @@
 """The coverage catalogue of one monitoring target, as an entity workflow.
 
 Requests arrive as the `ensure` update (update-with-start, id `catalogue:<target>`): the
-slots the catalogue lacks get their terms from the calibrated model and are created, then
-the new coverages of the request are priced together, in one `simulate_coverages` activity
-on shared paths (version 1; runs before PATCH_JOINT_PRICING priced each in a child
-CoveragePricingWorkflow), and each gets its documents workflow once its price is published.
+slots the catalogue lacks get their terms from the calibrated model and their version-1
+prices on shared paths in one `propose_and_price_coverages` activity, and are recorded
+active with their completed runs in one local activity; fit summaries and each coverage's
+documents workflow follow without holding the request. Coverages that exist unpriced are
+priced together in one `simulate_coverages` activity. (Runs before PATCH_JOINT_PRICING
+proposed in one activity, created the rows, then priced each in a child
+CoveragePricingWorkflow.)
 One workflow per target serialises creation, so two requests never price the same coverage
 twice; it closes after an idle spell and the next request starts a new run.
 """
@@ -46,7 +49,7 @@ with workflow.unsafe.imports_passed_through():
         PlannedCoverage,
         ProposeTermsInput,
     )
-    from models.temporal.ids import coverage_documents_workflow_id, coverage_pricing_workflow_id
+    from models.temporal.ids import coverage_pricing_workflow_id
     from models.temporal.pricing import (
         PriceCoverageInput,
         ProposeAndPriceInput,
@@ -56,15 +59,14 @@ with workflow.unsafe.imports_passed_through():
         coverage_seed,
     )
     from models.temporal.search_attributes import COVERAGE_ID, MONITORING_TARGET_ID
-    from workflows.documents import CoverageDocumentsWorkflow
     from workflows.pricing import (
         SIMULATION_HEARTBEAT,
         SIMULATION_RETRY,
         SIMULATION_TIMEOUT,
         CoveragePricingWorkflow,
         db_step,
-        documents_workflow_queue,
         pricing_queue,
+        start_documents,
     )
 
 DB_TIMEOUT = timedelta(seconds=30)
@@ -80,6 +82,20 @@ PATCH_BOUNDED_PRICING = "catalogue-bounded-pricing"
 # The new coverages of a request are priced jointly in one activity (runs before the patch:
 # a child CoveragePricingWorkflow each). A first quote for a target waits for its pricing.
 PATCH_JOINT_PRICING = "catalogue-joint-pricing"
+
+
+def _simulate(activity, arg, summary: str, retry: RetryPolicy = SIMULATION_RETRY):
+    """Run a simulation activity on the pricing queue (the simulation timeouts, heartbeats
+    and retries); `summary` is what ops read in the Temporal UI."""
+    return workflow.execute_activity(
+        activity,
+        arg,
+        task_queue=pricing_queue(),
+        start_to_close_timeout=SIMULATION_TIMEOUT,
+        heartbeat_timeout=SIMULATION_HEARTBEAT,
+        retry_policy=retry,
+        summary=summary,
+    )
 
 
 @workflow.defn(name=CATALOGUE_WORKFLOW)
@@ -187,7 +203,7 @@ class CatalogueWorkflow:
     async def _propose_and_price(self, site, slots, fallbacks: bool) -> list[PlannedCoverage]:
         """New slots: terms and version-1 prices in one activity, rows and published prices
         in one local activity; fit summaries and documents follow off the request's path."""
-        found = await workflow.execute_activity(
+        found = await _simulate(
             propose_and_price_coverages,
             ProposeAndPriceInput(
                 proposal=ProposeTermsInput(
@@ -201,10 +217,6 @@ class CatalogueWorkflow:
                 expected_loss_ratio=self._input.expected_loss_ratio,
                 requested_by=self._input.created_by,
             ),
-            task_queue=pricing_queue(),
-            start_to_close_timeout=SIMULATION_TIMEOUT,
-            heartbeat_timeout=SIMULATION_HEARTBEAT,
-            retry_policy=SIMULATION_RETRY,
             summary=f"Terms and joint pricing of {len(slots)} slots · {self._input.target_id} · v1",
         )
         created = await db_step(
@@ -259,13 +271,9 @@ class CatalogueWorkflow:
             ),
         )
         try:
-            outcomes = await workflow.execute_activity(
+            outcomes = await _simulate(
                 simulate_coverages,
                 inputs,
-                task_queue=pricing_queue(),
-                start_to_close_timeout=SIMULATION_TIMEOUT,
-                heartbeat_timeout=SIMULATION_HEARTBEAT,
-                retry_policy=SIMULATION_RETRY,
                 summary=f"Pricing {len(runs)} coverages jointly · {self._input.target_id} · v1",
             )
         except ActivityError as err:
@@ -278,29 +286,14 @@ class CatalogueWorkflow:
         """After the prices: the fit summaries of the technical reports, then each coverage's
         fact sheet and technical report in its own workflow (abandoned: the catalogue does
         not wait for rendering)."""
-        fits = await workflow.execute_activity(
+        fits = await _simulate(
             summarise_fits,
             inputs,
-            task_queue=pricing_queue(),
-            start_to_close_timeout=SIMULATION_TIMEOUT,
-            heartbeat_timeout=SIMULATION_HEARTBEAT,
-            retry_policy=RETRY,
             summary=f"Fit summaries of {len(coverages)} coverages · {self._input.target_id}",
+            retry=RETRY,
         )
         await db_step(store_fits, fits)
-        await asyncio.gather(
-            *(
-                workflow.start_child_workflow(
-                    CoverageDocumentsWorkflow.run,
-                    args=[c.coverage_id, 1],
-                    id=coverage_documents_workflow_id(c.coverage_id, 1),
-                    task_queue=documents_workflow_queue(),
-                    parent_close_policy=ParentClosePolicy.ABANDON,
-                    static_summary=f"Documents · coverage {c.coverage_id} · v1",
-                )
-                for c in coverages
-            )
-        )
+        await asyncio.gather(*(start_documents(c.coverage_id, 1) for c in coverages))
 
     def _start_pricing(self, coverage: PlannedCoverage) -> None:
         key = str(coverage.coverage_id)

@@ -11,7 +11,7 @@ from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError, WorkflowAlreadyStartedError
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
@@ -75,6 +75,23 @@ def documents_workflow_queue() -> str | None:
     return None
 
 
+async def start_documents(coverage_id, version: int) -> None:
+    """Start the coverage documents workflow of a pricing version without waiting for it.
+    One already running under that id (the same version rendered for an earlier request, or
+    a catalogue rebuilt over the same coverage ids) is left to finish."""
+    try:
+        await workflow.start_child_workflow(
+            CoverageDocumentsWorkflow.run,
+            args=[coverage_id, version],
+            id=coverage_documents_workflow_id(coverage_id, version),
+            task_queue=documents_workflow_queue(),
+            parent_close_policy=ParentClosePolicy.ABANDON,
+            static_summary=f"Documents · coverage {coverage_id} · v{version}",
+        )
+    except WorkflowAlreadyStartedError:
+        workflow.logger.info("documents of coverage %s v%s already being rendered", coverage_id, version)
+
+
 @workflow.defn(name=COVERAGE_PRICING_WORKFLOW)
 class CoveragePricingWorkflow:
     def __init__(self) -> None:
@@ -105,13 +122,6 @@ class CoveragePricingWorkflow:
             raise ApplicationError(f"pricing failed: {err.cause or err}", non_retryable=True) from err
         self._stage = "publishing"
         result = await db_step(publish_pricing_run, PublishPricingInput(run=run, outcome=outcome))
-        await workflow.start_child_workflow(
-            CoverageDocumentsWorkflow.run,
-            args=[run.coverage_id, run.version],
-            id=coverage_documents_workflow_id(run.coverage_id, run.version),
-            task_queue=documents_workflow_queue(),
-            parent_close_policy=ParentClosePolicy.ABANDON,
-            static_summary=f"Documents · coverage {run.coverage_id} · v{run.version}",
-        )
+        await start_documents(run.coverage_id, run.version)
         self._stage = "completed"
         return result

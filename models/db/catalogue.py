@@ -18,7 +18,7 @@ from models.db.tables import (
 from models.domain.index_catalog import BY_CODE, BY_ID
 from models.domain.money import to_minor
 from models.domain.statuses import CoverageStatus
-from models.domain.terms import CoverageSlot, catalogue_coverage_id
+from models.domain.terms import CoverageSlot, CoverTerms, catalogue_coverage_id
 from models.temporal.catalogue import PlannedCoverage, ProposedTerms, SiteRef
 from models.temporal.pricing import coverage_seed
 
@@ -74,6 +74,32 @@ def _label(site: SiteRef, slot: CoverageSlot) -> str:
     return f"{spec.name} · {site.target_name.split(' (')[0]} · {period}"
 
 
+def _coverage_row(site: SiteRef, terms: CoverTerms, risk_carrier: str, created_by: str, now, **state) -> Coverage:
+    """A catalogue row for proposed terms; `state` gives its status, pricing version and,
+    once priced, its price columns."""
+    slot = terms.slot
+    return Coverage(
+        id=catalogue_coverage_id(site.target_id, slot),
+        monitoring_target_id=site.target_id,
+        index_definition_id=BY_CODE[slot.index_code].id,
+        risk_period_start=slot.start,
+        risk_period_end=slot.end,
+        label=_label(site, slot),
+        risk_carrier=risk_carrier,
+        currency=terms.currency,
+        direction=terms.direction,
+        trigger=terms.trigger,
+        exit=terms.exit,
+        limit_minor=to_minor(terms.limit, terms.currency),
+        min_payout_minor=to_minor(terms.min_payout, terms.currency),
+        payout_per_unit_minor=to_minor(terms.payout_per_unit, terms.currency),
+        created_by=created_by,
+        created_at=now,
+        updated_at=now,
+        **state,
+    )
+
+
 async def create_coverages(
     site: SiteRef,
     proposals: list[ProposedTerms],
@@ -91,31 +117,14 @@ async def create_coverages(
             terms = p.terms
             if terms is None or p.slot in existing:
                 continue
-            slot = terms.slot
-            coverage_id = catalogue_coverage_id(site.target_id, slot)
-            row = Coverage(
-                id=coverage_id,
-                monitoring_target_id=site.target_id,
-                index_definition_id=BY_CODE[slot.index_code].id,
-                risk_period_start=slot.start,
-                risk_period_end=slot.end,
-                label=_label(site, slot),
-                risk_carrier=risk_carrier,
-                currency=terms.currency,
+            coverage_id = catalogue_coverage_id(site.target_id, terms.slot)
+            row = _coverage_row(
+                site, terms, risk_carrier, created_by, now,
                 status=CoverageStatus.PRICING,
                 ui_state="pricing",
-                direction=terms.direction,
-                trigger=terms.trigger,
-                exit=terms.exit,
-                limit_minor=to_minor(terms.limit, terms.currency),
-                min_payout_minor=to_minor(terms.min_payout, terms.currency),
-                payout_per_unit_minor=to_minor(terms.payout_per_unit, terms.currency),
                 expected_loss_ratio=expected_loss_ratio,
                 simulations=0,
                 pricing_version=0,
-                created_by=created_by,
-                created_at=now,
-                updated_at=now,
             )
             # A concurrent creator may win (the target, index and period are unique): its row stands.
             await Coverage.insert(row).on_conflict(action="DO NOTHING")
@@ -163,32 +172,16 @@ async def insert_priced_coverages(
             o = item.outcome
             elr = o.expected_loss_ratio if o.expected_loss_ratio is not None else expected_loss_ratio
             coverages.append(
-                Coverage(
-                    id=coverage_id,
-                    monitoring_target_id=site.target_id,
-                    index_definition_id=BY_CODE[terms.index_code].id,
-                    risk_period_start=terms.start,
-                    risk_period_end=terms.end,
-                    label=_label(site, terms.slot),
-                    risk_carrier=risk_carrier,
-                    currency=terms.currency,
+                _coverage_row(
+                    site, terms, risk_carrier, created_by, now,
                     status=CoverageStatus.ACTIVE,
                     ui_state="active",
-                    direction=terms.direction,
-                    trigger=terms.trigger,
-                    exit=terms.exit,
-                    limit_minor=to_minor(terms.limit, terms.currency),
-                    min_payout_minor=to_minor(terms.min_payout, terms.currency),
-                    payout_per_unit_minor=to_minor(terms.payout_per_unit, terms.currency),
                     expected_loss_ratio=elr,
                     simulations=o.simulations,
                     pricing_version=1,
                     risk_premium_minor=to_minor(o.risk_premium, terms.currency),
                     risk_premium_pct=o.risk_premium_pct,
                     gross_premium_indication_pct=o.gross_premium_indication_pct,
-                    created_by=created_by,
-                    created_at=now,
-                    updated_at=now,
                 )
             )
             runs.append(completed_run(item.run, o, terms.currency, elr, workflow_id, now))

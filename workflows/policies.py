@@ -57,6 +57,9 @@ with workflow.unsafe.imports_passed_through():
         PolicyWorkflowInput,
     )
     from models.temporal.search_attributes import POLICY_STATUS
+    from activities.settlement import policy_settled, start_settlements
+    from models.temporal.settlement import PolicySettledInput, StartSettlementsInput
+    from workflows.settlement import DATA_LATENCY as SETTLEMENT_DATA_LATENCY
     from workflows.lifecycle import (
         BACKGROUND_WRITE,
         BACKGROUND_WRITE_RETRY,
@@ -75,12 +78,17 @@ RENDER_RETRY_V0 = RetryPolicy(
     initial_interval=dt.timedelta(seconds=1), maximum_interval=dt.timedelta(minutes=1), maximum_attempts=10
 )
 
-# Observations of a day are final this long after it ends (settlement waits for them).
-DATA_LATENCY = dt.timedelta(days=3)
+# Settlement waits this long after a period for its data (workflows/settlement.py).
+DATA_LATENCY = SETTLEMENT_DATA_LATENCY
+# An expiring policy whose last covers are not settled yet (data late) checks again this often.
+SETTLED_CHECK_EVERY = dt.timedelta(days=1)
 
 PATCH_DRAFT_LAPSES = "policy-draft-lapses"
 PATCH_SCHEDULE_WORKFLOW = "policy-schedule-workflow"
 PATCH_SCHEDULE_FAILURE_NOT_FATAL = "policy-schedule-failure-not-fatal"
+# Activated policies start the settlement workflows of their periods, and expire only once
+# their covers are settled (policies activated before this deploy: docs/settlement.md).
+PATCH_SETTLEMENT = "policy-starts-settlement"
 # Per call site (a timer, an update): a policy running since before the patch takes the new
 # path at the first of them it reaches after the deploy (a patch id is memoised per run).
 PATCH_CANCEL_SETTLES_FIRST = "policy-cancel-settles-first-{}"
@@ -128,6 +136,9 @@ class PolicyWorkflow:
             await workflow.wait_condition(lambda: self._status in (PolicyStatus.ACCEPTED, PolicyStatus.CANCELED))
         if self._status == PolicyStatus.ACCEPTED:
             await self._schedule_documents()
+        settles = self._status == PolicyStatus.ACCEPTED and workflow.patched(PATCH_SETTLEMENT)
+        if settles:
+            await self._start_settlements()
         starts = sorted({s for s, _ in request.periods})
         for index, start in enumerate(starts):
             if await self._sleep_until(_start_of(start), index):
@@ -142,6 +153,10 @@ class PolicyWorkflow:
         last_end = max(e for _, e in request.periods)
         if await self._sleep_until(_start_of(last_end) + dt.timedelta(days=1) + DATA_LATENCY, len(starts)):
             return await self._finish()
+        if settles:
+            while not await self._settled():
+                if await self._sleep_until(workflow.now() + SETTLED_CHECK_EVERY, len(starts)):
+                    return await self._finish()
         for period in self._periods:
             period["monitoring"] = "ENDED"
         self._status = "EXPIRING"
@@ -259,6 +274,28 @@ class PolicyWorkflow:
             )
         except WorkflowAlreadyStartedError:  # started before (a policy reset by ops)
             pass
+
+    # --- settlement -----------------------------------------------------------------------------
+
+    async def _start_settlements(self) -> None:
+        """One settlement workflow per risk period of the policy's target, shared by every
+        policy holding covers over it (started by the first, found by the others)."""
+        await workflow.execute_local_activity(
+            start_settlements,
+            StartSettlementsInput(
+                target_id=self._input.monitoring_target_id,
+                periods=list(self._input.periods),
+                task_queue=workflow.info().task_queue,
+            ),
+            **BACKGROUND_WRITE,
+        )
+
+    async def _settled(self) -> bool:
+        return await workflow.execute_local_activity(
+            policy_settled,
+            PolicySettledInput(tenant_id=self._input.tenant_id, policy_id=self._input.policy_id),
+            **BACKGROUND_WRITE,
+        )
 
     # --- monitoring -----------------------------------------------------------------------------
 

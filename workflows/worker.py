@@ -68,6 +68,7 @@ from activities.quotes import (
     reject_quote,
     transition_quote,
 )
+from activities.settlement import policy_settled, settle_period, start_settlements
 from models.settings import Settings
 from models.temporal.queues import QUEUE_SUFFIXES, task_queue
 from workflows.catalogue import CatalogueWorkflow
@@ -76,6 +77,7 @@ from workflows.partners import BusinessPartnerWorkflow
 from workflows.policies import PolicyWorkflow
 from workflows.pricing import CoveragePricingWorkflow
 from workflows.quotes import QuoteWorkflow
+from workflows.settlement import SettlementWorkflow
 
 QUEUES = tuple(QUEUE_SUFFIXES)
 
@@ -87,6 +89,7 @@ WORKFLOWS = [
     QuoteWorkflow,
     PolicyWorkflow,
     PolicyScheduleWorkflow,
+    SettlementWorkflow,
 ]
 LIFECYCLE_ACTIVITIES = [
     save_business_partner,
@@ -112,6 +115,9 @@ LIFECYCLE_ACTIVITIES = [
     reject_quote,
     expire_quote,
     set_policy_status,
+    settle_period,
+    policy_settled,
+    start_settlements,
     # Workflows started before the per-queue split or the checked transitions call these
     # on the lifecycle queue (docs/workflow-versioning.md, "Retiring a patch").
     persist_quote,

@@ -97,8 +97,10 @@ def scoped_update(table: type[TableT], tenant_id: str | uuid.UUID, values: dict)
     return table.update(values).where(_tenant_column(table) == _tenant(tenant_id))
 
 
-async def insert_rows(rows: Sequence[Table]) -> None:
-    """Insert rows of one table with a single multi-row INSERT.
+async def insert_rows(rows: Sequence[Table], on_conflict_nothing: bool = False, without: tuple[str, ...] = ()) -> None:
+    """Insert rows of one table with a single multi-row INSERT (`without`: columns the
+    database fills, e.g. a serial id; `on_conflict_nothing`: rows that would break a unique
+    constraint are skipped, as an idempotent retry needs).
 
     Piccolo's `Table.insert(*rows)` builds a query object per value: about 0.3 ms per row,
     most of a policy conversion's database time for its dozens of line items and covers.
@@ -107,12 +109,15 @@ async def insert_rows(rows: Sequence[Table]) -> None:
     if not rows:
         return
     table = type(rows[0])
-    columns = table._meta.columns
+    columns = [c for c in table._meta.columns if c._meta.name not in without]
     names = ", ".join(f'"{column._meta.db_column_name}"' for column in columns)
     one_row = "(" + ", ".join("{}" for _ in columns) + ")"
     plan = [(column._meta.name, isinstance(column, (JSON, JSONB))) for column in columns]
     values = [_sql_value(getattr(row, name), is_json) for row in rows for name, is_json in plan]
-    await table.raw(f'INSERT INTO "{table._meta.tablename}" ({names}) VALUES {", ".join([one_row] * len(rows))}', *values)
+    conflict = " ON CONFLICT DO NOTHING" if on_conflict_nothing else ""
+    await table.raw(
+        f'INSERT INTO "{table._meta.tablename}" ({names}) VALUES {", ".join([one_row] * len(rows))}{conflict}', *values
+    )
 
 
 def _sql_value(value: Any, is_json: bool) -> Any:

@@ -163,6 +163,8 @@ async def set_policy_status(
     if to_status == PolicyStatus.ACCEPTED:
         values[Policy.activated_at] = at
         values[Policy.signature_confirmed] = True
+    if to_status == PolicyStatus.CANCELED:
+        values[Policy.canceled_at] = at  # settlement counts covers in force before this moment
     changed = await scoped_update(Policy, tenant_id, values).where(
         (Policy.id == policy_id) & Policy.status.is_in(from_statuses)
     ).returning(Policy.id)

@@ -190,6 +190,7 @@ class Policy(Table, tablename="policy"):
     gross_premium_minor = BigInt()
     risk_premium_minor = BigInt(default=0)
     activated_at = Timestamptz(null=True, default=None)
+    canceled_at = Timestamptz(null=True, default=None)
     signature_confirmed = Boolean(default=False)
     schedule_file_id = UUID(null=True, default=None)
     created_at = Timestamptz()
@@ -235,7 +236,9 @@ class BusinessPartner(Table, tablename="business_partner"):
 
 
 class Observation(Table, tablename="observation"):
-    """A measured weather value at a target for a day (hour null) or an hour."""
+    """A measured value at a target for a day (hour null) or an hour, one row per revision:
+    a later value for the same key is a new row with the next revision, nothing is edited
+    (docs/settlement.md). `obs_key` is target|data set|variable|day|hour."""
 
     id = Serial(primary_key=True)
     monitoring_target_id = Varchar(length=40, index=True)
@@ -246,10 +249,18 @@ class Observation(Table, tablename="observation"):
     source = Varchar(length=50)
     provisional = Boolean(default=False)
     received_at = Timestamptz()
+    data_set = Varchar(length=40, default="")
+    quality = Varchar(length=20, default="OK")
+    revision = Integer(default=1)
+    obs_key = Varchar(length=160, default="", index=True)
+    simulated = Boolean(default=False)
 
 
 class ParametricEvent(Table, tablename="parametric_event"):
-    """A validated trigger of one cover of one policy; unique per (policy, coverage)."""
+    """The settlement of one cover of one policy at one revision of the data: a validated
+    parametric event (payout_minor > 0), a settlement with no payout (0), or an adjustment
+    (the difference a later revision makes). Unique per settlement key (policy, coverage,
+    revision); never edited."""
 
     id = UUID(primary_key=True)
     tenant_id = UUID(index=True)
@@ -262,6 +273,59 @@ class ParametricEvent(Table, tablename="parametric_event"):
     currency = Varchar(length=3)
     payout_minor = BigInt()
     created_at = Timestamptz()
+    kind = Varchar(length=20, default="SETTLEMENT")  # SETTLEMENT | ADJUSTMENT
+    line_item_id = UUID(null=True, default=None)
+    data_set = Varchar(length=40, default="")
+    revision = Integer(default=1)
+    simulated = Boolean(default=False)
+    explanation = JSON(default="{}")
+
+
+class Payout(Table, tablename="payout"):
+    """Money owed to a policy holder by a settlement (positive) or an adjustment (either
+    sign); unique per settlement key, written in the event's transaction."""
+
+    id = UUID(primary_key=True)
+    tenant_id = UUID(index=True)
+    policy_id = UUID(index=True)
+    coverage_id = UUID()
+    event_id = UUID()
+    settlement_key = Varchar(length=200, unique=True)
+    currency = Varchar(length=3)
+    amount_minor = BigInt()
+    created_at = Timestamptz()
+
+
+class Settlement(Table, tablename="settlement"):
+    """The settlement state of one catalogue coverage (all policies holding it): what ops and
+    the internal API see. One row per coverage, updated as it moves."""
+
+    coverage_id = UUID(primary_key=True)
+    monitoring_target_id = Varchar(length=40, index=True)
+    period_start = Date()
+    period_end = Date()
+    state = Varchar(length=20, index=True)  # WAITING | SETTLED | FLAGGED
+    revision = Integer(default=0)
+    index_value = Numeric(digits=RATE, null=True, default=None)
+    detail = Text(default="")
+    policies = Integer(default=0)
+    paid_minor = BigInt(default=0)
+    updated_at = Timestamptz()
+
+
+class SettlementIndex(Table, tablename="settlement_index"):
+    """A coverage's index as computed at one revision of the data: the value and the daily
+    path that claim explanations show. Unique per (coverage, revision); never edited."""
+
+    id = Varchar(length=80, primary_key=True)  # <coverage id>:r<revision>
+    coverage_id = UUID(index=True)
+    revision = Integer()
+    index_code = Varchar(length=40)
+    data_set = Varchar(length=40)
+    index_value = Numeric(digits=RATE)
+    path = JSON()
+    simulated = Boolean(default=False)
+    computed_at = Timestamptz()
 
 
 class StoredFile(Table, tablename="stored_file"):

@@ -31,3 +31,8 @@ def coverage_documents_workflow_id(coverage_id: uuid.UUID | str, version: int) -
 
 def policy_schedule_workflow_id(tenant_id: uuid.UUID | str, policy_id: uuid.UUID | str) -> str:
     return f"policy-schedule:{tenant_id}:{policy_id}"
+
+
+def settlement_workflow_id(target_id: str, start, end) -> str:
+    """One settlement per monitoring target and risk period: all covers over it, all policies."""
+    return f"settlement:{target_id}:{start}:{end}"

@@ -18,6 +18,9 @@ POLICY_ID = SearchAttributeKey.for_keyword("PolicyId")
 # day 00:00 UTC): "policies whose cover starts next week".
 RISK_PERIOD_START = SearchAttributeKey.for_datetime("RiskPeriodStart")
 RISK_PERIOD_END = SearchAttributeKey.for_datetime("RiskPeriodEnd")
+# A settlement's state: WAITING (for its data) | SETTLED | FLAGGED (data missing past its
+# window: ops act) — "SettlementState = 'FLAGGED'" lists what needs a person.
+SETTLEMENT_STATE = SearchAttributeKey.for_keyword("SettlementState")
 
 # Name → Temporal CLI type, registered on the dev server at start (see temporal-dev.yml).
 SEARCH_ATTRIBUTES: dict[str, str] = {
@@ -32,6 +35,7 @@ SEARCH_ATTRIBUTES: dict[str, str] = {
     "PolicyId": "Keyword",
     "RiskPeriodStart": "Datetime",
     "RiskPeriodEnd": "Datetime",
+    "SettlementState": "Keyword",
 }
 
 

@@ -45,11 +45,11 @@ async def _history(client, workflow_id: str):
     return await client.get_workflow_handle(workflow_id).fetch_history()
 
 
-def _cover(code: str, start: dt.date, end: dt.date):
+def _cover(code: str, start: dt.date, end: dt.date, salt: str = ""):
     from models.temporal.quotes import CoverSnapshot
 
     return CoverSnapshot(
-        coverage_id=uuid.uuid5(uuid.NAMESPACE_URL, f"record:{code}:{start}"),
+        coverage_id=uuid.uuid5(uuid.NAMESPACE_URL, f"record:{salt}{code}:{start}"),
         index_code=code,
         index_definition_id=uuid.uuid5(uuid.NAMESPACE_URL, code),
         start=start,
@@ -67,13 +67,13 @@ def _cover(code: str, start: dt.date, end: dt.date):
     )
 
 
-def quote_draft(tenant_id: str, start: dt.date, months: int, today: dt.date):
+def quote_draft(tenant_id: str, start: dt.date, months: int, today: dt.date, target: str = "IN-12.875N-077.625E"):
     from models.domain.quotes import build_quote, month_segments
     from models.domain.terms import CoverageSlot
 
     end = dt.date(start.year + (start.month - 1 + months) // 12, (start.month - 1 + months) % 12 + 1, 1) - dt.timedelta(days=1)
     covers = {
-        CoverageSlot(index_code=code, start=s, end=e): _cover(code, s, e)
+        CoverageSlot(index_code=code, start=s, end=e): _cover(code, s, e, "" if target == "IN-12.875N-077.625E" else target)
         for s, e in month_segments(start, end)
         for code in ("RAINFALL_MONTHLY_TOTAL", "RAINFALL_DEFICIT")
     }
@@ -81,7 +81,7 @@ def quote_draft(tenant_id: str, start: dt.date, months: int, today: dt.date):
         quote_id=uuid.uuid4(),
         line_item_ids=[uuid.uuid4() for _ in month_segments(start, end)],
         tenant_id=tenant_id,
-        monitoring_target_id="IN-12.875N-077.625E",
+        monitoring_target_id=target,
         start=start,
         end=end,
         currency="INR",
@@ -454,9 +454,7 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
         start_at = dt.datetime.combine(start, dt.time(0), tzinfo=dt.timezone.utc)
         await advance(env, queue, start_at - await env.get_current_time() + dt.timedelta(days=20))
         out = {"policy-active": await handle.fetch_history()}
-        await advance(env, queue, dt.timedelta(days=120))
-        assert await asyncio.wait_for(handle.result(), 60) == "EXPIRED"
-        out["policy-expired"] = await handle.fetch_history()
+        await handle.terminate("recorded")  # no observations: it would wait for settlement
         return out
 
     async def cancelled(env, queue):
@@ -503,7 +501,55 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
         assert await asyncio.wait_for(handle.result(), 60) == "EXPIRED"
         return {"quote-expired": await handle.fetch_history()}
 
-    await run(("policy-active", "policy-expired"), lived)
+    async def settled(env, queue):
+        """A 3-month policy settled from loaded observations (it pays), expired after its
+        last settlement; then a revision of the first month's data re-settles it."""
+        from models.clock import utcnow
+        from models.db import observations as observations_db
+        from models.db.tables import Coverage
+        from models.domain.index_catalog import BY_CODE
+        from models.domain.observations import ObservationIn
+        from models.temporal.ids import settlement_workflow_id
+        from models.temporal.settlement import DATA_CHANGED_SIGNAL
+
+        from models.db.tables import MonitoringTarget
+
+        # A target without coverages: rows of earlier recordings and of the catalogue stay apart.
+        used = {r["monitoring_target_id"] for r in await Coverage.select(Coverage.monitoring_target_id)}
+        target = next(r["id"] for r in await MonitoringTarget.select(MonitoringTarget.id).order_by(MonitoringTarget.id) if r["id"] not in used)
+        draft = quote_draft(str(uuid.uuid4()), start, 3, today, target=target)
+        now = utcnow()
+        for item in draft.line_items:
+            for c in item.covers:
+                await Coverage.insert(
+                    Coverage(id=c.coverage_id, monitoring_target_id=target, index_definition_id=BY_CODE[c.index_code].id,
+                             risk_period_start=c.start, risk_period_end=c.end, risk_carrier="record", currency="INR",
+                             direction=c.direction, trigger=c.trigger, limit_minor=c.limit_minor,
+                             min_payout_minor=c.min_payout_minor, payout_per_unit_minor=c.payout_per_unit_minor,
+                             expected_loss_ratio=Decimal("0.65"), created_by="record", created_at=now, updated_at=now)
+                )
+        days = [draft.risk_period_from + dt.timedelta(days=i) for i in range((draft.risk_period_to - draft.risk_period_from).days + 1)]
+        await observations_db.store_batch(
+            [ObservationIn(target, "IMD-RF-DAILY", "rainfall_mm", d, None, Decimal("7"), "IMD") for d in days]
+        )
+        await quotes_db.insert_quote(draft)
+        with env.auto_time_skipping_disabled():
+            handle = await convert(env.client, draft, queue)
+            await handle.execute_update(PolicyWorkflow.activate)
+        await schedule_done(env, draft, handle)
+        end_at = dt.datetime.combine(draft.risk_period_to, dt.time(0), tzinfo=dt.timezone.utc)
+        await advance(env, queue, end_at - await env.get_current_time() + dt.timedelta(days=6))
+        assert await asyncio.wait_for(handle.result(), 60) == "EXPIRED"
+        first = draft.line_items[0]
+        await observations_db.store_batch([ObservationIn(target, "IMD-RF-DAILY", "rainfall_mm", first.start, None, Decimal("30"), "IMD")])
+        settlement = env.client.get_workflow_handle(settlement_workflow_id(target, first.start, first.end))
+        with env.auto_time_skipping_disabled():
+            await settlement.signal(DATA_CHANGED_SIGNAL)
+        await advance(env, queue, dt.timedelta(hours=1))
+        return {"policy-expired": await handle.fetch_history(), "settlement": await settlement.fetch_history()}
+
+    await run(("policy-expired", "settlement"), settled)
+    await run(("policy-active",), lived)
     await run(("policy-cancelled",), cancelled)
     await run(("policy-lapsed",), lapsed)
     await run(("quote-expired",), expired_quote)

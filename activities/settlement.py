@@ -1,0 +1,268 @@
+"""Settlement activities: compute each cover's index over its period once, then write the
+events and payouts of every policy holding it, page by page (docs/settlement.md).
+
+Idempotent: every event and payout has a settlement key (policy, coverage, revision) with a
+unique constraint, so a retried page, a re-run after a killed worker or a replayed workflow
+writes nothing twice; a page's events and payouts commit together.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from decimal import Decimal
+
+from temporalio import activity
+from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDConflictPolicy
+
+from models.db import observations as observations_db
+from models.db import settlement as settlement_db
+from models.db.settlement import HeldLineItem, PeriodCoverage
+from models.db.tables import ParametricEvent, Payout
+from models.domain.index_catalog import BY_CODE
+from models.domain.lifecycle import day_start
+from models.domain.money import from_minor
+from models.domain.observations import INDEX_DATA
+from models.domain.settlement import (
+    EVENT_TYPES,
+    DailyValue,
+    IndexOutcome,
+    daily_from_hourly,
+    event_id,
+    period_index,
+    settle_line_item,
+    settlement_key,
+)
+from models.temporal.ids import settlement_workflow_id
+from models.temporal.search_attributes import MONITORING_TARGET_ID, SETTLEMENT_STATE
+from models.temporal.settlement import (
+    SETTLEMENT_WORKFLOW,
+    CoverageSettled,
+    PolicySettledInput,
+    SettlementInput,
+    SettlePeriodInput,
+    SettlePeriodOutcome,
+    StartSettlementsInput,
+)
+
+PAGE = 1000  # policies per page: one transaction of events and payouts each
+
+
+async def daily_values(target_id: str, index_code: str, start: dt.date, end: dt.date) -> tuple[dict, bool]:
+    """The period's values per day (an hourly index: the day's sum over its hours; a day
+    lacking one of those hours is missing) and whether any is simulated."""
+    data_set, variable = INDEX_DATA[index_code]
+    stored = await observations_db.latest_values(target_id, data_set, variable, start, end)
+    simulated = any(v.simulated for v in stored)
+    spec = BY_CODE[index_code]
+    if spec.hours is None:
+        return {v.day: DailyValue(v.day, v.value, v.provisional, v.revision) for v in stored if v.hour is None}, simulated
+    by_day: dict[dt.date, list] = {}
+    for v in stored:
+        if v.hour is not None:
+            by_day.setdefault(v.day, []).append(v)
+    days = {}
+    for day, hours in by_day.items():
+        total = daily_from_hourly({v.hour: v.value for v in hours}, spec)
+        if total is None:
+            continue
+        used = [v for v in hours if spec.hours[0] <= v.hour < spec.hours[1]]
+        days[day] = DailyValue(day, total, any(v.provisional for v in used), max(v.revision for v in used))
+    return days, simulated
+
+
+def _describe_missing(outcome: IndexOutcome) -> str:
+    def days(ds):
+        shown = ", ".join(d.isoformat() for d in ds[:5])
+        return shown + (f" and {len(ds) - 5} more" if len(ds) > 5 else "")
+
+    parts = []
+    if outcome.missing_days:
+        parts.append(f"no value for {len(outcome.missing_days)} day(s): {days(outcome.missing_days)}")
+    if outcome.provisional_days:
+        parts.append(f"provisional or suspect values on {len(outcome.provisional_days)} day(s): {days(outcome.provisional_days)}")
+    return "; ".join(parts)
+
+
+@activity.defn
+async def settle_period(request: SettlePeriodInput) -> SettlePeriodOutcome:
+    """Settle every cover of the target over [start, end] whose data is complete and final,
+    for all policies in force; record the others as WAITING (or FLAGGED past the window)."""
+    coverages = await settlement_db.coverages_with_exposure(request.target_id, request.start, request.end)
+    results: dict[uuid.UUID, CoverageSettled] = {}
+    ready: dict[uuid.UUID, tuple[PeriodCoverage, IndexOutcome, bool]] = {}
+    for c in coverages:
+        values, simulated = await daily_values(request.target_id, c.index_code, request.start, request.end)
+        outcome = period_index(c.index_code, request.start, request.end, values, c.trigger)
+        if not outcome.complete:
+            state = "FLAGGED" if request.flag_missing else "WAITING"
+            detail = _describe_missing(outcome)
+            await settlement_db.save_state(c.coverage_id, request.target_id, request.start, request.end, state, detail)
+            results[c.coverage_id] = CoverageSettled(c.coverage_id, c.index_code, state, detail=detail)
+            continue
+        path = [
+            {"day": v.day.isoformat(), "value": str(v.value), "revision": v.revision, "counted": v.day in outcome.counted_days}
+            for v in outcome.path
+        ]
+        await settlement_db.record_index(
+            c.coverage_id, outcome.revision, c.index_code, INDEX_DATA[c.index_code][0], outcome.value, path, simulated
+        )
+        ready[c.coverage_id] = (c, outcome, simulated)
+    if ready:
+        written = await _write_events(request, ready)
+        for cid, (c, outcome, _) in ready.items():
+            events, paid = written.get(cid, (0, 0))
+            await settlement_db.save_state(
+                cid, request.target_id, request.start, request.end, "SETTLED", "", outcome.revision, outcome.value
+            )
+            results[cid] = CoverageSettled(cid, c.index_code, "SETTLED", outcome.revision, outcome.value, "", events, paid)
+    return SettlePeriodOutcome(coverages=[results[c.coverage_id] for c in coverages])
+
+
+async def _write_events(request: SettlePeriodInput, ready) -> dict[uuid.UUID, tuple[int, int]]:
+    """Events and payouts of all policies holding the ready covers, page by page, resuming
+    after the last page a previous attempt heartbeated."""
+    details = activity.info().heartbeat_details
+    after = uuid.UUID(details[0]) if details else None
+    written: dict[uuid.UUID, tuple[int, int]] = {}
+    ids = list(ready)
+    while True:
+        page = await settlement_db.exposure_page(ids, request.start, request.end, after, PAGE)
+        if not page:
+            return written
+        events, payouts = [], []
+        for held in page:
+            for event in _settle_held(request, held, ready):
+                events.append(event)
+                if event.payout_minor != 0:
+                    payouts.append(_payout_of(event))
+                n, paid = written.get(event.coverage_id, (0, 0))
+                written[event.coverage_id] = (n + 1, paid + event.payout_minor)
+        await settlement_db.write_settled(events, payouts)
+        after = max(h.policy_id for h in page)
+        activity.heartbeat(str(after))
+
+
+def _decisive_moment(index_code: str, end: dt.date) -> dt.datetime:
+    """SUM and MAX indices are known at the period's end: a policy counts if in force then."""
+    return day_start(end + dt.timedelta(days=1))
+
+
+def _settle_held(request: SettlePeriodInput, held: HeldLineItem, ready) -> list[ParametricEvent]:
+    item = held.item
+    values: dict[uuid.UUID, Decimal] = {}
+    counted_days: dict[uuid.UUID, list[str]] = {}
+    for cover in item.covers:
+        entry = ready.get(cover.coverage_id)
+        if entry is None:
+            continue
+        c, outcome, _ = entry
+        if held.settled_revision.get(cover.coverage_id, 0) >= outcome.revision:
+            continue  # settled at this revision already
+        if BY_CODE[c.index_code].aggregation == "DAILY_COUNT":
+            # A day counts for a policy in force at the end of that day.
+            days = [d for d in outcome.counted_days if held.in_force_at(day_start(d + dt.timedelta(days=1)))]
+            if not held.in_force_at(day_start(request.start + dt.timedelta(days=1))) and not days:
+                continue
+            values[cover.coverage_id] = Decimal(len(days))
+            counted_days[cover.coverage_id] = [d.isoformat() for d in days]
+        elif held.in_force_at(_decisive_moment(c.index_code, request.end)):
+            values[cover.coverage_id] = outcome.value
+    if not values:
+        return []
+    others = sum(paid for cid, paid in held.paid_minor.items() if cid not in values)
+    settled = settle_line_item(item.covers, item.quantity, item.sum_insured_minor, item.currency, values, others)
+    terms = {c.coverage_id: c for c in item.covers}
+    events = []
+    for result in settled:
+        c, outcome, simulated = ready[result.coverage_id]
+        previous = held.paid_minor.get(result.coverage_id, 0)
+        first = held.settled_revision.get(result.coverage_id, 0) == 0
+        amount = result.paid_minor - (0 if first else previous)
+        if not first and amount == 0:
+            continue  # the revision changes nothing this policy is paid
+        key = settlement_key(held.policy_id, result.coverage_id, outcome.revision)
+        cover = terms[result.coverage_id]
+        events.append(
+            ParametricEvent(
+                id=event_id(key),
+                tenant_id=held.tenant_id,
+                policy_id=held.policy_id,
+                coverage_id=result.coverage_id,
+                settlement_key=key,
+                event_type=EVENT_TYPES[c.index_code],
+                validated_day=request.at.date(),
+                index_value=result.index_value,
+                currency=item.currency,
+                payout_minor=amount,
+                created_at=request.at,
+                kind="SETTLEMENT" if first else "ADJUSTMENT",
+                line_item_id=item.id,
+                data_set=INDEX_DATA[c.index_code][0],
+                revision=outcome.revision,
+                simulated=simulated,
+                explanation={
+                    "indexCode": c.index_code,
+                    "indexValue": str(result.index_value),
+                    "countedDays": counted_days.get(result.coverage_id),
+                    "direction": cover.direction,
+                    "trigger": str(cover.trigger),
+                    "exit": None if cover.exit is None else str(cover.exit),
+                    "minPayoutPerUnit": str(from_minor(cover.min_payout_minor, cover.currency)),
+                    "payoutPerUnitPerIndexUnit": str(from_minor(cover.payout_per_unit_minor, cover.currency)),
+                    "limitPerUnit": str(from_minor(cover.limit_minor, cover.currency)),
+                    "quantity": str(item.quantity),
+                    "payoutPerUnit": str(result.per_unit),
+                    "coverPayout": str(from_minor(result.gross_minor, item.currency)),
+                    "lineItemSumInsured": str(from_minor(item.sum_insured_minor, item.currency)),
+                    "paidByOtherCoversOfLineItem": str(from_minor(others, item.currency)),
+                    "paid": str(from_minor(result.paid_minor, item.currency)),
+                    "previouslyPaid": str(from_minor(0 if first else previous, item.currency)),
+                    "decisiveMoment": _decisive_moment(c.index_code, request.end).isoformat(),
+                },
+            )
+        )
+    return events
+
+
+def _payout_of(event: ParametricEvent) -> Payout:
+    return Payout(
+        id=uuid.uuid5(event.id, "payout"),
+        tenant_id=event.tenant_id,
+        policy_id=event.policy_id,
+        coverage_id=event.coverage_id,
+        event_id=event.id,
+        settlement_key=event.settlement_key,
+        currency=event.currency,
+        amount_minor=event.payout_minor,
+        created_at=event.created_at,
+    )
+
+
+@activity.defn
+async def policy_settled(request: PolicySettledInput) -> bool:
+    """Whether every cover of the policy is settled (it may then expire)."""
+    return await settlement_db.policy_settled(request.policy_id)
+
+
+@activity.defn
+async def start_settlements(request: StartSettlementsInput) -> int:
+    """Make sure a settlement workflow runs for each of the periods (one per target and
+    period, shared by all policies holding covers over it: an existing one is used as it
+    is). Not children of the policy: they outlive it, and a policy's history holds one
+    marker instead of a start per period. Returns the number of periods."""
+    client = activity.client()
+    periods = sorted(set(request.periods))
+    for start, end in sorted(set(request.periods)):
+        await client.start_workflow(
+            SETTLEMENT_WORKFLOW,
+            SettlementInput(target_id=request.target_id, start=start, end=end),
+            id=settlement_workflow_id(request.target_id, start, end),
+            task_queue=request.task_queue,
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            search_attributes=TypedSearchAttributes(
+                [SearchAttributePair(MONITORING_TARGET_ID, request.target_id), SearchAttributePair(SETTLEMENT_STATE, "WAITING")]
+            ),
+            static_summary=f"Settlement · {request.target_id} · {start}..{end}",
+        )
+    return len(periods)

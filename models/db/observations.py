@@ -1,0 +1,153 @@
+"""Storing measured values with revisions, and reading them back for settlement.
+
+A value is never edited: a later, different value for the same target, data set, variable,
+day and hour is a new row with the next revision; the same value again changes nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from decimal import Decimal
+
+from models.clock import utcnow
+from models.db.core import insert_rows, write_transaction
+from models.db.tables import MonitoringTarget, Observation
+from models.domain.observations import ObservationIn, RowProblem, same_reading
+
+CHUNK = 500  # keys per IN (...) lookup
+
+
+@dataclass(frozen=True, slots=True)
+class StoreOutcome:
+    new: int
+    revised: int
+    unchanged: int
+    # (target, day) of every final value that revised one already stored: settlement of
+    # covers over those days may have to run again.
+    revised_days: tuple[tuple[str, str, dt.date], ...] = ()  # (target, data set, day)
+
+
+async def unknown_targets(rows: list[ObservationIn]) -> list[RowProblem]:
+    """Rows whose monitoring target the service does not know."""
+    wanted = sorted({r.monitoring_target_id for r in rows})
+    known: set[str] = set()
+    for i in range(0, len(wanted), CHUNK):
+        found = await MonitoringTarget.select(MonitoringTarget.id).where(MonitoringTarget.id.is_in(wanted[i : i + CHUNK]))
+        known.update(f["id"] for f in found)
+    return [
+        RowProblem(i, "monitoringTargetId", f"unknown monitoring target {r.monitoring_target_id!r}")
+        for i, r in enumerate(rows)
+        if r.monitoring_target_id not in known
+    ]
+
+
+async def _latest(keys: list[str]) -> dict[str, tuple[int, Decimal, str, bool]]:
+    """key → (revision, value, quality, provisional) of its latest stored revision."""
+    latest: dict[str, tuple[int, Decimal, str, bool]] = {}
+    for i in range(0, len(keys), CHUNK):
+        rows = await Observation.select(
+            Observation.obs_key, Observation.revision, Observation.value, Observation.quality, Observation.provisional
+        ).where(Observation.obs_key.is_in(keys[i : i + CHUNK]))
+        for r in rows:
+            have = latest.get(r["obs_key"])
+            if have is None or r["revision"] > have[0]:
+                latest[r["obs_key"]] = (r["revision"], Decimal(r["value"]), r["quality"], r["provisional"])
+    return latest
+
+
+async def store_batch(rows: list[ObservationIn]) -> StoreOutcome:
+    """Write a validated batch in one transaction; replaying it changes nothing."""
+    now = utcnow()
+    async with write_transaction():
+        latest = await _latest(sorted({r.key for r in rows}))
+        new = revised = unchanged = 0
+        revised_days: set[tuple[str, str, dt.date]] = set()
+        inserts = []
+        for r in rows:
+            stored = latest.get(r.key)
+            if stored is not None and same_reading(r.value, r.quality, r.provisional, stored[1:]):
+                unchanged += 1
+                continue
+            revision = 1 if stored is None else stored[0] + 1
+            if stored is None:
+                new += 1
+            else:
+                revised += 1
+                if not stored[3]:  # a final value changed: settled covers may change
+                    revised_days.add((r.monitoring_target_id, r.data_set, r.day))
+            inserts.append(
+                Observation(
+                    monitoring_target_id=r.monitoring_target_id,
+                    variable=r.variable,
+                    observed_on=r.day,
+                    hour=r.hour,
+                    value=r.value,
+                    source=r.source,
+                    provisional=r.provisional,
+                    received_at=now,
+                    data_set=r.data_set,
+                    quality=r.quality,
+                    revision=revision,
+                    obs_key=r.key,
+                    simulated=r.simulated,
+                )
+            )
+        for i in range(0, len(inserts), CHUNK):
+            await insert_rows(inserts[i : i + CHUNK], without=("id",))
+    return StoreOutcome(new, revised, unchanged, tuple(sorted(revised_days)))
+
+
+@dataclass(frozen=True, slots=True)
+class StoredValue:
+    day: dt.date
+    hour: int | None
+    value: Decimal
+    provisional: bool  # provisional, or of SUSPECT quality: not final
+    revision: int
+    simulated: bool
+    source: str
+
+
+async def latest_values(
+    target_id: str, data_set: str, variable: str, start: dt.date, end: dt.date
+) -> list[StoredValue]:
+    """The latest revision of each day (and hour) of [start, end] at the target."""
+    rows = await Observation.select(
+        Observation.obs_key,
+        Observation.observed_on,
+        Observation.hour,
+        Observation.value,
+        Observation.provisional,
+        Observation.quality,
+        Observation.revision,
+        Observation.simulated,
+        Observation.source,
+    ).where(
+        (Observation.monitoring_target_id == target_id)
+        & (Observation.data_set == data_set)
+        & (Observation.variable == variable)
+        & (Observation.observed_on >= start)
+        & (Observation.observed_on <= end)
+    )
+    best: dict[str, dict] = {}
+    for r in rows:
+        have = best.get(r["obs_key"])
+        if have is None or r["revision"] > have["revision"]:
+            best[r["obs_key"]] = r
+    return sorted(
+        (
+            StoredValue(
+                day=r["observed_on"],
+                hour=r["hour"],
+                value=Decimal(r["value"]),
+                provisional=bool(r["provisional"]) or r["quality"] == "SUSPECT",
+                revision=r["revision"],
+                simulated=bool(r["simulated"]),
+                source=r["source"],
+            )
+            for r in best.values()
+        ),
+        key=lambda v: (v.day, -1 if v.hour is None else v.hour),
+    )
+

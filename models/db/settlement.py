@@ -1,0 +1,230 @@
+"""Database side of settlement: the coverages of a (target, period) with exposure, the
+policies holding them page by page, and the set-based, idempotent writes of events and
+payouts (docs/settlement.md)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from dataclasses import dataclass
+from decimal import Decimal
+
+from models.clock import utcnow
+from models.db.core import insert_rows, write_transaction
+from models.db.records import LineItemRow, records
+from models.db.tables import (
+    Coverage,
+    LineItem,
+    ParametricEvent,
+    Payout,
+    Policy,
+    PolicyItem,
+    Settlement,
+    SettlementIndex,
+)
+from models.domain.index_catalog import BY_ID
+from models.domain.statuses import PolicyStatus
+
+IN_FORCE = (PolicyStatus.ACCEPTED, PolicyStatus.ACTIVE, PolicyStatus.EXPIRED, PolicyStatus.CANCELED)
+
+
+@dataclass(frozen=True, slots=True)
+class PeriodCoverage:
+    coverage_id: uuid.UUID
+    index_code: str
+    trigger: Decimal
+
+
+async def coverages_with_exposure(target_id: str, start: dt.date, end: dt.date) -> list[PeriodCoverage]:
+    """The catalogue coverages of the target over exactly [start, end] held by a policy."""
+    rows = await Coverage.select(Coverage.id, Coverage.index_definition_id, Coverage.trigger).where(
+        (Coverage.monitoring_target_id == target_id)
+        & (Coverage.risk_period_start == start)
+        & (Coverage.risk_period_end == end)
+    )
+    if not rows:
+        return []
+    held = await PolicyItem.select(PolicyItem.coverage_id).where(
+        PolicyItem.coverage_id.is_in([r["id"] for r in rows])
+    ).distinct()
+    held_ids = {r["coverage_id"] for r in held}
+    return sorted(
+        (PeriodCoverage(r["id"], BY_ID[r["index_definition_id"]].code, Decimal(r["trigger"])) for r in rows if r["id"] in held_ids),
+        key=lambda c: (c.index_code, str(c.coverage_id)),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class HeldLineItem:
+    """A policy's line item over the period, with what the policy's status says about when
+    it was in force, and what each of its covers was paid so far (net, by coverage)."""
+
+    tenant_id: uuid.UUID
+    policy_id: uuid.UUID
+    status: str
+    activated_at: dt.datetime | None
+    canceled_at: dt.datetime | None
+    item: LineItemRow
+    paid_minor: dict[uuid.UUID, int]  # coverage → net paid so far
+    settled_revision: dict[uuid.UUID, int]  # coverage → last revision settled (0: never)
+
+    def in_force_at(self, moment: dt.datetime) -> bool:
+        """Activated before `moment` and not cancelled before it."""
+        if self.status not in IN_FORCE or self.activated_at is None or self.activated_at > moment:
+            return False
+        if self.status == PolicyStatus.CANCELED:
+            # Cancelled before the moment was recorded: a row without the time is not in force.
+            return self.canceled_at is not None and self.canceled_at >= moment
+        return True
+
+
+async def exposure_page(
+    coverage_ids: list[uuid.UUID], start: dt.date, end: dt.date, after: uuid.UUID | None, size: int
+) -> list[HeldLineItem]:
+    """The next `size` policies (by id, after `after`) holding any of the coverages: their
+    line items over the period. Four queries a page, whatever the page size."""
+    condition = PolicyItem.coverage_id.is_in(coverage_ids)
+    if after is not None:
+        condition &= PolicyItem.policy_id > after
+    ids = [
+        r["policy_id"]
+        for r in await PolicyItem.select(PolicyItem.policy_id)
+        .where(condition)
+        .distinct()
+        .order_by(PolicyItem.policy_id)
+        .limit(size)
+    ]
+    if not ids:
+        return []
+    policies = {
+        r["id"]: r
+        for r in await Policy.select(
+            Policy.id, Policy.tenant_id, Policy.status, Policy.activated_at, Policy.canceled_at
+        ).where(Policy.id.is_in(ids))
+    }
+    items = records(
+        LineItemRow,
+        await LineItem.select().where(
+            LineItem.policy_id.is_in(ids) & (LineItem.period_start == start) & (LineItem.period_end == end)
+        ),
+    )
+    paid: dict[tuple[uuid.UUID, uuid.UUID], int] = {}
+    settled: dict[tuple[uuid.UUID, uuid.UUID], int] = {}
+    for e in await ParametricEvent.select(
+        ParametricEvent.policy_id, ParametricEvent.coverage_id, ParametricEvent.payout_minor, ParametricEvent.revision
+    ).where(ParametricEvent.policy_id.is_in(ids)):
+        key = (e["policy_id"], e["coverage_id"])
+        paid[key] = paid.get(key, 0) + e["payout_minor"]
+        settled[key] = max(settled.get(key, 0), e["revision"])
+    out = []
+    for item in sorted(items, key=lambda i: (str(i.policy_id), i.position)):
+        p = policies.get(item.policy_id)
+        if p is None:
+            continue
+        covers = [c.coverage_id for c in item.covers]
+        out.append(
+            HeldLineItem(
+                tenant_id=p["tenant_id"],
+                policy_id=item.policy_id,
+                status=p["status"],
+                activated_at=p["activated_at"],
+                canceled_at=p["canceled_at"],
+                item=item,
+                paid_minor={c: paid.get((item.policy_id, c), 0) for c in covers},
+                settled_revision={c: settled.get((item.policy_id, c), 0) for c in covers},
+            )
+        )
+    return out
+
+
+async def write_settled(events: list[ParametricEvent], payouts: list[Payout]) -> None:
+    """A page's events and payouts, in one transaction; a retry writes nothing twice (unique
+    settlement keys, ON CONFLICT DO NOTHING)."""
+    async with write_transaction():
+        for i in range(0, len(events), 200):
+            await insert_rows(events[i : i + 200], on_conflict_nothing=True)
+        for i in range(0, len(payouts), 200):
+            await insert_rows(payouts[i : i + 200], on_conflict_nothing=True)
+
+
+async def record_index(
+    coverage_id: uuid.UUID, revision: int, index_code: str, data_set: str, value: Decimal, path: list, simulated: bool
+) -> None:
+    await insert_rows(
+        [
+            SettlementIndex(
+                id=f"{coverage_id}:r{revision}",
+                coverage_id=coverage_id,
+                revision=revision,
+                index_code=index_code,
+                data_set=data_set,
+                index_value=value,
+                path=path,
+                simulated=simulated,
+                computed_at=utcnow(),
+            )
+        ],
+        on_conflict_nothing=True,
+    )
+
+
+async def settlement_state(coverage_id: uuid.UUID) -> dict | None:
+    return await Settlement.select().where(Settlement.coverage_id == coverage_id).first()
+
+
+async def save_state(
+    coverage_id: uuid.UUID,
+    target_id: str,
+    start: dt.date,
+    end: dt.date,
+    state: str,
+    detail: str,
+    revision: int = 0,
+    index_value: Decimal | None = None,
+) -> None:
+    """The coverage's settlement row (upsert), and its totals from the events written."""
+    totals = await ParametricEvent.select(ParametricEvent.policy_id, ParametricEvent.payout_minor).where(
+        ParametricEvent.coverage_id == coverage_id
+    )
+    values = dict(
+        monitoring_target_id=target_id,
+        period_start=start,
+        period_end=end,
+        state=state,
+        revision=revision,
+        index_value=index_value,
+        detail=detail,
+        policies=len({r["policy_id"] for r in totals}),
+        paid_minor=sum(r["payout_minor"] for r in totals),
+        updated_at=utcnow(),
+    )
+    async with write_transaction():
+        existing = await Settlement.select(Settlement.coverage_id).where(Settlement.coverage_id == coverage_id).first()
+        if existing is None:
+            await Settlement.insert(Settlement(coverage_id=coverage_id, **values))
+        else:
+            await Settlement.update({getattr(Settlement, k): v for k, v in values.items()}).where(
+                Settlement.coverage_id == coverage_id
+            )
+
+
+async def settlements_covering(target_id: str, day: dt.date) -> list[dict]:
+    """Settled coverages of the target whose period holds `day` (a revision re-settles them)."""
+    return await Settlement.select(Settlement.coverage_id, Settlement.period_start, Settlement.period_end).where(
+        (Settlement.monitoring_target_id == target_id)
+        & (Settlement.period_start <= day)
+        & (Settlement.period_end >= day)
+        & (Settlement.state == "SETTLED")
+    )
+
+
+async def policy_settled(policy_id: uuid.UUID) -> bool:
+    """Whether every cover of the policy has been settled (then the policy can expire)."""
+    held = await PolicyItem.select(PolicyItem.coverage_id).where(PolicyItem.policy_id == policy_id)
+    ids = list({r["coverage_id"] for r in held})
+    if not ids:
+        return True
+    done = await Settlement.select(Settlement.coverage_id).where(
+        Settlement.coverage_id.is_in(ids) & (Settlement.state == "SETTLED")
+    )
+    return len(done) == len(ids)

@@ -1,0 +1,132 @@
+"""Measured index inputs: the data sets, their variables, units and plausible ranges, and the
+validation of a batch as a whole (docs/observations.md). Pure: the database checks that the
+targets exist and decides what is new, revised or unchanged (models/db/observations.py).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from decimal import Decimal
+
+QUALITIES = ("GOOD", "ESTIMATED", "SUSPECT")  # SUSPECT values are never settled on
+MAX_BATCH = 20_000
+
+
+@dataclass(frozen=True, slots=True)
+class DataSet:
+    id: str
+    description: str
+    hourly: bool
+    # variable → (unit, plausible minimum, plausible maximum), per day or per hour
+    variables: dict[str, tuple[str, Decimal, Decimal]]
+
+
+DATA_SETS: dict[str, DataSet] = {
+    d.id: d
+    for d in (
+        DataSet(
+            "IMD-RF-DAILY",
+            "IMD daily rainfall, 0.25° grid (day ending 08:30 IST)",
+            False,
+            {"rainfall_mm": ("mm", Decimal(0), Decimal(2000))},
+        ),
+        DataSet(
+            "IMD-RF-HOURLY",
+            "Hourly rainfall, nearest automatic weather station (hour starting, IST)",
+            True,
+            {"rainfall_mm": ("mm", Decimal(0), Decimal(500))},
+        ),
+        DataSet(
+            "REAN-SFC-HOURLY",
+            "Reanalysis surface fields, daily maximum of the hourly values",
+            False,
+            {
+                "wind_kmh": ("km/h", Decimal(0), Decimal(400)),
+                "temperature_c": ("°C", Decimal(-40), Decimal(60)),
+            },
+        ),
+    )
+}
+
+# The data set each index definition settles on, and its variable.
+INDEX_DATA = {
+    "RAINFALL_MONTHLY_TOTAL": ("IMD-RF-DAILY", "rainfall_mm"),
+    "RAINFALL_DEFICIT": ("IMD-RF-DAILY", "rainfall_mm"),
+    "WIND_MAX_SPEED": ("REAN-SFC-HOURLY", "wind_kmh"),
+    "TEMPERATURE_MAX": ("REAN-SFC-HOURLY", "temperature_c"),
+    "RAINFALL_DAYTIME_HOURS": ("IMD-RF-HOURLY", "rainfall_mm"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ObservationIn:
+    """One measured value as received (API body row or CSV line)."""
+
+    monitoring_target_id: str
+    data_set: str
+    variable: str
+    day: dt.date
+    hour: int | None
+    value: Decimal
+    source: str
+    quality: str = "GOOD"
+    provisional: bool = False
+    simulated: bool = False
+
+    @property
+    def key(self) -> str:
+        hour = "" if self.hour is None else f"{self.hour:02d}"
+        return f"{self.monitoring_target_id}|{self.data_set}|{self.variable}|{self.day.isoformat()}|{hour}"
+
+
+@dataclass(frozen=True, slots=True)
+class RowProblem:
+    row: int  # position in the batch, from 0
+    field: str
+    message: str
+
+
+def check_batch(rows: list[ObservationIn], today: dt.date) -> list[RowProblem]:
+    """Every problem of the batch (empty: valid). A batch is taken or refused as a whole."""
+    problems: list[RowProblem] = []
+    if not rows:
+        return [RowProblem(-1, "observations", "the batch is empty")]
+    if len(rows) > MAX_BATCH:
+        return [RowProblem(-1, "observations", f"at most {MAX_BATCH} rows per batch, got {len(rows)}")]
+    first_row: dict[str, int] = {}
+    for i, r in enumerate(rows):
+        data_set = DATA_SETS.get(r.data_set)
+        if data_set is None:
+            problems.append(RowProblem(i, "dataSet", f"unknown data set {r.data_set!r} (known: {', '.join(DATA_SETS)})"))
+            continue
+        spec = data_set.variables.get(r.variable)
+        if spec is None:
+            problems.append(RowProblem(i, "variable", f"{r.data_set} has no variable {r.variable!r} (it has: {', '.join(data_set.variables)})"))
+            continue
+        unit, low, high = spec
+        if not r.value.is_finite() or not low <= r.value <= high:
+            problems.append(RowProblem(i, "value", f"{r.value} {unit} is outside the plausible range {low}..{high} {unit}"))
+        if data_set.hourly and r.hour is None:
+            problems.append(RowProblem(i, "hour", f"{r.data_set} is hourly: hour (0-23) is required"))
+        elif not data_set.hourly and r.hour is not None:
+            problems.append(RowProblem(i, "hour", f"{r.data_set} is daily: hour must be absent"))
+        elif r.hour is not None and not 0 <= r.hour <= 23:
+            problems.append(RowProblem(i, "hour", f"hour must be 0-23, got {r.hour}"))
+        if r.day > today:
+            problems.append(RowProblem(i, "day", f"{r.day} is in the future"))
+        if r.day.year < 1900:
+            problems.append(RowProblem(i, "day", f"{r.day} is before 1900"))
+        if r.quality not in QUALITIES:
+            problems.append(RowProblem(i, "quality", f"quality must be one of {', '.join(QUALITIES)}"))
+        if not r.source.strip():
+            problems.append(RowProblem(i, "source", "source is required"))
+        seen = first_row.setdefault(r.key, i)
+        if seen != i:
+            problems.append(RowProblem(i, "observations", f"duplicates row {seen} (same target, data set, variable, day and hour)"))
+    return problems
+
+
+def same_reading(value: Decimal, quality: str, provisional: bool, stored: tuple[Decimal, str, bool]) -> bool:
+    """Whether a received value repeats the latest stored revision (then nothing changes)."""
+    return value == stored[0] and quality == stored[1] and provisional == stored[2]

@@ -1,0 +1,64 @@
+"""Workflow and activity inputs of settlement (fields are only ever added, with defaults)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from decimal import Decimal
+
+import msgspec
+
+SETTLEMENT_WORKFLOW = "SettlementWorkflow"
+DATA_CHANGED_SIGNAL = "data-changed"  # new or revised observations over the period arrived
+STATUS_QUERY = "status"
+
+
+class SettlementInput(msgspec.Struct, frozen=True):
+    """A monitoring target's covers over one risk period, both days inclusive."""
+
+    target_id: str
+    start: dt.date
+    end: dt.date
+
+
+class SettlePeriodInput(msgspec.Struct, frozen=True):
+    target_id: str
+    start: dt.date
+    end: dt.date
+    at: dt.datetime  # the workflow's now: the events' validated day
+    flag_missing: bool = False  # past the wait window: flag what still lacks data
+
+
+class CoverageSettled(msgspec.Struct, frozen=True):
+    coverage_id: uuid.UUID
+    index_code: str
+    state: str  # WAITING | SETTLED | FLAGGED
+    revision: int = 0
+    index_value: Decimal | None = None
+    detail: str = ""
+    events: int = 0  # events written by this run (0 on a replayed run)
+    paid_minor: int = 0  # net paid by this run's events
+
+
+class SettlePeriodOutcome(msgspec.Struct, frozen=True):
+    coverages: list[CoverageSettled]
+
+    @property
+    def state(self) -> str:
+        states = {c.state for c in self.coverages}
+        if "FLAGGED" in states:
+            return "FLAGGED"
+        if "WAITING" in states:
+            return "WAITING"
+        return "SETTLED"
+
+
+class PolicySettledInput(msgspec.Struct, frozen=True):
+    tenant_id: str
+    policy_id: uuid.UUID
+
+
+class StartSettlementsInput(msgspec.Struct, frozen=True):
+    target_id: str
+    periods: list[tuple[dt.date, dt.date]]
+    task_queue: str  # the lifecycle queue the settlement workflows run on

@@ -1,0 +1,94 @@
+"""Wire types of observations, settlements and parametric events (docs/settlement.md)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from decimal import Decimal
+from typing import Annotated
+
+import msgspec
+
+from models.wire.common import CamelStruct, Money
+
+# --- observations in ------------------------------------------------------------------------
+
+
+class NewObservation(CamelStruct):
+    monitoring_target_id: Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
+    data_set: Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
+    variable: Annotated[str, msgspec.Meta(min_length=1, max_length=30)]
+    day: dt.date
+    value: Decimal
+    source: Annotated[str, msgspec.Meta(min_length=1, max_length=50)]
+    hour: int | None = None
+    quality: str = "GOOD"
+    provisional: bool = False
+    simulated: bool = False
+
+
+class ObservationBatch(CamelStruct):
+    observations: list[NewObservation]
+
+
+class ObservationBatchResult(CamelStruct):
+    received: int
+    new: int
+    revised: int
+    unchanged: int
+    settlements_notified: int  # settlement workflows told that data over their period changed
+
+
+# --- settlements ------------------------------------------------------------------------------
+
+
+class SettlementView(CamelStruct):
+    coverage_id: uuid.UUID
+    monitoring_target_id: str
+    period_start: dt.date
+    period_end: dt.date
+    state: str  # WAITING | SETTLED | FLAGGED
+    revision: int
+    index_value: Decimal | None
+    detail: str
+    policies: int
+    paid: Money
+    workflow_id: str
+    updated_at: dt.datetime
+
+
+# --- events out -------------------------------------------------------------------------------
+
+
+class ParametricEventView(CamelStruct):
+    id: uuid.UUID
+    policy_id: uuid.UUID
+    coverage_id: uuid.UUID
+    line_item_id: uuid.UUID | None
+    kind: str  # SETTLEMENT | ADJUSTMENT
+    event_type: str
+    validated_day: dt.date
+    index_value: Decimal
+    payout: Money
+    data_set: str
+    revision: int
+    simulated: bool
+
+
+class ClaimExplanation(CamelStruct):
+    """Why an event paid what it paid: the index path against the trigger, the data, and the
+    payout arithmetic step by step."""
+
+    event: ParametricEventView
+    index_code: str
+    index_name: str
+    unit: str
+    aggregation: str
+    period_start: dt.date
+    period_end: dt.date
+    trigger: Decimal
+    exit: Decimal | None
+    direction: str
+    index_path: list[dict]  # {day, value, revision, counted}
+    arithmetic: dict
+    text: str  # the arithmetic in words

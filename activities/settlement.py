@@ -30,6 +30,7 @@ from models.domain.settlement import (
     daily_from_hourly,
     event_id,
     period_index,
+    plain,
     settle_line_item,
     settlement_key,
 )
@@ -101,7 +102,7 @@ async def settle_period(request: SettlePeriodInput) -> SettlePeriodOutcome:
             results[c.coverage_id] = CoverageSettled(c.coverage_id, c.index_code, state, detail=detail)
             continue
         path = [
-            {"day": v.day.isoformat(), "value": str(v.value), "revision": v.revision, "counted": v.day in outcome.counted_days}
+            {"day": v.day.isoformat(), "value": plain(v.value), "revision": v.revision, "counted": v.day in outcome.counted_days}
             for v in outcome.path
         ]
         await settlement_db.record_index(
@@ -203,16 +204,16 @@ def _settle_held(request: SettlePeriodInput, held: HeldLineItem, ready) -> list[
                 simulated=simulated,
                 explanation={
                     "indexCode": c.index_code,
-                    "indexValue": str(result.index_value),
+                    "indexValue": plain(result.index_value),
                     "countedDays": counted_days.get(result.coverage_id),
                     "direction": cover.direction,
-                    "trigger": str(cover.trigger),
-                    "exit": None if cover.exit is None else str(cover.exit),
+                    "trigger": plain(cover.trigger),
+                    "exit": None if cover.exit is None else plain(cover.exit),
                     "minPayoutPerUnit": str(from_minor(cover.min_payout_minor, cover.currency)),
                     "payoutPerUnitPerIndexUnit": str(from_minor(cover.payout_per_unit_minor, cover.currency)),
                     "limitPerUnit": str(from_minor(cover.limit_minor, cover.currency)),
-                    "quantity": str(item.quantity),
-                    "payoutPerUnit": str(result.per_unit),
+                    "quantity": plain(item.quantity),
+                    "payoutPerUnit": plain(result.per_unit),
                     "coverPayout": str(from_minor(result.gross_minor, item.currency)),
                     "lineItemSumInsured": str(from_minor(item.sum_insured_minor, item.currency)),
                     "paidByOtherCoversOfLineItem": str(from_minor(others, item.currency)),

@@ -34,6 +34,12 @@ from api.quotes.controller import QuoteController
 from api.ratelimit import RateLimiter
 from api.responses import DecimalNumberResponse
 from api.temporal import TemporalHolder
+from api.settlement.controller import (
+    InternalEventController,
+    ObservationController,
+    SettlementController,
+    TenantEventController,
+)
 from api.travel.controller import TravelEventController
 from models.db.core import close_pool, open_pool
 from models.settings import Settings, load_settings
@@ -47,6 +53,10 @@ ROUTES = [
     BusinessPartnerController,
     FastQuoteController,
     TravelEventController,
+    ObservationController,
+    SettlementController,
+    InternalEventController,
+    TenantEventController,
     CoverageController,
     PricingRunController,
     QuoteController,

@@ -14,10 +14,9 @@ from litestar.params import FromPath, QueryParameter
 
 from api.auth.tokens import Principal
 from api.openapi_docs import AUTHED, problems, tenant_header
-from models.db.core import scoped_select
-from models.db.tables import ParametricEvent
-from models.domain.money import from_minor
-from models.wire.travel import ValidatedEvent, ValidatedEvents
+from api.settlement.responses import validated_events as validated_events_of
+from models.db import settlement as settlement_db
+from models.wire.travel import ValidatedEvents
 
 
 class TravelEventController(Controller):
@@ -37,17 +36,4 @@ class TravelEventController(Controller):
         principal: NamedDependency[Principal],
         validated_day: Annotated[dt.date, QueryParameter(description="YYYY-MM-DD")],
     ) -> ValidatedEvents:
-        rows = await scoped_select(ParametricEvent, principal.tenant_id).where(
-            ParametricEvent.validated_day == validated_day
-        ).order_by(ParametricEvent.created_at)
-        return ValidatedEvents(
-            validated_events=[
-                ValidatedEvent(
-                    policy_id=str(r["policy_id"]),
-                    event_type=r["event_type"],
-                    validated_day=r["validated_day"],
-                    validated_amount=from_minor(r["payout_minor"], r["currency"]),
-                )
-                for r in rows
-            ]
-        )
+        return validated_events_of(await settlement_db.events_of_day(principal.tenant_id, validated_day))

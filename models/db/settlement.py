@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from models.clock import utcnow
-from models.db.core import insert_rows, write_transaction
+from models.db.core import insert_rows, scoped_select, write_transaction
 from models.db.records import LineItemRow, records
 from models.db.tables import (
     Coverage,
@@ -228,3 +228,42 @@ async def policy_settled(policy_id: uuid.UUID) -> bool:
         Settlement.coverage_id.is_in(ids) & (Settlement.state == "SETTLED")
     )
     return len(done) == len(ids)
+
+
+# --- reading events (tenant-scoped) ----------------------------------------------------------
+
+
+async def events_of_day(tenant_id: str, day: dt.date) -> list[dict]:
+    """The tenant's validated events of a day that move money (payouts and adjustments),
+    in the order they were written."""
+    return await scoped_select(ParametricEvent, tenant_id).where(
+        (ParametricEvent.validated_day == day) & (ParametricEvent.payout_minor != 0)
+    ).order_by(ParametricEvent.created_at).order_by(ParametricEvent.settlement_key)
+
+
+async def events_of_policy(tenant_id: str, policy_id: uuid.UUID) -> list[dict]:
+    """Every settlement of the policy's covers (paying or not) and every adjustment."""
+    return await scoped_select(ParametricEvent, tenant_id).where(ParametricEvent.policy_id == policy_id).order_by(
+        ParametricEvent.validated_day
+    ).order_by(ParametricEvent.settlement_key)
+
+
+async def event_of(tenant_id: str, event_id: uuid.UUID) -> dict | None:
+    return await scoped_select(ParametricEvent, tenant_id).where(ParametricEvent.id == event_id).first()
+
+
+async def index_of(coverage_id: uuid.UUID, revision: int) -> dict | None:
+    return await SettlementIndex.select().where(SettlementIndex.id == f"{coverage_id}:r{revision}").first()
+
+
+async def list_settlements(state: str | None, target_id: str | None, limit: int) -> list[dict]:
+    condition = None
+    if state:
+        condition = Settlement.state == state
+    if target_id:
+        c = Settlement.monitoring_target_id == target_id
+        condition = c if condition is None else condition & c
+    query = Settlement.select()
+    if condition is not None:
+        query = query.where(condition)
+    return await query.order_by(Settlement.period_end, ascending=False).limit(limit)

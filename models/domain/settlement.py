@@ -37,6 +37,11 @@ EVENT_TYPES = {
 SETTLEMENT_NAMESPACE = uuid.UUID("0b8f3a52-9e0c-4b7e-8d51-5f2a4c6e7d10")
 
 
+def plain(x: Decimal) -> str:
+    """A decimal as people write it: no exponent, no trailing zeros (40, 2.5, 180.4999)."""
+    return format(x.normalize(), "f")
+
+
 def variable_of(index_code: str) -> str:
     return VARIABLES[index_code]
 

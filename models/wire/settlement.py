@@ -57,6 +57,13 @@ class SettlementView(CamelStruct):
     updated_at: dt.datetime
 
 
+class SignedAmount(CamelStruct):
+    """Money that can be negative (an adjustment that pays back less): major units, exact."""
+
+    amount: Decimal
+    currency: str
+
+
 # --- events out -------------------------------------------------------------------------------
 
 
@@ -69,7 +76,7 @@ class ParametricEventView(CamelStruct):
     event_type: str
     validated_day: dt.date
     index_value: Decimal
-    payout: Money
+    payout: SignedAmount
     data_set: str
     revision: int
     simulated: bool

@@ -1,0 +1,159 @@
+"""Observations in; settlements, validated parametric events and claim explanations out, on
+the internal and tenant surfaces (docs/settlement.md). Every read is scoped to the caller's
+tenant in the query; another tenant's event or policy answers 404."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from typing import Annotated, Literal
+
+from litestar import Controller, get, post
+from litestar.di import NamedDependency, Provide
+from litestar.params import FromPath, JSONBody, QueryParameter
+from temporalio.client import Client
+
+from api.auth.tokens import Principal
+from api.deps import provide_temporal
+from api.openapi_docs import AUTHED, problems, tenant_header
+from api.pagination import check_size
+from api.policies.service import policy_or_404
+from api.problems import NotFound
+from api.settlement import responses
+from api.settlement.observations import ingest
+from models.db import settlement as settlement_db
+from models.db.tables import Coverage
+from models.domain.observations import ObservationIn
+from models.settings import Settings
+from models.wire.settlement import (
+    ClaimExplanation,
+    ObservationBatch,
+    ObservationBatchResult,
+    ParametricEventView,
+    SettlementView,
+)
+from models.wire.travel import ValidatedEvents
+
+ValidatedDay = Annotated[dt.date, QueryParameter(description="YYYY-MM-DD: the day the events were validated")]
+
+
+def _row_in(o) -> ObservationIn:
+    return ObservationIn(
+        monitoring_target_id=o.monitoring_target_id, data_set=o.data_set, variable=o.variable, day=o.day,
+        hour=o.hour, value=o.value, source=o.source, quality=o.quality, provisional=o.provisional,
+        simulated=o.simulated,
+    )
+
+
+class ObservationController(Controller):
+    path = "/internal/observations"
+    tags = ["Internal surface"]
+    parameters = tenant_header()
+    dependencies = {"temporal": Provide(provide_temporal)}
+
+    @post(
+        operation_id="postObservations",
+        summary="Measured index inputs, a batch validated as a whole",
+        description=(
+            "A bad batch answers 400 listing the rows at fault (`errors[].field` = "
+            "`observations[i].field`) and writes nothing; a replayed batch changes nothing; a "
+            "different value for the same target, data set, variable, day and hour is a revision. "
+            "Settlements over the days are told (docs/observations.md)."
+        ),
+        status_code=200,
+        responses=problems(*AUTHED, 413),
+    )
+    async def post_observations(
+        self, data: JSONBody[ObservationBatch], temporal: NamedDependency[Client], settings: NamedDependency[Settings]
+    ) -> ObservationBatchResult:
+        rows = [_row_in(o) for o in data.observations]
+        outcome, notified = await ingest(rows, temporal, settings.task_queue)
+        return ObservationBatchResult(
+            received=len(rows), new=outcome.new, revised=outcome.revised, unchanged=outcome.unchanged,
+            settlements_notified=notified,
+        )
+
+
+class SettlementController(Controller):
+    path = "/internal/settlements"
+    tags = ["Internal surface"]
+    parameters = tenant_header()
+
+    @get(
+        operation_id="listSettlements",
+        summary="Settlement state per catalogue coverage (FLAGGED: data missing past its window)",
+        responses=problems(*AUTHED),
+    )
+    async def list_settlements(
+        self,
+        settings: NamedDependency[Settings],
+        state_filter: Annotated[Literal["WAITING", "SETTLED", "FLAGGED"] | None, QueryParameter(name="state")] = None,
+        target_id: Annotated[str | None, QueryParameter(name="targetId")] = None,
+        size: Annotated[int, QueryParameter(description="At most this many, latest period first (1-100)")] = 100,
+    ) -> list[SettlementView]:
+        check_size(size, settings.max_page_size)
+        return [responses.settlement_view(r) for r in await settlement_db.list_settlements(state_filter, target_id, size)]
+
+
+async def _explanation(principal: Principal, event_id: uuid.UUID) -> ClaimExplanation:
+    row = await settlement_db.event_of(principal.tenant_id, event_id)
+    if row is None:
+        raise NotFound(f"event {event_id} does not exist")
+    coverage = await Coverage.select(Coverage.risk_period_start, Coverage.risk_period_end).where(
+        Coverage.id == row["coverage_id"]
+    ).first()
+    index_row = await settlement_db.index_of(row["coverage_id"], row["revision"])
+    return responses.explanation(row, index_row, (coverage["risk_period_start"], coverage["risk_period_end"]))
+
+
+async def _policy_events(principal: Principal, policy_id: uuid.UUID) -> list[ParametricEventView]:
+    await policy_or_404(principal.tenant_id, policy_id)
+    return [responses.event_view(r) for r in await settlement_db.events_of_policy(principal.tenant_id, policy_id)]
+
+
+class InternalEventController(Controller):
+    path = "/internal"
+    tags = ["Internal surface"]
+    parameters = tenant_header()
+
+    @get("/parametric-events", operation_id="internalValidatedEvents",
+         summary="Validated parametric events of the tenant's policies on a day (payouts and adjustments)",
+         responses=problems(*AUTHED))
+    async def by_day(self, principal: NamedDependency[Principal], validated_day: ValidatedDay) -> ValidatedEvents:
+        return responses.validated_events(await settlement_db.events_of_day(principal.tenant_id, validated_day))
+
+    @get("/parametric-events/{event_id:uuid}", operation_id="internalClaimExplanation",
+         summary="Why an event paid what it paid: index path, data, payout arithmetic",
+         responses=problems(*AUTHED, 404))
+    async def explain(self, principal: NamedDependency[Principal], event_id: FromPath[uuid.UUID]) -> ClaimExplanation:
+        return await _explanation(principal, event_id)
+
+    @get("/policies/{policy_id:uuid}/events", operation_id="internalPolicyEvents",
+         summary="Every settlement (paying or not) and adjustment of the policy's covers",
+         responses=problems(*AUTHED, 404))
+    async def of_policy(self, principal: NamedDependency[Principal], policy_id: FromPath[uuid.UUID]) -> list[ParametricEventView]:
+        return await _policy_events(principal, policy_id)
+
+
+class TenantEventController(Controller):
+    path = "/"
+    tags = ["Tenant surface"]
+    parameters = tenant_header()
+
+    @get("/parametric-events", operation_id="validatedEvents",
+         summary="Validated parametric events of the tenant's policies on a day (payouts and adjustments)",
+         responses=problems(*AUTHED))
+    async def by_day(self, principal: NamedDependency[Principal], validated_day: ValidatedDay) -> ValidatedEvents:
+        return responses.validated_events(await settlement_db.events_of_day(principal.tenant_id, validated_day))
+
+    @get("/parametric-events/{event_id:uuid}", operation_id="claimExplanation",
+         summary="Why an event paid what it paid: index path, data, payout arithmetic",
+         responses=problems(*AUTHED, 404))
+    async def explain(self, principal: NamedDependency[Principal], event_id: FromPath[uuid.UUID]) -> ClaimExplanation:
+        return await _explanation(principal, event_id)
+
+    @get("/policies/{policy_id:uuid}/events", operation_id="policyEvents",
+         summary="Every settlement (paying or not) and adjustment of the policy's covers",
+         responses=problems(*AUTHED, 404))
+    async def of_policy(self, principal: NamedDependency[Principal], policy_id: FromPath[uuid.UUID]) -> list[ParametricEventView]:
+        return await _policy_events(principal, policy_id)

@@ -18,11 +18,13 @@ from temporalio.common import SearchAttributePair, TypedSearchAttributes, Workfl
 from models.db import observations as observations_db
 from models.db import settlement as settlement_db
 from models.db.settlement import HeldLineItem, PeriodCoverage
+from models.db.webhooks import outbox_row
 from models.db.tables import ParametricEvent, Payout
 from models.domain.index_catalog import BY_CODE
 from models.domain.lifecycle import day_start
 from models.domain.money import from_minor
 from models.domain.observations import INDEX_DATA
+from models.domain.webhooks import ADJUSTMENT_RECORDED, EVENT_VALIDATED, PAYOUT_RECORDED
 from models.domain.settlement import (
     EVENT_TYPES,
     DailyValue,
@@ -131,15 +133,16 @@ async def _write_events(request: SettlePeriodInput, ready) -> dict[uuid.UUID, tu
         page = await settlement_db.exposure_page(ids, request.start, request.end, after, PAGE)
         if not page:
             return written
-        events, payouts = [], []
+        events, payouts, messages = [], [], []
         for held in page:
             for event in _settle_held(request, held, ready):
                 events.append(event)
                 if event.payout_minor != 0:
                     payouts.append(_payout_of(event))
+                    messages.extend(_messages_of(event))
                 n, paid = written.get(event.coverage_id, (0, 0))
                 written[event.coverage_id] = (n + 1, paid + event.payout_minor)
-        await settlement_db.write_settled(events, payouts)
+        await settlement_db.write_settled(events, payouts, messages)
         after = max(h.policy_id for h in page)
         activity.heartbeat(str(after))
 
@@ -224,6 +227,29 @@ def _settle_held(request: SettlePeriodInput, held: HeldLineItem, ready) -> list[
             )
         )
     return events
+
+
+def _messages_of(event: ParametricEvent) -> list:
+    """The webhooks of a paying event, written in its transaction (outbox)."""
+    data = {
+        "eventId": str(event.id),
+        "policyId": str(event.policy_id),
+        "coverageId": str(event.coverage_id),
+        "kind": event.kind,
+        "eventType": event.event_type,
+        "validatedDay": event.validated_day.isoformat(),
+        "indexValue": plain(event.index_value),
+        "payout": {"amount": str(from_minor(event.payout_minor, event.currency)), "currency": event.currency},
+        "dataSet": event.data_set,
+        "revision": event.revision,
+        "simulated": event.simulated,
+    }
+    if event.kind == "ADJUSTMENT":
+        return [outbox_row(event.tenant_id, ADJUSTMENT_RECORDED, event.settlement_key, event.created_at, data)]
+    return [
+        outbox_row(event.tenant_id, EVENT_VALIDATED, event.settlement_key, event.created_at, data),
+        outbox_row(event.tenant_id, PAYOUT_RECORDED, event.settlement_key, event.created_at, data),
+    ]
 
 
 def _payout_of(event: ParametricEvent) -> Payout:

@@ -41,6 +41,7 @@ from api.settlement.controller import (
     TenantEventController,
 )
 from api.travel.controller import TravelEventController
+from api.webhooks.controller import WebhookEndpointController
 from models.db.core import close_pool, open_pool
 from models.settings import Settings, load_settings
 
@@ -57,6 +58,7 @@ ROUTES = [
     SettlementController,
     InternalEventController,
     TenantEventController,
+    WebhookEndpointController,
     CoverageController,
     PricingRunController,
     QuoteController,

@@ -132,6 +132,65 @@ def catalogue_build(pin_codes: tuple[str, ...], wait: bool) -> None:
 
 
 @main.group()
+def observations() -> None:
+    """Measured index inputs (docs/observations.md)."""
+
+
+@observations.command("import")
+@click.argument("csv_file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--chunk", default=5000, show_default=True, help="Rows per transaction.")
+def observations_import(csv_file: str, chunk: int) -> None:
+    """Import CSV_FILE (header: monitoring_target_id,data_set,variable,day,hour,value,source
+    [,quality,provisional,simulated]). The whole file is validated first, as a POST batch
+    is: one bad row and nothing is written. Re-importing a file changes nothing."""
+    import csv
+
+    from api.settlement.observations import notify_settlements, validate_file
+    from models.db import observations as observations_db
+    from models.db.core import close_pool, open_pool
+    from models.domain.observations import CSV_COLUMNS
+    from models.temporal.client import connect
+
+    settings = load_settings()
+    with open(csv_file, newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        unknown = [c for c in reader.fieldnames or [] if c not in CSV_COLUMNS]
+        if unknown:
+            raise click.ClickException(f"unknown column(s) {', '.join(unknown)}; the columns are {','.join(CSV_COLUMNS)}")
+        records = list(reader)
+
+    async def _run() -> None:
+        await open_pool()
+        try:
+            rows, problems = await validate_file(records)
+            if problems:
+                for p in problems[:20]:
+                    where = "file" if p.row < 0 else f"line {p.row + 2}"
+                    click.echo(f"{where}: {p.field}: {p.message}", err=True)
+                more = " (first 20 shown)" if len(problems) > 20 else ""
+                raise click.ClickException(f"{len(problems)} problem(s){more}; nothing was written")
+            totals = [0, 0, 0]
+            with click.progressbar(length=len(rows), label=f"Importing {len(rows)} rows") as bar:
+                for i in range(0, len(rows), chunk):
+                    outcome = await observations_db.store_batch(rows[i : i + chunk])
+                    totals = [totals[0] + outcome.new, totals[1] + outcome.revised, totals[2] + outcome.unchanged]
+                    bar.update(len(rows[i : i + chunk]))
+            notified = 0
+            if totals[0] or totals[1]:
+                try:
+                    client = await connect(settings, retries=1)
+                    notified = await notify_settlements(client, settings.task_queue, rows)
+                except Exception as exc:  # Temporal not running: settlements read the data when due
+                    click.echo(f"warning: settlements not told ({exc}); waiting ones retry daily", err=True)
+            click.echo(json.dumps({"rows": len(rows), "new": totals[0], "revised": totals[1],
+                                   "unchanged": totals[2], "settlementsNotified": notified}))
+        finally:
+            await close_pool()
+
+    asyncio.run(_run())
+
+
+@main.group()
 def tenants() -> None:
     """Manage tenants and their API clients."""
 

@@ -197,8 +197,10 @@ def run_dev(settings: Settings) -> int:
         demo = asyncio.run(_prepare(settings))
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         cli = [sys.executable, "-m", "api.cli"]
-        for queue in ("lifecycle", "pricing", "documents"):  # one worker process per task queue
-            children.append(subprocess.Popen([sys.executable, "-m", "workflows.worker", "--queue", queue], env=env))
+        # One worker process per kind of work; webhooks (async HTTP) share the lifecycle's.
+        for queues in (("lifecycle", "webhooks"), ("pricing",), ("documents",)):
+            args = [arg for queue in queues for arg in ("--queue", queue)]
+            children.append(subprocess.Popen([sys.executable, "-m", "workflows.worker", *args], env=env))
         children.append(subprocess.Popen([*cli, "api"], env=env))
 
         def api_up() -> bool:

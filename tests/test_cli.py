@@ -84,3 +84,33 @@ async def test_add_client_and_disable_it(http, service):
     )
     assert r.status_code == 401
     assert run_cli("tenants", "add-client", "no-such-tenant").returncode != 0
+
+
+async def test_observations_import_validates_the_whole_file_then_reports_new_revised_unchanged(service, tmp_path):
+    """`parametric observations import FILE.csv`: a bad line refuses the file (nothing
+    written); a good file is imported; importing it again changes nothing; a changed value
+    is a revision."""
+    from models.db.tables import Observation
+
+    header = "monitoring_target_id,data_set,variable,day,hour,value,source,quality,provisional\n"
+    good = header + "".join(
+        f"IN-12.875N-077.625E,IMD-RF-DAILY,rainfall_mm,2024-06-{d:02d},,{d}.5,IMD,GOOD,false\n" for d in range(1, 11)
+    )
+    bad = good + "IN-12.875N-077.625E,IMD-RF-DAILY,rainfall_mm,2024-06-31,,1,IMD,GOOD,false\n"  # no 31 June
+    bad += "IN-12.875N-077.625E,IMD-RF-DAILY,rainfall_mm,2024-07-01,,-3,IMD,GOOD,false\n"
+    before = await Observation.count()
+    (tmp_path / "bad.csv").write_text(bad)
+    refused = run_cli("observations", "import", str(tmp_path / "bad.csv"))
+    assert refused.returncode != 0
+    assert "line 12: day: cannot read '2024-06-31'" in refused.stderr and "nothing was written" in refused.stderr
+    assert await Observation.count() == before
+
+    (tmp_path / "good.csv").write_text(good)
+    first = run_cli("observations", "import", str(tmp_path / "good.csv"))
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout.strip().splitlines()[-1])["rows"] == 10
+    again = json.loads(run_cli("observations", "import", str(tmp_path / "good.csv")).stdout.strip().splitlines()[-1])
+    assert (again["new"], again["revised"], again["unchanged"]) == (0, 0, 10)
+    (tmp_path / "revised.csv").write_text(header + "IN-12.875N-077.625E,IMD-RF-DAILY,rainfall_mm,2024-06-01,,9,IMD,GOOD,false\n")
+    revised = json.loads(run_cli("observations", "import", str(tmp_path / "revised.csv")).stdout.strip().splitlines()[-1])
+    assert (revised["new"], revised["revised"]) == (0, 1)

@@ -22,6 +22,9 @@ from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.settlement import settle_period
+    from activities.webhooks import dispatch_webhooks
+    from models.temporal.queues import task_queue
+    from models.temporal.webhooks import DispatchInput
     from models.domain.lifecycle import day_start
     from models.temporal.search_attributes import MONITORING_TARGET_ID, SETTLEMENT_STATE
     from models.temporal.settlement import (
@@ -142,6 +145,14 @@ class SettlementWorkflow:
         )
         self._runs += 1
         self._coverages = outcome.coverages
+        # The events' webhooks (written with them) go out now, not at the next dispatch tick.
+        await workflow.execute_activity(
+            dispatch_webhooks,
+            DispatchInput(task_queue=task_queue(workflow.info().task_queue, "webhooks")),
+            start_to_close_timeout=dt.timedelta(minutes=10),
+            heartbeat_timeout=dt.timedelta(minutes=1),
+            retry_policy=SETTLE_RETRY,
+        )
         if outcome.state != self._state:
             self._state = outcome.state
             workflow.upsert_search_attributes([SETTLEMENT_STATE.value_set(outcome.state)])

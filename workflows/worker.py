@@ -18,6 +18,7 @@ import concurrent.futures
 import logging
 import multiprocessing
 import os
+from datetime import timedelta
 from dataclasses import dataclass, field
 
 from temporalio.client import Client
@@ -69,6 +70,7 @@ from activities.quotes import (
     transition_quote,
 )
 from activities.settlement import policy_settled, settle_period, start_settlements
+from activities.webhooks import deliver_webhook, dispatch_webhooks, finish_webhook_delivery
 from models.settings import Settings
 from models.temporal.queues import QUEUE_SUFFIXES, task_queue
 from workflows.catalogue import CatalogueWorkflow
@@ -78,6 +80,7 @@ from workflows.policies import PolicyWorkflow
 from workflows.pricing import CoveragePricingWorkflow
 from workflows.quotes import QuoteWorkflow
 from workflows.settlement import SettlementWorkflow
+from workflows.webhooks import WebhookDeliveryWorkflow, WebhookDispatchWorkflow
 
 QUEUES = tuple(QUEUE_SUFFIXES)
 
@@ -90,6 +93,8 @@ WORKFLOWS = [
     PolicyWorkflow,
     PolicyScheduleWorkflow,
     SettlementWorkflow,
+    WebhookDeliveryWorkflow,
+    WebhookDispatchWorkflow,
 ]
 LIFECYCLE_ACTIVITIES = [
     save_business_partner,
@@ -118,6 +123,7 @@ LIFECYCLE_ACTIVITIES = [
     settle_period,
     policy_settled,
     start_settlements,
+    dispatch_webhooks,
     # Workflows started before the per-queue split or the checked transitions call these
     # on the lifecycle queue (docs/workflow-versioning.md, "Retiring a patch").
     persist_quote,
@@ -155,6 +161,9 @@ PRICING_DB_ACTIVITIES = [
     record_priced_coverages,
 ]
 DOCUMENT_WORKFLOWS = [CoverageDocumentsWorkflow, PolicyScheduleWorkflow]
+# Webhook delivery waits on receivers: its own queue, so a slow one never delays the rest.
+WEBHOOK_WORKFLOWS = [WebhookDeliveryWorkflow, WebhookDispatchWorkflow]
+WEBHOOK_ACTIVITIES = [deliver_webhook, finish_webhook_delivery, dispatch_webhooks]
 DOCUMENT_ACTIVITIES = [render_coverage_documents, render_policy_schedule, render_fast_quote_document]
 
 log = logging.getLogger("parametric.worker")
@@ -269,6 +278,48 @@ def build_documents_worker(client: Client, base_queue: str, activity_overrides: 
     )
 
 
+def build_webhooks_worker(client: Client, base_queue: str, activity_overrides: dict | None = None) -> Worker:
+    """Delivers signed webhooks (async HTTP: many at once)."""
+    return Worker(
+        client,
+        task_queue=task_queue(base_queue, "webhooks"),
+        workflows=WEBHOOK_WORKFLOWS,
+        workflow_runner=WORKFLOW_RUNNER,
+        activities=_with_overrides(WEBHOOK_ACTIVITIES, activity_overrides),
+        max_concurrent_activities=50,
+    )
+
+
+async def ensure_schedules(client: Client, base_queue: str) -> None:
+    """The recurring jobs ops see under Schedules in the Temporal UI (created once, kept)."""
+    from temporalio.client import (
+        Schedule,
+        ScheduleActionStartWorkflow,
+        ScheduleAlreadyRunningError,
+        ScheduleIntervalSpec,
+        ScheduleOverlapPolicy,
+        SchedulePolicy,
+        ScheduleSpec,
+    )
+
+    from models.temporal.webhooks import DISPATCH_SCHEDULE_ID, WEBHOOK_DISPATCH_WORKFLOW, DispatchInput
+
+    queue = task_queue(base_queue, "webhooks")
+    try:
+        await client.create_schedule(
+            DISPATCH_SCHEDULE_ID,
+            Schedule(
+                action=ScheduleActionStartWorkflow(
+                    WEBHOOK_DISPATCH_WORKFLOW, DispatchInput(task_queue=queue), id="webhook-dispatch", task_queue=queue
+                ),
+                spec=ScheduleSpec(intervals=[ScheduleIntervalSpec(every=timedelta(minutes=1))]),
+                policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP),
+            ),
+        )
+    except ScheduleAlreadyRunningError:
+        pass
+
+
 @dataclass
 class Workers:
     """The workers of some queues in this process (an async context manager)."""
@@ -290,6 +341,8 @@ class Workers:
             workers.append(build_pricing_worker(self.client, self.base_queue, self._pool, self.activity_overrides))
         if "documents" in self.queues:
             workers.append(build_documents_worker(self.client, self.base_queue, self.activity_overrides))
+        if "webhooks" in self.queues:
+            workers.append(build_webhooks_worker(self.client, self.base_queue, self.activity_overrides))
         return workers
 
     async def __aenter__(self) -> "Workers":
@@ -326,6 +379,8 @@ async def run_worker(settings: Settings, queues: tuple[str, ...] = QUEUES, stop:
         settings.temporal_address,
         settings.temporal_namespace,
     )
+    if "webhooks" in queues:
+        await ensure_schedules(client, settings.task_queue)
     try:
         async with workers:
             await (stop.wait() if stop is not None else asyncio.Event().wait())
@@ -343,7 +398,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m workflows.worker", description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--queue", dest="queues", action="append", choices=QUEUES,
-        help="task queue to serve (repeatable; default all three)",
+        help="task queue to serve (repeatable; default all)",
     )
     parser.add_argument("--pricing-processes", type=int, help="pricing pool size (default: one per spare core)")
     args = parser.parse_args(argv)

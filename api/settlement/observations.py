@@ -14,7 +14,7 @@ from api.problems import InvalidInput
 from models.clock import utcnow
 from models.db import observations as observations_db
 from models.db.tables import Settlement
-from models.domain.observations import ObservationIn, RowProblem, check_batch
+from models.domain.observations import MAX_BATCH, ObservationIn, RowProblem, check_batch, parse_csv_rows
 from models.temporal.ids import settlement_workflow_id
 from models.temporal.settlement import DATA_CHANGED_SIGNAL, SETTLEMENT_WORKFLOW, SettlementInput
 from models.wire.common import FieldError
@@ -24,11 +24,19 @@ class BatchRefused(InvalidInput):
     """400: the rows at fault, each named `observations[i].field`."""
 
 
-async def validate(rows: list[ObservationIn]) -> list[RowProblem]:
-    problems = check_batch(rows, today=utcnow().date())
+async def validate(rows: list[ObservationIn], max_rows: int | None = MAX_BATCH) -> list[RowProblem]:
+    problems = check_batch(rows, today=utcnow().date(), max_rows=max_rows)
     if not problems:
         problems = await observations_db.unknown_targets(rows)
     return problems
+
+
+async def validate_file(records: list[dict[str, str]]) -> tuple[list[ObservationIn], list[RowProblem]]:
+    """A CSV file's records: read, then checked as one batch of any size."""
+    rows, problems = parse_csv_rows(records)
+    if problems:
+        return rows, problems
+    return rows, await validate(rows, max_rows=None)
 
 
 def refusal(problems: list[RowProblem]) -> BatchRefused:

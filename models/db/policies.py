@@ -22,10 +22,12 @@ from models.db.tables import (
     PolicyItem,
     Quote,
 )
+from models.db.webhooks import outbox_row, write_outbox
 from models.domain.index_catalog import BY_CODE
 from models.domain.lifecycle import line_item_ids, quote_deadline
 from models.domain.periods import period_label
 from models.domain.statuses import PolicyStatus, QuoteStatus
+from models.domain.webhooks import POLICY_EXPIRED
 from models.temporal.lifecycle import TransitionOutcome
 from models.temporal.policies import ConvertToPolicyInput
 from models.temporal.quotes import (
@@ -165,9 +167,18 @@ async def set_policy_status(
         values[Policy.signature_confirmed] = True
     if to_status == PolicyStatus.CANCELED:
         values[Policy.canceled_at] = at  # settlement counts covers in force before this moment
-    changed = await scoped_update(Policy, tenant_id, values).where(
-        (Policy.id == policy_id) & Policy.status.is_in(from_statuses)
-    ).returning(Policy.id)
+    if to_status == PolicyStatus.EXPIRED:
+        async with write_transaction():  # the webhook is written with the change (outbox)
+            changed = await scoped_update(Policy, tenant_id, values).where(
+                (Policy.id == policy_id) & Policy.status.is_in(from_statuses)
+            ).returning(Policy.id)
+            if changed:
+                data = {"policyId": str(policy_id), "status": PolicyStatus.EXPIRED, "expiredAt": at.isoformat()}
+                await write_outbox([outbox_row(uuid.UUID(str(tenant_id)), POLICY_EXPIRED, str(policy_id), at, data)])
+    else:
+        changed = await scoped_update(Policy, tenant_id, values).where(
+            (Policy.id == policy_id) & Policy.status.is_in(from_statuses)
+        ).returning(Policy.id)
     row = await scoped_select(Policy, tenant_id, Policy.status).where(Policy.id == policy_id).first()
     if row is None:
         return TransitionOutcome(status="MISSING", applied=False, detail="the policy does not exist")

@@ -22,7 +22,9 @@ from models.db.tables import (
     Settlement,
     SettlementIndex,
 )
+from models.db.webhooks import outbox_row, write_outbox
 from models.domain.index_catalog import BY_ID
+from models.domain.webhooks import COVERAGE_FLAGGED
 from models.domain.statuses import PolicyStatus
 
 IN_FORCE = (PolicyStatus.ACCEPTED, PolicyStatus.ACTIVE, PolicyStatus.EXPIRED, PolicyStatus.CANCELED)
@@ -137,10 +139,11 @@ async def exposure_page(
     return out
 
 
-async def write_settled(events: list[ParametricEvent], payouts: list[Payout]) -> None:
-    """A page's events and payouts, in one transaction; a retry writes nothing twice (unique
-    settlement keys, ON CONFLICT DO NOTHING)."""
+async def write_settled(events: list[ParametricEvent], payouts: list[Payout], messages: list | None = None) -> None:
+    """A page's events, payouts and their webhook messages (the outbox), in one transaction;
+    a retry writes nothing twice (unique keys, ON CONFLICT DO NOTHING)."""
     async with write_transaction():
+        await write_outbox(messages or [])
         for i in range(0, len(events), 200):
             await insert_rows(events[i : i + 200], on_conflict_nothing=True)
         for i in range(0, len(payouts), 200):
@@ -199,13 +202,25 @@ async def save_state(
         updated_at=utcnow(),
     )
     async with write_transaction():
-        existing = await Settlement.select(Settlement.coverage_id).where(Settlement.coverage_id == coverage_id).first()
+        existing = await Settlement.select(Settlement.coverage_id, Settlement.state).where(
+            Settlement.coverage_id == coverage_id
+        ).first()
+        if state == "FLAGGED" and (existing is None or existing["state"] != "FLAGGED"):
+            await write_outbox(await _flagged_messages(coverage_id, target_id, start, end, detail, values["updated_at"]))
         if existing is None:
             await Settlement.insert(Settlement(coverage_id=coverage_id, **values))
         else:
             await Settlement.update({getattr(Settlement, k): v for k, v in values.items()}).where(
                 Settlement.coverage_id == coverage_id
             )
+
+
+async def _flagged_messages(coverage_id, target_id, start, end, detail, at) -> list:
+    """`coverage.flagged` to every tenant with a policy holding the coverage."""
+    held = await PolicyItem.select(PolicyItem.tenant_id).where(PolicyItem.coverage_id == coverage_id).distinct()
+    data = {"coverageId": str(coverage_id), "monitoringTargetId": target_id, "periodStart": start.isoformat(),
+            "periodEnd": end.isoformat(), "detail": detail}
+    return [outbox_row(r["tenant_id"], COVERAGE_FLAGGED, f"{coverage_id}:{at.isoformat()}", at, data) for r in held]
 
 
 async def settlements_covering(target_id: str, day: dt.date) -> list[dict]:

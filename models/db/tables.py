@@ -385,3 +385,47 @@ class IdempotencyRecord(Table, tablename="idempotency_record"):
     response_status = Integer(null=True, default=None)
     response_body = Text(null=True, default=None)
     created_at = Timestamptz()
+
+
+class WebhookEndpoint(Table, tablename="webhook_endpoint"):
+    """A tenant's receiver of signed webhooks (Standard Webhooks). The secret signs every
+    message (HMAC-SHA256) and is shown once, at registration."""
+
+    id = UUID(primary_key=True)
+    tenant_id = UUID(index=True)
+    url = Varchar(length=2000)
+    description = Varchar(length=200, default="")
+    event_types = JSON()  # list of event types, or ["*"]
+    secret = Varchar(length=100)  # whsec_<base64>
+    status = Varchar(length=20, default="ENABLED")  # ENABLED | DISABLED
+    disabled_reason = Text(default="")
+    failed_deliveries = Integer(default=0)  # in a row; reset by a delivered message
+    created_at = Timestamptz()
+    updated_at = Timestamptz()
+
+
+class WebhookMessage(Table, tablename="webhook_message"):
+    """The outbox: a message written in the same transaction as what it reports, dispatched
+    to the tenant's endpoints afterwards (at least once; receivers dedupe on `webhook-id`)."""
+
+    id = Varchar(length=60, primary_key=True)  # msg_<uuid>: the webhook-id header
+    tenant_id = UUID(index=True)
+    event_type = Varchar(length=60)
+    payload = JSON()
+    created_at = Timestamptz()
+    dispatched_at = Timestamptz(null=True, default=None, index=True)
+
+
+class WebhookDelivery(Table, tablename="webhook_delivery"):
+    """One message to one endpoint: its attempts and outcome."""
+
+    id = Varchar(length=120, primary_key=True)  # <message id>:<endpoint id>
+    tenant_id = UUID(index=True)
+    message_id = Varchar(length=60, index=True)
+    endpoint_id = UUID(index=True)
+    status = Varchar(length=20, default="PENDING")  # PENDING | DELIVERED | FAILED
+    attempts = Integer(default=0)
+    last_status_code = Integer(null=True, default=None)
+    last_error = Text(default="")
+    created_at = Timestamptz()
+    updated_at = Timestamptz()

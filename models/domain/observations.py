@@ -87,13 +87,13 @@ class RowProblem:
     message: str
 
 
-def check_batch(rows: list[ObservationIn], today: dt.date) -> list[RowProblem]:
+def check_batch(rows: list[ObservationIn], today: dt.date, max_rows: int | None = MAX_BATCH) -> list[RowProblem]:
     """Every problem of the batch (empty: valid). A batch is taken or refused as a whole."""
     problems: list[RowProblem] = []
     if not rows:
         return [RowProblem(-1, "observations", "the batch is empty")]
-    if len(rows) > MAX_BATCH:
-        return [RowProblem(-1, "observations", f"at most {MAX_BATCH} rows per batch, got {len(rows)}")]
+    if max_rows is not None and len(rows) > max_rows:
+        return [RowProblem(-1, "observations", f"at most {max_rows} rows per batch, got {len(rows)}")]
     first_row: dict[str, int] = {}
     for i, r in enumerate(rows):
         data_set = DATA_SETS.get(r.data_set)
@@ -130,3 +130,54 @@ def check_batch(rows: list[ObservationIn], today: dt.date) -> list[RowProblem]:
 def same_reading(value: Decimal, quality: str, provisional: bool, stored: tuple[Decimal, str, bool]) -> bool:
     """Whether a received value repeats the latest stored revision (then nothing changes)."""
     return value == stored[0] and quality == stored[1] and provisional == stored[2]
+
+
+CSV_COLUMNS = ("monitoring_target_id", "data_set", "variable", "day", "hour", "value", "source", "quality", "provisional", "simulated")
+CSV_REQUIRED = ("monitoring_target_id", "data_set", "variable", "day", "value", "source")
+_TRUE, _FALSE = {"true", "1", "yes"}, {"false", "0", "no", ""}
+
+
+def parse_csv_rows(records: list[dict[str, str]]) -> tuple[list[ObservationIn], list[RowProblem]]:
+    """CSV records (csv.DictReader) as observations; a record that cannot be read is a
+    problem at its position (row 0 is the first line after the header)."""
+    rows: list[ObservationIn] = []
+    problems: list[RowProblem] = []
+    for i, rec in enumerate(records):
+        try:
+            missing = [c for c in CSV_REQUIRED if not (rec.get(c) or "").strip()]
+            if missing:
+                raise ValueError(f"{missing[0]}: required")
+            flags = {}
+            for name in ("provisional", "simulated"):
+                text = (rec.get(name) or "").strip().lower()
+                if text not in _TRUE | _FALSE:
+                    raise ValueError(f"{name}: true or false, got {text!r}")
+                flags[name] = text in _TRUE
+            hour_text = (rec.get("hour") or "").strip()
+            rows.append(
+                ObservationIn(
+                    monitoring_target_id=rec["monitoring_target_id"].strip(),
+                    data_set=rec["data_set"].strip(),
+                    variable=rec["variable"].strip(),
+                    day=_parse(dt.date.fromisoformat, rec["day"].strip(), "day"),
+                    hour=None if not hour_text else _parse(int, hour_text, "hour"),
+                    value=_parse(Decimal, rec["value"].strip(), "value"),
+                    source=rec["source"].strip(),
+                    quality=(rec.get("quality") or "GOOD").strip() or "GOOD",
+                    **flags,
+                )
+            )
+        except ValueError as exc:
+            field, _, message = str(exc).partition(": ")
+            problems.append(RowProblem(i, field, message or str(exc)))
+    return rows, problems
+
+
+def _parse(kind, text: str, field: str):
+    try:
+        value = kind(text)
+    except (ValueError, ArithmeticError):
+        raise ValueError(f"{field}: cannot read {text!r}") from None
+    if isinstance(value, Decimal) and not value.is_finite():
+        raise ValueError(f"{field}: must be a finite number")
+    return value

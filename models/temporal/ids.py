@@ -36,3 +36,8 @@ def policy_schedule_workflow_id(tenant_id: uuid.UUID | str, policy_id: uuid.UUID
 def settlement_workflow_id(target_id: str, start, end) -> str:
     """One settlement per monitoring target and risk period: all covers over it, all policies."""
     return f"settlement:{target_id}:{start}:{end}"
+
+
+def webhook_delivery_workflow_id(delivery_id: str) -> str:
+    """`webhook:<message id>:<endpoint id>`: one delivery of one message to one endpoint."""
+    return f"webhook:{delivery_id}"

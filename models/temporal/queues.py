@@ -7,7 +7,7 @@ ahead of another's work."""
 
 from __future__ import annotations
 
-QUEUE_SUFFIXES = {"lifecycle": "", "pricing": "-pricing", "documents": "-documents"}
+QUEUE_SUFFIXES = {"lifecycle": "", "pricing": "-pricing", "documents": "-documents", "webhooks": "-webhooks"}
 
 
 def task_queue(base: str, kind: str) -> str:

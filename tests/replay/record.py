@@ -548,6 +548,32 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
         await advance(env, queue, dt.timedelta(hours=1))
         return {"policy-expired": await handle.fetch_history(), "settlement": await settlement.fetch_history()}
 
+    async def webhooks(env, queue):
+        """A message to an endpoint that refuses connections: retried over the window, FAILED."""
+        from models.db import webhooks as webhooks_db
+        from models.db.core import write_transaction
+        from models.domain.webhooks import DELIVERY_WINDOW, POLICY_EXPIRED
+        from models.temporal.ids import webhook_delivery_workflow_id
+        from models.temporal.queues import task_queue
+        from models.temporal.webhooks import WEBHOOK_DISPATCH_WORKFLOW, DispatchInput
+
+        tenant_id = uuid.uuid4()
+        endpoint = await webhooks_db.create_endpoint(str(tenant_id), "http://127.0.0.1:9/hook", ["*"], "record")
+        now = dt.datetime.now(dt.timezone.utc)
+        message = webhooks_db.outbox_row(tenant_id, POLICY_EXPIRED, f"record-{uuid.uuid4()}", now, {"policyId": "p"})
+        async with write_transaction():
+            await webhooks_db.write_outbox([message])
+        hooks = task_queue(queue, "webhooks")
+        dispatch = await env.client.start_workflow(
+            WEBHOOK_DISPATCH_WORKFLOW, DispatchInput(task_queue=hooks), id=f"dispatch-{uuid.uuid4()}", task_queue=hooks
+        )
+        await dispatch.result()
+        await advance(env, queue, DELIVERY_WINDOW + dt.timedelta(hours=1))
+        delivery = env.client.get_workflow_handle(webhook_delivery_workflow_id(f"{message.id}:{endpoint['id']}"))
+        assert (await delivery.result()).startswith("FAILED")
+        return {"webhook-dispatch": await dispatch.fetch_history(), "webhook-delivery": await delivery.fetch_history()}
+
+    await run(("webhook-dispatch", "webhook-delivery"), webhooks)
     await run(("policy-expired", "settlement"), settled)
     await run(("policy-active",), lived)
     await run(("policy-cancelled",), cancelled)

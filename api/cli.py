@@ -145,11 +145,11 @@ def observations_import(csv_file: str, chunk: int) -> None:
     is: one bad row and nothing is written. Re-importing a file changes nothing."""
     import csv
 
-    from api.settlement.observations import notify_settlements, validate_file
     from models.db import observations as observations_db
     from models.db.core import close_pool, open_pool
     from models.domain.observations import CSV_COLUMNS
     from models.temporal.client import connect
+    from models.temporal.settlement import tell_settlements
 
     settings = load_settings()
     with open(csv_file, newline="", encoding="utf-8") as f:
@@ -162,7 +162,7 @@ def observations_import(csv_file: str, chunk: int) -> None:
     async def _run() -> None:
         await open_pool()
         try:
-            rows, problems = await validate_file(records)
+            rows, problems = await observations_db.validate_file(records)
             if problems:
                 for p in problems[:20]:
                     where = "file" if p.row < 0 else f"line {p.row + 2}"
@@ -179,13 +179,42 @@ def observations_import(csv_file: str, chunk: int) -> None:
             if totals[0] or totals[1]:
                 try:
                     client = await connect(settings, retries=1)
-                    notified = await notify_settlements(client, settings.task_queue, rows)
+                    notified = await tell_settlements(client, settings.task_queue, await observations_db.periods_touched(rows))
                 except Exception as exc:  # Temporal not running: settlements read the data when due
                     click.echo(f"warning: settlements not told ({exc}); waiting ones retry daily", err=True)
             click.echo(json.dumps({"rows": len(rows), "new": totals[0], "revised": totals[1],
                                    "unchanged": totals[2], "settlementsNotified": notified}))
         finally:
             await close_pool()
+
+    asyncio.run(_run())
+
+
+@observations.command("run")
+@click.option("--provider", "providers", multiple=True, help="Provider(s) to run (default OBSERVATION_PROVIDERS).")
+def observations_run(providers: tuple[str, ...]) -> None:
+    """Run the daily observations job now (what the observations-daily Schedule runs) and
+    print what each provider brought in."""
+    import datetime as dt
+
+    from models.temporal.client import connect
+    from models.temporal.observations import OBSERVATION_INGEST_WORKFLOW, IngestRunInput
+    from models.temporal.queues import task_queue
+
+    settings = load_settings()
+    chosen = list(providers or settings.observation_providers)
+    if not chosen:
+        raise click.ClickException("no provider: pass --provider (simulated, imd-grid, open-meteo, nasa-power) or set OBSERVATION_PROVIDERS")
+
+    async def _run() -> None:
+        client = await connect(settings, retries=3)
+        result = await client.execute_workflow(
+            OBSERVATION_INGEST_WORKFLOW,
+            IngestRunInput(providers=chosen),
+            id=f"observations-now-{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%S}",
+            task_queue=task_queue(settings.task_queue, "lifecycle"),
+        )
+        click.echo(json.dumps(result, indent=2, default=str))
 
     asyncio.run(_run())
 

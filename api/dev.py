@@ -195,7 +195,8 @@ def run_dev(settings: Settings) -> int:
             _wait(lambda: _port_open(settings.temporal_address), 60, "Temporal dev server")
             set_retention(cfg, settings, binary)
         demo = asyncio.run(_prepare(settings))
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        # The dev stack's daily observations come from the calibrated models, labelled simulated.
+        env = {"OBSERVATION_PROVIDERS": "simulated", **os.environ, "PYTHONUNBUFFERED": "1"}
         cli = [sys.executable, "-m", "api.cli"]
         # One worker process per kind of work; webhooks (async HTTP) share the lifecycle's.
         for queues in (("lifecycle", "webhooks"), ("pricing",), ("documents",)):

@@ -65,6 +65,10 @@ class Settings:
     # How long an HTTP call waits on a workflow before answering 503 (models.domain.lifecycle).
     request_deadline_seconds: float = 20.0
     demo_tenant_name: str = "demo"
+    # Data providers the daily observations Schedule runs (comma-separated: imd-grid,
+    # open-meteo, nasa-power, simulated); none by default. `make dev` runs `simulated`.
+    observation_providers: tuple[str, ...] = ()
+    imd_grid_dir: Path | None = None  # where ops drop IMD's .grd files (imd-grid provider)
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -124,4 +128,6 @@ def load_settings() -> Settings:
         simulations=int(_env("PRICING_SIMULATIONS", "131072")),
         pricing_processes=int(_env("PRICING_PROCESSES", "0")),
         request_deadline_seconds=float(_env("REQUEST_DEADLINE_SECONDS", "20")),
+        observation_providers=tuple(p.strip() for p in _env("OBSERVATION_PROVIDERS", "").split(",") if p.strip()),
+        imd_grid_dir=Path(_env("IMD_GRID_DIR", str(var_dir / "imd-grid"))),
     )

@@ -69,6 +69,7 @@ from activities.quotes import (
     reject_quote,
     transition_quote,
 )
+from activities.observations import ingest_observations
 from activities.settlement import policy_settled, settle_period, start_settlements
 from activities.webhooks import deliver_webhook, dispatch_webhooks, finish_webhook_delivery
 from models.settings import Settings
@@ -79,6 +80,7 @@ from workflows.partners import BusinessPartnerWorkflow
 from workflows.policies import PolicyWorkflow
 from workflows.pricing import CoveragePricingWorkflow
 from workflows.quotes import QuoteWorkflow
+from workflows.observations import ObservationIngestWorkflow
 from workflows.settlement import SettlementWorkflow
 from workflows.webhooks import WebhookDeliveryWorkflow, WebhookDispatchWorkflow
 
@@ -95,6 +97,7 @@ WORKFLOWS = [
     SettlementWorkflow,
     WebhookDeliveryWorkflow,
     WebhookDispatchWorkflow,
+    ObservationIngestWorkflow,
 ]
 LIFECYCLE_ACTIVITIES = [
     save_business_partner,
@@ -124,6 +127,7 @@ LIFECYCLE_ACTIVITIES = [
     policy_settled,
     start_settlements,
     dispatch_webhooks,
+    ingest_observations,
     # Workflows started before the per-queue split or the checked transitions call these
     # on the lifecycle queue (docs/workflow-versioning.md, "Retiring a patch").
     persist_quote,
@@ -290,34 +294,50 @@ def build_webhooks_worker(client: Client, base_queue: str, activity_overrides: d
     )
 
 
-async def ensure_schedules(client: Client, base_queue: str) -> None:
-    """The recurring jobs ops see under Schedules in the Temporal UI (created once, kept)."""
+async def ensure_schedules(client: Client, settings: Settings) -> None:
+    """The recurring jobs ops see under Schedules in the Temporal UI: webhook dispatch every
+    minute; the observations run daily at 02:30 UTC (08:00 IST) when providers are
+    configured. Created once; a changed provider list updates the existing schedule."""
     from temporalio.client import (
         Schedule,
         ScheduleActionStartWorkflow,
         ScheduleAlreadyRunningError,
+        ScheduleCalendarSpec,
         ScheduleIntervalSpec,
         ScheduleOverlapPolicy,
         SchedulePolicy,
+        ScheduleRange,
         ScheduleSpec,
+        ScheduleUpdate,
     )
 
+    from models.temporal.observations import INGEST_SCHEDULE_ID, OBSERVATION_INGEST_WORKFLOW, IngestRunInput
     from models.temporal.webhooks import DISPATCH_SCHEDULE_ID, WEBHOOK_DISPATCH_WORKFLOW, DispatchInput
 
-    queue = task_queue(base_queue, "webhooks")
-    try:
-        await client.create_schedule(
-            DISPATCH_SCHEDULE_ID,
-            Schedule(
-                action=ScheduleActionStartWorkflow(
-                    WEBHOOK_DISPATCH_WORKFLOW, DispatchInput(task_queue=queue), id="webhook-dispatch", task_queue=queue
-                ),
-                spec=ScheduleSpec(intervals=[ScheduleIntervalSpec(every=timedelta(minutes=1))]),
-                policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP),
+    hooks = task_queue(settings.task_queue, "webhooks")
+    wanted = {
+        DISPATCH_SCHEDULE_ID: Schedule(
+            action=ScheduleActionStartWorkflow(
+                WEBHOOK_DISPATCH_WORKFLOW, DispatchInput(task_queue=hooks), id="webhook-dispatch", task_queue=hooks
             ),
+            spec=ScheduleSpec(intervals=[ScheduleIntervalSpec(every=timedelta(minutes=1))]),
+            policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP),
         )
-    except ScheduleAlreadyRunningError:
-        pass
+    }
+    if settings.observation_providers:
+        wanted[INGEST_SCHEDULE_ID] = Schedule(
+            action=ScheduleActionStartWorkflow(
+                OBSERVATION_INGEST_WORKFLOW, IngestRunInput(providers=list(settings.observation_providers)),
+                id="observations-daily", task_queue=task_queue(settings.task_queue, "lifecycle"),
+            ),
+            spec=ScheduleSpec(calendars=[ScheduleCalendarSpec(hour=[ScheduleRange(2)], minute=[ScheduleRange(30)])]),
+            policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP),
+        )
+    for schedule_id, schedule in wanted.items():
+        try:
+            await client.create_schedule(schedule_id, schedule)
+        except ScheduleAlreadyRunningError:
+            await client.get_schedule_handle(schedule_id).update(lambda _, s=schedule: ScheduleUpdate(schedule=s))
 
 
 @dataclass
@@ -380,7 +400,7 @@ async def run_worker(settings: Settings, queues: tuple[str, ...] = QUEUES, stop:
         settings.temporal_namespace,
     )
     if "webhooks" in queues:
-        await ensure_schedules(client, settings.task_queue)
+        await ensure_schedules(client, settings)
     try:
         async with workers:
             await (stop.wait() if stop is not None else asyncio.Event().wait())

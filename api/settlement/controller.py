@@ -20,11 +20,13 @@ from api.pagination import check_size
 from api.policies.service import policy_or_404
 from api.problems import NotFound
 from api.settlement import responses
-from api.settlement.observations import ingest
+from api.settlement.observations import refusal
+from models.db import observations as observations_db
 from models.db import settlement as settlement_db
 from models.db.tables import Coverage
 from models.domain.observations import ObservationIn
 from models.settings import Settings
+from models.temporal.settlement import tell_settlements
 from models.wire.settlement import (
     ClaimExplanation,
     ObservationBatch,
@@ -67,7 +69,13 @@ class ObservationController(Controller):
         self, data: JSONBody[ObservationBatch], temporal: NamedDependency[Client], settings: NamedDependency[Settings]
     ) -> ObservationBatchResult:
         rows = [_row_in(o) for o in data.observations]
-        outcome, notified = await ingest(rows, temporal, settings.task_queue)
+        problems = await observations_db.validate(rows)
+        if problems:
+            raise refusal(problems)
+        outcome = await observations_db.store_batch(rows)
+        notified = 0
+        if outcome.new or outcome.revised:
+            notified = await tell_settlements(temporal, settings.task_queue, await observations_db.periods_touched(rows))
         return ObservationBatchResult(
             received=len(rows), new=outcome.new, revised=outcome.revised, unchanged=outcome.unchanged,
             settlements_notified=notified,

@@ -13,7 +13,8 @@ from decimal import Decimal
 from models.clock import utcnow
 from models.db.core import insert_rows, write_transaction
 from models.db.tables import MonitoringTarget, Observation
-from models.domain.observations import ObservationIn, RowProblem, same_reading
+from models.db.tables import Settlement
+from models.domain.observations import MAX_BATCH, ObservationIn, RowProblem, check_batch, parse_csv_rows, same_reading
 
 CHUNK = 500  # keys per IN (...) lookup
 
@@ -151,3 +152,38 @@ async def latest_values(
         key=lambda v: (v.day, -1 if v.hour is None else v.hour),
     )
 
+
+
+async def validate(rows: list[ObservationIn], max_rows: int | None = MAX_BATCH) -> list[RowProblem]:
+    """Every problem of the batch: the checks of `check_batch`, then unknown targets."""
+    problems = check_batch(rows, today=utcnow().date(), max_rows=max_rows)
+    if not problems:
+        problems = await unknown_targets(rows)
+    return problems
+
+
+async def validate_file(records: list[dict[str, str]]) -> tuple[list[ObservationIn], list[RowProblem]]:
+    """A CSV file's records: read, then checked as one batch of any size."""
+    rows, problems = parse_csv_rows(records)
+    if problems:
+        return rows, problems
+    return rows, await validate(rows, max_rows=None)
+
+
+async def periods_touched(rows: list[ObservationIn]) -> list[tuple[str, dt.date, dt.date]]:
+    """(target, start, end) of every settlement begun (waiting, flagged or settled) whose
+    period holds a day of the rows: they are told that their data changed."""
+    days_by_target: dict[str, set[dt.date]] = {}
+    for r in rows:
+        days_by_target.setdefault(r.monitoring_target_id, set()).add(r.day)
+    periods: set[tuple[str, dt.date, dt.date]] = set()
+    for target, days in days_by_target.items():
+        found = await Settlement.select(Settlement.period_start, Settlement.period_end).where(
+            (Settlement.monitoring_target_id == target)
+            & (Settlement.period_start <= max(days))
+            & (Settlement.period_end >= min(days))
+        )
+        for f in found:
+            if any(f["period_start"] <= d <= f["period_end"] for d in days):
+                periods.add((target, f["period_start"], f["period_end"]))
+    return sorted(periods)

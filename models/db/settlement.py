@@ -14,6 +14,7 @@ from models.db.core import insert_rows, scoped_select, write_transaction
 from models.db.records import LineItemRow, records
 from models.db.tables import (
     Coverage,
+    MonitoringTarget,
     LineItem,
     ParametricEvent,
     Payout,
@@ -282,3 +283,32 @@ async def list_settlements(state: str | None, target_id: str | None, limit: int)
     if condition is not None:
         query = query.where(condition)
     return await query.order_by(Settlement.period_end, ascending=False).limit(limit)
+
+
+async def exposed_targets() -> list[dict]:
+    """Targets (id, latitude, longitude) with covers held by policies in force (accepted or
+    active), and the earliest start of those covers' periods not settled yet: where
+    observations are needed, and from when."""
+    live = await Policy.select(Policy.id).where(Policy.status.is_in([PolicyStatus.ACCEPTED, PolicyStatus.ACTIVE]))
+    if not live:
+        return []
+    ids = [r["id"] for r in live]
+    held: set = set()
+    for i in range(0, len(ids), 500):
+        rows = await PolicyItem.select(PolicyItem.coverage_id).where(PolicyItem.policy_id.is_in(ids[i : i + 500])).distinct()
+        held.update(r["coverage_id"] for r in rows)
+    if not held:
+        return []
+    settled = {r["coverage_id"] for r in await Settlement.select(Settlement.coverage_id).where(Settlement.state == "SETTLED")}
+    first: dict[str, dt.date] = {}
+    coverage_ids = list(held - settled)
+    for i in range(0, len(coverage_ids), 500):
+        for r in await Coverage.select(Coverage.monitoring_target_id, Coverage.risk_period_start).where(
+            Coverage.id.is_in(coverage_ids[i : i + 500])
+        ):
+            t = r["monitoring_target_id"]
+            first[t] = min(first.get(t, r["risk_period_start"]), r["risk_period_start"])
+    targets = await MonitoringTarget.select(MonitoringTarget.id, MonitoringTarget.latitude, MonitoringTarget.longitude).where(
+        MonitoringTarget.id.is_in(sorted(first))
+    ) if first else []
+    return [{**t, "first_open_day": first[t["id"]]} for t in targets]

@@ -7,6 +7,10 @@ import uuid
 from decimal import Decimal
 
 import msgspec
+from temporalio.client import Client
+from temporalio.common import WorkflowIDConflictPolicy
+
+from models.temporal.ids import settlement_workflow_id
 
 SETTLEMENT_WORKFLOW = "SettlementWorkflow"
 DATA_CHANGED_SIGNAL = "data-changed"  # new or revised observations over the period arrived
@@ -62,3 +66,18 @@ class StartSettlementsInput(msgspec.Struct, frozen=True):
     target_id: str
     periods: list[tuple[dt.date, dt.date]]
     task_queue: str  # the lifecycle queue the settlement workflows run on
+
+
+async def tell_settlements(temporal: Client, task_queue: str, periods: list[tuple[str, dt.date, dt.date]]) -> int:
+    """Signal the settlement workflow of each (target, start, end) that data over its period
+    changed; one that has closed is started again (signal-with-start) to re-settle."""
+    for target, start, end in sorted(set(periods)):
+        await temporal.start_workflow(
+            SETTLEMENT_WORKFLOW,
+            SettlementInput(target_id=target, start=start, end=end),
+            id=settlement_workflow_id(target, start, end),
+            task_queue=task_queue,
+            start_signal=DATA_CHANGED_SIGNAL,
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        )
+    return len(set(periods))

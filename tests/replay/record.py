@@ -573,6 +573,18 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
         assert (await delivery.result()).startswith("FAILED")
         return {"webhook-dispatch": await dispatch.fetch_history(), "webhook-delivery": await delivery.fetch_history()}
 
+    async def observations(env, queue):
+        """The daily run with a provider that reads files (none here: no network)."""
+        from models.temporal.observations import OBSERVATION_INGEST_WORKFLOW, IngestRunInput
+
+        handle = await env.client.start_workflow(
+            OBSERVATION_INGEST_WORKFLOW, IngestRunInput(providers=["imd-grid", "no-such-provider"]),
+            id=f"observations-{uuid.uuid4()}", task_queue=queue,
+        )
+        await handle.result()
+        return {"observations-run": await handle.fetch_history()}
+
+    await run(("observations-run",), observations)
     await run(("webhook-dispatch", "webhook-delivery"), webhooks)
     await run(("policy-expired", "settlement"), settled)
     await run(("policy-active",), lived)

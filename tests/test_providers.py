@@ -1,0 +1,131 @@
+"""Providers read their sources' real formats: IMD's binary 0.25° grid (files the test
+writes in that format), Open-Meteo archive and NASA POWER answers (recorded, no network)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from decimal import Decimal
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import numpy as np
+import pytest
+
+from activities.providers import imd_grid, nasa_power, open_meteo
+from activities.providers.base import Target
+
+FIXTURES = Path(__file__).parent / "fixtures" / "providers"
+BENGALURU = Target("IN-12.875N-077.625E", 12.875, 77.625)
+
+
+def _grid_file(days: list[dict[tuple[int, int], float]]) -> bytes:
+    """Days of IMD's layout: float32 little-endian, (day, 129 latitudes, 135 longitudes), -999 elsewhere."""
+    grid = np.full((len(days), imd_grid.N_LAT, imd_grid.N_LON), -999.0, dtype="<f4")
+    for k, cells in enumerate(days):
+        for (i, j), v in cells.items():
+            grid[k, i, j] = v
+    return grid.tobytes()
+
+
+def test_imd_grid_file_is_read_as_imd_lays_it_out(tmp_path):
+    # Bengaluru's cell centre 12.875 N 77.625 E lies between grid rows 25-26 and columns 44-45.
+    corners = [(25, 44), (25, 45), (26, 44), (26, 45)]
+    data = _grid_file([
+        dict(zip(corners, [10.0, 20.0, 30.0, -999.0])),  # three corners with data: mean 20.0
+        {},  # no data at all
+        dict.fromkeys(corners, 5.25),
+        {(25, 44): 0.0, (0, 0): 99.0},  # another cell's rain does not leak in
+    ])
+    assert len(data) == 4 * 129 * 135 * 4
+    grid = imd_grid.read_grid(data)
+    values = imd_grid.cell_values(grid, BENGALURU.latitude, BENGALURU.longitude)
+    assert values[0] == pytest.approx(20.0) and np.isnan(values[1]) and values[2] == pytest.approx(5.25) and values[3] == 0
+    rows = imd_grid.observations(grid, dt.date(2026, 7, 1), False, [BENGALURU], dt.date(2026, 7, 1), dt.date(2026, 7, 31), "IMD")
+    assert [(r.day.day, r.value, r.provisional) for r in rows] == [(1, Decimal("20.0"), True), (3, Decimal("5.2"), True), (4, Decimal("0.0"), True)]
+    with pytest.raises(ValueError):
+        imd_grid.read_grid(data[:-4])
+
+
+async def test_imd_provider_prefers_the_final_archive_over_real_time_files(tmp_path):
+    corners = [(25, 44), (25, 45), (26, 44), (26, 45)]
+    (tmp_path / "rain_ind0.25_25_01_02.grd").write_bytes(_grid_file([dict.fromkeys(corners, 7.0)]))
+    year = [dict.fromkeys(corners, float(d % 3)) for d in range(365)]
+    (tmp_path / "Rainfall_ind2025_rfp25.grd").write_bytes(_grid_file(year))
+    (tmp_path / "notes.txt").write_text("not a grid")
+    assert imd_grid.file_days("Rainfall_ind2025_rfp25.grd") == (dt.date(2025, 1, 1), True)
+    assert imd_grid.file_days("rain_ind0.25_25_01_02.grd") == (dt.date(2025, 1, 2), False)
+    rows = await imd_grid.ImdGridProvider(tmp_path).fetch([BENGALURU], dt.date(2025, 1, 1), dt.date(2025, 1, 3))
+    got = sorted((r.day, r.value, r.provisional) for r in rows)
+    assert got == [(dt.date(2025, 1, 1), Decimal("0.0"), False), (dt.date(2025, 1, 2), Decimal("1.0"), False), (dt.date(2025, 1, 3), Decimal("2.0"), False)]
+
+
+def test_open_meteo_archive_answers_are_parsed():
+    models = json.loads((FIXTURES / "frenck_python-open-meteo_historical_weather_models.json").read_text())
+    rows = open_meteo.parse(models, "T1", model="era5")
+    assert [(r.variable, r.day, r.value, r.data_set, r.source, r.provisional) for r in rows] == [
+        ("temperature_c", dt.date(2024, 1, 1), Decimal("8.6"), "REAN-SFC-HOURLY", "open-meteo/era5", False)
+    ]
+    best = open_meteo.parse(models, "T1", model="archive_best_match")
+    assert [r.value for r in best] == [Decimal("8.0")]
+    # Hourly values of an incomplete day give no daily maximum; gusts and precipitation are not taken.
+    weather = json.loads((FIXTURES / "frenck_python-open-meteo_historical_weather.json").read_text())
+    assert open_meteo.parse(weather, "T1") == []
+    full_day = {"hourly": {"time": [f"2026-07-01T{h:02d}:00" for h in range(24)], "wind_speed_10m": [10.0] * 23 + [42.5],
+                           "temperature_2m": [30.0] * 12 + [None] * 12}}
+    rows = open_meteo.parse(full_day, "T1", today=dt.date(2026, 7, 3))
+    assert [(r.variable, r.value, r.provisional) for r in rows] == [("wind_kmh", Decimal("42.5"), True)]
+    url = urlsplit(open_meteo.archive_url(12.875, 77.625, dt.date(2026, 7, 1), dt.date(2026, 7, 31), "era5"))
+    assert url.netloc == "archive-api.open-meteo.com" and url.path == "/v1/archive"
+    assert parse_qs(url.query) == {"latitude": ["12.8750"], "longitude": ["77.6250"], "start_date": ["2026-07-01"],
+                                   "end_date": ["2026-07-31"], "daily": ["temperature_2m_max,wind_speed_10m_max"],
+                                   "timezone": ["Asia/Kolkata"], "wind_speed_unit": ["kmh"], "models": ["era5"]}
+
+
+async def test_open_meteo_provider_fetches_per_target():
+    answer = (FIXTURES / "frenck_python-open-meteo_historical_weather_models.json").read_text()
+    seen = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request.url)
+        return httpx.Response(200, text=answer, headers={"content-type": "application/json"})
+
+    rows = await open_meteo.OpenMeteoProvider("era5", httpx.MockTransport(handler)).fetch([BENGALURU], dt.date(2024, 1, 1), dt.date(2024, 1, 1))
+    assert [r.value for r in rows] == [Decimal("8.6")] and seen[0].params["latitude"] == "12.8750"
+
+
+def test_nasa_power_request_and_csv_answer():
+    interaction = json.loads((FIXTURES / "nasapower_vcr_daily_ag_point.json").read_text())["http_interactions"][0]
+    recorded = parse_qs(urlsplit(interaction["request"]["uri"]).query)
+    recorded.pop("user")
+    ours = parse_qs(urlsplit(nasa_power.daily_url(
+        -89.5, -179.5, dt.date(1983, 1, 1), dt.date(1983, 1, 1),
+        parameters=("T2M", "T2M_MIN", "T2M_MAX", "RH2M", "WS10M", "PS"), time_standard="UTC",
+    )).query)
+    assert ours == recorded  # the request our adapter sends is the documented one
+    rows = nasa_power.parse_csv(interaction["response"]["body"]["string"], "T1")
+    assert [(r.variable, r.day, r.value, r.source) for r in rows] == [("temperature_c", dt.date(1983, 1, 1), Decimal("-22.7"), "nasa-power/merra2")]
+    body = "-BEGIN HEADER-\nx\n-END HEADER-\nYEAR,DOY,T2M_MAX,WS10M_MAX\n2026,182,31.5,12.5\n2026,183,-999,-999\n"
+    rows = nasa_power.parse_csv(body, "T1")
+    assert [(r.variable, r.day, r.value) for r in rows] == [("temperature_c", dt.date(2026, 7, 1), Decimal("31.5")), ("wind_kmh", dt.date(2026, 7, 1), Decimal("45"))]
+
+
+async def test_the_simulated_feed_is_deterministic_labelled_and_valid(database):
+    from activities.observations import _site_model
+    from activities.providers.simulated import SimulatedProvider
+    from models.domain.observations import check_batch
+
+    provider = SimulatedProvider(_site_model)
+    rows = await provider.fetch([BENGALURU], dt.date(2025, 7, 1), dt.date(2025, 7, 31))
+    again = await provider.fetch([BENGALURU], dt.date(2025, 7, 1), dt.date(2025, 7, 31))
+    assert rows == again  # the same values every run: re-running the feed changes nothing
+    assert all(r.simulated and r.source.startswith("simulated") for r in rows)
+    assert check_batch(rows, today=dt.date(2026, 1, 1), max_rows=None) == []
+    kinds = {(r.data_set, r.variable, r.hour is None) for r in rows}
+    assert kinds == {("IMD-RF-DAILY", "rainfall_mm", True), ("REAN-SFC-HOURLY", "temperature_c", True),
+                     ("REAN-SFC-HOURLY", "wind_kmh", True), ("IMD-RF-HOURLY", "rainfall_mm", False)}
+    daily = [r for r in rows if r.data_set == "IMD-RF-DAILY"]
+    assert len(daily) == 31 and sum(r.value for r in daily) > 0  # July in Bengaluru is wet
+    part = await provider.fetch([BENGALURU], dt.date(2025, 7, 10), dt.date(2025, 7, 12))
+    assert [r for r in rows if dt.date(2025, 7, 10) <= r.day <= dt.date(2025, 7, 12)] == part  # any window, same values

@@ -36,7 +36,14 @@ SCRIPT = textwrap.dedent(
             app_name="parametric", migration_id="2026-11-22T03:00:12:629540", auto_agree=True
         ).run()
         assert result.success, result.message
-        await Policy.insert(policy(tenant))  # no trigger left pointing at a dropped table
+        # No trigger left pointing at a dropped table. (The columns of that schema only: later
+        # migrations add some, which today's Policy class would try to write.)
+        p = policy(tenant)
+        columns = ["id", "tenant_id", "quote_id", "kind", "name", "status", "inception_date", "expiry_date",
+                   "currency", "total_sum_insured_minor", "gross_premium_minor", "created_at", "updated_at"]
+        placeholders = ", ".join("{}" for _ in columns)
+        await Policy.raw(f"INSERT INTO policy ({', '.join(columns)}) VALUES ({placeholders})",
+                         *[getattr(p, c) for c in columns])
         await migrate()  # forwards again: the backfill counts both policies
         rows = await PolicyCount.select(PolicyCount.n).where(PolicyCount.tenant_id == tenant)
         assert rows == [{"n": 2}], rows

@@ -47,7 +47,7 @@ RETRY_EVERY = dt.timedelta(days=1)
 # A revision of final data within this long after the due date re-settles (adjustments).
 REVISION_WINDOW = dt.timedelta(days=90)
 SETTLE_TIMEOUT = dt.timedelta(minutes=30)
-SETTLE_HEARTBEAT = dt.timedelta(minutes=2)
+SETTLE_HEARTBEAT = dt.timedelta(seconds=30)  # a page takes seconds; a lost worker is noticed in 30 s
 SETTLE_RETRY = RetryPolicy(initial_interval=dt.timedelta(seconds=1), maximum_interval=dt.timedelta(minutes=5))
 
 

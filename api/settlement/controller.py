@@ -36,6 +36,7 @@ from models.wire.settlement import (
 )
 from models.wire.travel import ValidatedEvents
 
+OBSERVATION_BATCH_BYTES = 8 * 1024 * 1024
 ValidatedDay = Annotated[dt.date, QueryParameter(description="YYYY-MM-DD: the day the events were validated")]
 
 
@@ -64,6 +65,8 @@ class ObservationController(Controller):
         ),
         status_code=200,
         responses=problems(*AUTHED, 413),
+        # A full batch (20,000 rows of about 200 bytes) is larger than other requests.
+        request_max_body_size=OBSERVATION_BATCH_BYTES,
     )
     async def post_observations(
         self, data: JSONBody[ObservationBatch], temporal: NamedDependency[Client], settings: NamedDependency[Settings]

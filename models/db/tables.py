@@ -252,7 +252,7 @@ class Observation(Table, tablename="observation"):
     data_set = Varchar(length=40, default="")
     quality = Varchar(length=20, default="OK")
     revision = Integer(default=1)
-    obs_key = Varchar(length=160, default="", index=True)
+    obs_key = Varchar(length=160, default="")  # looked up by the unique (obs_key, revision) index
     simulated = Boolean(default=False)
 
 

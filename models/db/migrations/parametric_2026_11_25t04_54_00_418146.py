@@ -693,7 +693,7 @@ async def forwards():
             "null": False,
             "primary_key": False,
             "unique": False,
-            "index": True,
+            "index": False,
             "index_method": IndexMethod.btree,
             "choices": None,
             "db_column_name": None,

@@ -23,7 +23,6 @@ from api.settlement import responses
 from api.settlement.observations import refusal
 from models.db import observations as observations_db
 from models.db import settlement as settlement_db
-from models.db.tables import Coverage
 from models.domain.observations import ObservationIn
 from models.settings import Settings
 from models.temporal.settlement import tell_settlements
@@ -110,11 +109,9 @@ async def _explanation(principal: Principal, event_id: uuid.UUID) -> ClaimExplan
     row = await settlement_db.event_of(principal.tenant_id, event_id)
     if row is None:
         raise NotFound(f"event {event_id} does not exist")
-    coverage = await Coverage.select(Coverage.risk_period_start, Coverage.risk_period_end).where(
-        Coverage.id == row["coverage_id"]
-    ).first()
+    item = await settlement_db.line_item_of(principal.tenant_id, row["line_item_id"])
     index_row = await settlement_db.index_of(row["coverage_id"], row["revision"])
-    return responses.explanation(row, index_row, (coverage["risk_period_start"], coverage["risk_period_end"]))
+    return responses.explanation(row, index_row, item)
 
 
 async def _policy_events(principal: Principal, policy_id: uuid.UUID) -> list[ParametricEventView]:

@@ -8,6 +8,7 @@ from decimal import Decimal
 from models.db.core import json_value
 from models.domain.index_catalog import BY_CODE
 from models.domain.money import Money, from_minor
+from models.domain.settlement import plain
 from models.temporal.ids import settlement_workflow_id
 from models.wire.settlement import ClaimExplanation, ParametricEventView, SettlementView, SignedAmount
 from models.wire.travel import ValidatedEvent, ValidatedEvents
@@ -46,14 +47,46 @@ def _text(spec, a: dict, period: tuple[dt.date, dt.date], currency: str, unit: s
     lines.append(f"× {a['quantity']} units = {a['coverPayout']} {currency}. The line item pays at most "
                  f"{a['lineItemSumInsured']} {currency}; its other covers were paid {a['paidByOtherCoversOfLineItem']} "
                  f"{currency}: this cover is paid {a['paid']} {currency}"
-                 + (f" (before this revision {a['previouslyPaid']} {currency})." if a.get("previouslyPaid") not in (None, "0", "0.00") else "."))
+                 + (f" (before this revision {a['previouslyPaid']} {currency})." if a["previouslyPaid"] != "0.00" else "."))
     return " ".join(lines)
 
 
-def explanation(row: dict, index_row: dict | None, period: tuple[dt.date, dt.date]) -> ClaimExplanation:
-    a = json_value(row["explanation"]) or {}
-    code = a.get("indexCode") or (index_row or {}).get("index_code")
+def arithmetic_of(row: dict, item) -> dict:
+    """The payout arithmetic of an event: its own figures (stored with it) beside the terms,
+    quantity and sum insured of its line item (frozen at sale)."""
+    own = json_value(row["explanation"]) or {}
+    cover = next(c for c in item.covers if c.coverage_id == row["coverage_id"])
+    currency = item.currency
+    money = lambda minor: str(from_minor(minor, currency))  # noqa: E731
+    paid_total = own["coverPayoutMinor"] if "coverPayoutMinor" in own else None
+    return {
+        "indexCode": cover.index_code,
+        "indexValue": plain(Decimal(row["index_value"])),
+        "countedDays": own.get("countedDays"),
+        "direction": cover.direction,
+        "trigger": plain(cover.trigger),
+        "exit": None if cover.exit is None else plain(cover.exit),
+        "minPayoutPerUnit": money(cover.min_payout_minor),
+        "payoutPerUnitPerIndexUnit": money(cover.payout_per_unit_minor),
+        "limitPerUnit": money(cover.limit_minor),
+        "quantity": plain(item.quantity),
+        "payoutPerUnit": own.get("payoutPerUnit"),
+        "coverPayout": None if paid_total is None else money(paid_total),
+        "lineItemSumInsured": money(item.sum_insured_minor),
+        "paidByOtherCoversOfLineItem": money(own.get("paidByOtherCoversMinor", 0)),
+        "paid": money(own.get("previouslyPaidMinor", 0) + row["payout_minor"]),
+        "previouslyPaid": money(own.get("previouslyPaidMinor", 0)),
+        "decisiveMoment": dt.datetime.combine(
+            cover.end + dt.timedelta(days=1), dt.time(0), tzinfo=dt.timezone.utc
+        ).isoformat(),
+    }
+
+
+def explanation(row: dict, index_row: dict | None, item) -> ClaimExplanation:
+    a = arithmetic_of(row, item)
+    code = a["indexCode"]
     spec = BY_CODE[code]
+    cover = next(c for c in item.covers if c.coverage_id == row["coverage_id"])
     path = json_value(index_row["path"]) if index_row else []
     counted = set(a.get("countedDays") or [])
     if counted:
@@ -64,14 +97,14 @@ def explanation(row: dict, index_row: dict | None, period: tuple[dt.date, dt.dat
         index_name=spec.name,
         unit=spec.unit,
         aggregation=spec.aggregation,
-        period_start=period[0],
-        period_end=period[1],
-        trigger=Decimal(a["trigger"]),
-        exit=None if a.get("exit") is None else Decimal(a["exit"]),
-        direction=a["direction"],
+        period_start=cover.start,
+        period_end=cover.end,
+        trigger=cover.trigger,
+        exit=cover.exit,
+        direction=cover.direction,
         index_path=path,
         arithmetic=a,
-        text=_text(spec, a, period, row["currency"], spec.unit),
+        text=_text(spec, a, (cover.start, cover.end), row["currency"], spec.unit),
     )
 
 

@@ -120,6 +120,43 @@ async def insert_rows(rows: Sequence[Table], on_conflict_nothing: bool = False, 
     )
 
 
+async def bulk_insert(table: type[Table], rows: Sequence[dict], on_conflict_nothing: bool = False) -> None:
+    """Many rows of one table with one prepared statement executed for each (executemany):
+    no Piccolo row objects and no query text per row, for the set-based writes of
+    settlement. Values as the driver takes them (JSON columns as text or dumped here);
+    columns a row lacks get the column's default. Must run inside `write_transaction()`."""
+    if not rows:
+        return
+    engine = engine_finder()
+    transaction = engine.current_transaction.get()
+    if transaction is None:
+        raise RuntimeError("bulk_insert runs inside write_transaction()")
+    columns = table._meta.columns
+    names = ", ".join(f'"{c._meta.db_column_name}"' for c in columns)
+    json_columns = {c._meta.name for c in columns if isinstance(c, (JSON, JSONB))}
+    plan = [(c._meta.name, c._meta.name in json_columns, c.get_default_value()) for c in columns]
+    values = []
+    for row in rows:
+        out = []
+        for name, is_json, default in plan:
+            v = row.get(name, default)
+            if is_json and v is not None and not isinstance(v, str):
+                v = dump_json(v)
+            out.append(v.value if isinstance(v, Enum) else v)
+        values.append(tuple(out))
+    conflict = " ON CONFLICT DO NOTHING" if on_conflict_nothing else ""
+    if engine.engine_type == "sqlite":
+        marks = ", ".join("?" for _ in columns)
+        await transaction.connection.executemany(
+            f'INSERT INTO "{table._meta.tablename}" ({names}) VALUES ({marks}){conflict}', values
+        )
+    else:
+        marks = ", ".join(f"${i + 1}" for i in range(len(columns)))
+        await transaction.connection.executemany(
+            f'INSERT INTO "{table._meta.tablename}" ({names}) VALUES ({marks}){conflict}', values
+        )
+
+
 def _sql_value(value: Any, is_json: bool) -> Any:
     if isinstance(value, Table):
         raise TypeError("insert_rows takes plain column values, not related rows")

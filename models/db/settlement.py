@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from models.clock import utcnow
-from models.db.core import insert_rows, scoped_select, write_transaction
+from models.db.core import bulk_insert, insert_rows, scoped_select, write_transaction
 from models.db.records import LineItemRow, records
 from models.db.tables import (
     Coverage,
@@ -140,15 +140,14 @@ async def exposure_page(
     return out
 
 
-async def write_settled(events: list[ParametricEvent], payouts: list[Payout], messages: list | None = None) -> None:
-    """A page's events, payouts and their webhook messages (the outbox), in one transaction;
-    a retry writes nothing twice (unique keys, ON CONFLICT DO NOTHING)."""
+async def write_settled(events: list[dict], payouts: list[dict], messages: list[dict] | None = None) -> None:
+    """A page's events, payouts and their webhook messages (the outbox; rows as column
+    dicts), in one transaction of three prepared multi-row inserts; a retry writes nothing
+    twice (unique keys, ON CONFLICT DO NOTHING)."""
     async with write_transaction():
+        await bulk_insert(ParametricEvent, events, on_conflict_nothing=True)
+        await bulk_insert(Payout, payouts, on_conflict_nothing=True)
         await write_outbox(messages or [])
-        for i in range(0, len(events), 200):
-            await insert_rows(events[i : i + 200], on_conflict_nothing=True)
-        for i in range(0, len(payouts), 200):
-            await insert_rows(payouts[i : i + 200], on_conflict_nothing=True)
 
 
 async def record_index(
@@ -187,8 +186,10 @@ async def save_state(
     index_value: Decimal | None = None,
 ) -> None:
     """The coverage's settlement row (upsert), and its totals from the events written."""
-    totals = await ParametricEvent.select(ParametricEvent.policy_id, ParametricEvent.payout_minor).where(
-        ParametricEvent.coverage_id == coverage_id
+    totals = await ParametricEvent.raw(
+        "SELECT COUNT(DISTINCT policy_id) AS policies, COALESCE(SUM(payout_minor), 0) AS paid "
+        "FROM parametric_event WHERE coverage_id = {}",
+        coverage_id,
     )
     values = dict(
         monitoring_target_id=target_id,
@@ -198,8 +199,8 @@ async def save_state(
         revision=revision,
         index_value=index_value,
         detail=detail,
-        policies=len({r["policy_id"] for r in totals}),
-        paid_minor=sum(r["payout_minor"] for r in totals),
+        policies=int(totals[0]["policies"]),
+        paid_minor=int(totals[0]["paid"]),
         updated_at=utcnow(),
     )
     async with write_transaction():
@@ -266,6 +267,11 @@ async def events_of_policy(tenant_id: str, policy_id: uuid.UUID) -> list[dict]:
 
 async def event_of(tenant_id: str, event_id: uuid.UUID) -> dict | None:
     return await scoped_select(ParametricEvent, tenant_id).where(ParametricEvent.id == event_id).first()
+
+
+async def line_item_of(tenant_id: str, line_item_id: uuid.UUID) -> LineItemRow | None:
+    rows = await scoped_select(LineItem, tenant_id).where(LineItem.id == line_item_id)
+    return records(LineItemRow, rows)[0] if rows else None
 
 
 async def index_of(coverage_id: uuid.UUID, revision: int) -> dict | None:

@@ -8,9 +8,10 @@ import secrets
 import uuid
 
 from models.clock import utcnow
-from models.db.core import insert_rows, json_value, scoped_select, scoped_update, write_transaction
+from models.db.core import bulk_insert, insert_rows, json_value, scoped_select, scoped_update, write_transaction
 from models.db.tables import WebhookDelivery, WebhookEndpoint, WebhookMessage
-from models.domain.webhooks import DISABLE_AFTER, envelope, message_id, subscribed
+from models.domain.webhooks import DISABLE_AFTER, envelope, subscribed
+from models.domain.webhooks import message_id as derived_message_id
 
 
 def new_secret() -> str:
@@ -43,18 +44,25 @@ async def set_endpoint_status(tenant_id: str, endpoint_id: uuid.UUID, status: st
     return await endpoint_of(tenant_id, endpoint_id)
 
 
+def outbox_values(tenant_id: uuid.UUID, event_type: str, key: str, at: dt.datetime, data: dict,
+                  message_id: str | None = None) -> dict:
+    """A message (as `webhook_message` columns) to write in the transaction of what it
+    reports (`key`: its identity, so a retried write makes the same message; or the
+    caller's own stable `message_id`)."""
+    return {
+        "id": message_id or derived_message_id(event_type, key), "tenant_id": tenant_id, "event_type": event_type,
+        "payload": envelope(event_type, at, data), "created_at": at, "dispatched_at": None,
+    }
+
+
 def outbox_row(tenant_id: uuid.UUID, event_type: str, key: str, at: dt.datetime, data: dict) -> WebhookMessage:
-    """A message to write in the transaction of what it reports (`key`: its identity)."""
-    return WebhookMessage(
-        id=message_id(event_type, key), tenant_id=tenant_id, event_type=event_type,
-        payload=envelope(event_type, at, data), created_at=at, dispatched_at=None,
-    )
+    return WebhookMessage(**outbox_values(tenant_id, event_type, key, at, data))
 
 
-async def write_outbox(rows: list[WebhookMessage]) -> None:
-    """Inside the caller's transaction; a retry writes nothing twice."""
-    for i in range(0, len(rows), 200):
-        await insert_rows(rows[i : i + 200], on_conflict_nothing=True)
+async def write_outbox(rows: list) -> None:
+    """Inside the caller's transaction (rows: `outbox_values` dicts or `outbox_row`s); a
+    retry writes nothing twice."""
+    await bulk_insert(WebhookMessage, [r if isinstance(r, dict) else r.to_dict() for r in rows], on_conflict_nothing=True)
 
 
 async def dispatch_pending(limit: int) -> list[str]:

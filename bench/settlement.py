@@ -1,0 +1,253 @@
+"""Benchmark: a month end's settlement of --policies active policies (issue 13).
+
+Its own stack, as bench/api.py starts it (file-backed Temporal dev server with `make dev`'s
+settings, migrations, a lifecycle + webhooks worker process as `make dev` runs it; temp dir,
+free loopback ports, SQLite). Then:
+
+  seed      --policies policies in force (6 monthly line items of 2 covers each: excess
+            rainfall and deficit, 250,000 INR; 12 covers per policy) spread over --targets
+            monitoring targets, straight into the database (bench/_settlement_seed.py: the
+            rows conversion and activation write; no policy workflows), and the final daily
+            rainfall of the first month (a wet month at half the targets: their excess
+            covers pay).
+  settle    the first month's settlement workflow of every target started as policies
+            start it; timed until every coverage is SETTLED. Workflow tasks: the settlement
+            workflows' WorkflowTaskCompleted events up to then. Repeated with --small
+            policies on other targets: the month end's task count must not grow with the
+            number of policies.
+  baseline  in the same run, the bare database work: the same index computation (one
+            aggregate query over the observations) and the same event and payout rows
+            written by one set-based INSERT ... SELECT each into copies of the tables,
+            with the payout rule in SQL (no line-item cap: simpler than what settlement
+            does, so the baseline is if anything flattered).
+
+Goal: settlement <= 3 x the baseline's time; month-end workflow tasks independent of the
+number of policies.
+
+Run:  .venv/bin/python bench/settlement.py [--policies 10000] [--small 1000] [--targets 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import os
+import shlex
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from decimal import Decimal
+from pathlib import Path
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO = BENCH_DIR.parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH_DIR]
+sys.path.insert(0, str(REPO))
+
+from bench.api import Ports, Processes, free_port, machine, port_open, run_cli, temporal_command, wait_for  # noqa: E402
+
+
+async def settle_month(temporal, queue: str, targets: list[str], month, timeout: float = 3600) -> tuple[float, int]:
+    """Start the month's settlement of every target; (seconds until all SETTLED, workflow tasks)."""
+    from temporalio.common import WorkflowIDConflictPolicy
+
+    from models.db.tables import Settlement
+    from models.temporal.ids import settlement_workflow_id
+    from models.temporal.settlement import SETTLEMENT_WORKFLOW, SettlementInput
+
+    t0 = time.perf_counter()
+    for target in targets:
+        await temporal.start_workflow(
+            SETTLEMENT_WORKFLOW, SettlementInput(target_id=target, start=month[0], end=month[1]),
+            id=settlement_workflow_id(target, *month), task_queue=queue,
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        )
+    while True:
+        rows = await Settlement.select(Settlement.state).where(Settlement.monitoring_target_id.is_in(targets))
+        if len(rows) == 2 * len(targets) and all(r["state"] == "SETTLED" for r in rows):
+            break
+        if time.perf_counter() - t0 > timeout:
+            raise RuntimeError(f"not settled after {timeout} s")
+        await asyncio.sleep(0.05)
+    elapsed = time.perf_counter() - t0
+    tasks = 0
+    for target in targets:
+        history = await temporal.get_workflow_handle(settlement_workflow_id(target, *month)).fetch_history()
+        tasks += sum(1 for e in history.events if e.HasField("workflow_task_completed_event_attributes"))
+    return elapsed, tasks
+
+
+BASELINE_INDEX = """
+SELECT monitoring_target_id, SUM(value) AS total FROM observation
+WHERE data_set = 'IMD-RF-DAILY' AND variable = 'rainfall_mm' AND observed_on >= {} AND observed_on <= {}
+  AND monitoring_target_id IN ({targets})
+GROUP BY monitoring_target_id
+"""
+
+# One statement: every (policy, cover) of the month's coverages at the targets, paid by the
+# linear rule in SQL from the coverage's terms and the month's index.
+BASELINE_EVENTS = """
+INSERT INTO bench_event (id, tenant_id, policy_id, coverage_id, settlement_key, event_type, validated_day,
+                         index_value, currency, payout_minor, created_at, kind, line_item_id, data_set,
+                         revision, simulated, explanation)
+SELECT lower(hex(randomblob(16))), pi.tenant_id, pi.policy_id, pi.coverage_id,
+       pi.policy_id || ':' || pi.coverage_id || ':r1', c.direction, {}, idx.total, pi.currency,
+       CAST(ROUND(pi.quantity * CASE
+         WHEN c.direction = 'ABOVE' AND idx.total >= c."trigger"
+           THEN MIN(c.limit_minor, c.min_payout_minor + c.payout_per_unit_minor * (idx.total - c."trigger"))
+         WHEN c.direction = 'BELOW' AND idx.total <= c."trigger"
+           THEN MIN(c.limit_minor, c.min_payout_minor + c.payout_per_unit_minor * (c."trigger" - idx.total))
+         ELSE 0 END) AS INTEGER),
+       {}, 'SETTLEMENT', NULL, 'IMD-RF-DAILY', 1, 0, {}
+FROM policy_item pi
+JOIN coverage c ON c.id = pi.coverage_id
+JOIN policy p ON p.id = pi.policy_id AND p.status IN ('ACCEPTED', 'ACTIVE')
+JOIN bench_index idx ON idx.monitoring_target_id = c.monitoring_target_id
+WHERE c.risk_period_start = {} AND c.risk_period_end = {} AND c.monitoring_target_id IN ({targets})
+"""
+
+BASELINE_PAYOUTS = """
+INSERT INTO bench_payout (id, tenant_id, policy_id, coverage_id, event_id, settlement_key, currency, amount_minor, created_at)
+SELECT lower(hex(randomblob(16))), tenant_id, policy_id, coverage_id, id, settlement_key, currency, payout_minor, created_at
+FROM bench_event WHERE payout_minor <> 0
+"""
+
+
+async def baseline(targets: list[str], month) -> tuple[float, int]:
+    """The bare database work: (seconds, event rows)."""
+    from models.db.core import write_transaction
+    from models.db.tables import ParametricEvent
+
+    marks = ", ".join("{}" for _ in targets)
+    await ParametricEvent.raw("DROP TABLE IF EXISTS bench_event")
+    await ParametricEvent.raw("DROP TABLE IF EXISTS bench_payout")
+    await ParametricEvent.raw("DROP TABLE IF EXISTS bench_index")
+    await ParametricEvent.raw("CREATE TABLE bench_event AS SELECT * FROM parametric_event WHERE 0")
+    await ParametricEvent.raw("CREATE TABLE bench_payout AS SELECT * FROM payout WHERE 0")
+    await ParametricEvent.raw("CREATE TABLE bench_index (monitoring_target_id TEXT PRIMARY KEY, total NUMERIC)")
+    now = dt.datetime.now(dt.timezone.utc)
+    t0 = time.perf_counter()
+    async with write_transaction():
+        totals = await ParametricEvent.raw(BASELINE_INDEX.replace("{targets}", marks), month[0], month[1], *targets)
+        for row in totals:
+            await ParametricEvent.raw("INSERT INTO bench_index VALUES ({}, {})", row["monitoring_target_id"], row["total"])
+        await ParametricEvent.raw(BASELINE_EVENTS.replace("{targets}", marks), now.date(), now, "{}", month[0], month[1], *targets)
+        await ParametricEvent.raw(BASELINE_PAYOUTS)
+    elapsed = time.perf_counter() - t0
+    rows = (await ParametricEvent.raw("SELECT COUNT(*) AS n FROM bench_event"))[0]["n"]
+    return elapsed, rows
+
+
+async def run(args, procs: Processes, tmp: Path, ports: Ports, env: dict[str, str]) -> bool:
+    from temporalio.client import Client
+
+    from bench._settlement_seed import free_targets, months_back, seed
+    from models.db.core import close_pool, open_pool
+    from models.db.tables import ParametricEvent, Payout
+    from models.temporal.converter import data_converter
+    from models.temporal.queues import task_queue
+
+    binary = str(Path(sys.executable).parent / "temporal")
+    if not Path(binary).exists():
+        binary = shutil.which("temporal") or binary
+    procs.start("temporal", temporal_command(binary, tmp / "temporal" / "temporal.db", ports), env)
+    await wait_for(lambda: port_open(ports.temporal), 60, "Temporal dev server", procs)
+    run_cli(["migrate"], env)
+    cli = [sys.executable, "-m", "api.cli"]
+    procs.start("worker", [*cli, "worker", "--queue", "lifecycle", "--queue", "webhooks"], env)
+    await asyncio.sleep(3)
+    await open_pool()
+    try:
+        temporal = await Client.connect(env["TEMPORAL_ADDRESS"], data_converter=data_converter)
+        queue = task_queue(env.get("TEMPORAL_TASK_QUEUE", "parametric"), "lifecycle")
+        months = months_back(dt.date.today(), 6)
+        first = months[0]
+        runs = []
+        for label, n in (("small", args.small), ("large", args.policies)):
+            targets = await free_targets(args.targets)
+            rain = {t: [Decimal(400) if i % 2 == 0 else Decimal(90)] * 6 for i, t in enumerate(targets)}
+            t0 = time.perf_counter()
+            seeded = await seed(n, targets, months, rain)
+            print(f"seed ({label}): {n:,} policies x 6 months x 2 covers = {n * 12:,} covers at {len(targets)} targets "
+                  f"in {time.perf_counter() - t0:.1f} s (straight into the database, no policy workflows)", flush=True)
+            elapsed, tasks = await settle_month(temporal, queue, targets, first)
+            events = await ParametricEvent.count().where(ParametricEvent.tenant_id == seeded["tenant"])
+            payouts = await Payout.count().where(Payout.tenant_id == seeded["tenant"])
+            base, base_rows = await baseline(targets, first)
+            runs.append((label, n, targets, elapsed, tasks, events, payouts, base, base_rows))
+            print(f"settle ({label}): {events:,} events, {payouts:,} payouts in {elapsed:.2f} s; "
+                  f"{tasks} workflow tasks for {len(targets)} settlement workflows", flush=True)
+            print(f"baseline ({label}): {base_rows:,} event rows (+ payouts) by set-based SQL in {base:.2f} s", flush=True)
+        print()
+        print(f"{'run':<6} {'policies':>9} {'covers settled':>15} {'settlement':>11} {'baseline':>9} {'ratio':>6} {'wf tasks':>9}")
+        for label, n, targets, elapsed, tasks, events, payouts, base, base_rows in runs:
+            print(f"{label:<6} {n:>9,} {events:>15,} {elapsed:>10.2f}s {base:>8.2f}s {elapsed / base:>5.1f}x {tasks:>9}")
+        large = runs[-1]
+        small = runs[0]
+        # A policy-year: 12 month ends; each month end's tasks are shared by every policy.
+        per_policy_year = 12 * large[4] / large[1]
+        print(f"\nmonth-end workflow tasks: {small[4]} at {small[1]:,} policies, {large[4]} at {large[1]:,} "
+              f"({'the same' if small[4] == large[4] else 'different'}); settlement's share per policy-year: "
+              f"{per_policy_year:.4f} tasks (12 month ends / {large[1]:,} policies), plus the policy workflow's own "
+              f"handful (activation, one timer per period start, expiry)")
+        ratio = large[3] / large[7]
+        ok = ratio <= 3 and small[4] == large[4]
+        print(f"goal settlement <= 3 x baseline: {'met' if ratio <= 3 else 'NOT met'} ({ratio:.1f}x); "
+              f"tasks independent of the number of policies: {'met' if small[4] == large[4] else 'NOT met'}")
+        return ok
+    finally:
+        await close_pool()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--policies", type=int, default=10_000, help="policies of the large run")
+    ap.add_argument("--small", type=int, default=1_000, help="policies of the small run (task count comparison)")
+    ap.add_argument("--targets", type=int, default=20, help="monitoring targets the policies are spread over")
+    ap.add_argument("--keep", action="store_true", help="keep the temp dir afterwards")
+    args = ap.parse_args()
+    print(machine())
+    print(f"command: {shlex.join([sys.executable, *sys.argv])}", flush=True)
+    tmp = Path(tempfile.mkdtemp(prefix="parametric-bench-settlement-"))
+    (tmp / "temporal").mkdir()
+    (tmp / "logs").mkdir()
+    while True:
+        picked = [free_port() for _ in range(5)]
+        if len(set(picked)) == 5 and not set(picked) & {7233, 8000, 8233}:
+            break
+    ports = Ports(*picked)
+    os.environ.update({
+        "PARAMETRIC_VAR_DIR": str(tmp / "var"), "TEMPORAL_ADDRESS": f"127.0.0.1:{ports.temporal}",
+        "TEMPORAL_NAMESPACE": "default", "PICCOLO_CONF": "models.db.piccolo_conf", "PYTHONUNBUFFERED": "1",
+    })
+    for name in ("DATABASE_URL", "TEMPORAL_TASK_QUEUE", "OBSERVATION_PROVIDERS"):
+        os.environ.pop(name, None)
+    env = dict(os.environ)
+    procs = Processes(tmp / "logs")
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt))
+    code = 1
+    try:
+        code = 0 if asyncio.run(run(args, procs, tmp, ports, env)) else 1
+        print(f"load average at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    except KeyboardInterrupt:
+        code = 130
+    except Exception as exc:  # noqa: BLE001
+        import traceback
+
+        traceback.print_exc()
+        print(f"\nbench/settlement.py failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"--- worker log ---\n{procs.log_tail('worker')}", file=sys.stderr)
+    finally:
+        procs.stop_all()
+        if not args.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            print(f"kept {tmp}")
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

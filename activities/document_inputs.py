@@ -384,3 +384,53 @@ def _checks(m, burn: dict, currency: str) -> tuple[tuple[str, str, str], ...]:
         ),
     ]
     return tuple(rows)
+
+
+async def claim_report_input(tenant_id: str, event_id: uuid.UUID):
+    """A validated event, its line item, its settlement index, policy and tenant, as the claim
+    report's input (the same arithmetic as the API's claim explanation)."""
+    from models.db import settlement as settlement_db
+    from models.db.core import json_value
+    from models.db.tables import Policy, Tenant
+    from models.domain.claims import claim_arithmetic, claim_text
+    from models.domain.index_catalog import BY_CODE
+    from models.domain.money import from_minor
+    from reports.inputs import ClaimDay, ClaimReportInput
+
+    row = await settlement_db.event_of(tenant_id, event_id)
+    if row is None:
+        raise LookupError(f"event {event_id} of tenant {tenant_id} does not exist")
+    item = await settlement_db.line_item_of(tenant_id, row["line_item_id"])
+    index_row = await settlement_db.index_of(row["coverage_id"], row["revision"])
+    policy = await Policy.select(Policy.name).where(Policy.id == row["policy_id"]).first()
+    tenant = await Tenant.select(Tenant.name).where(Tenant.id == uuid.UUID(str(tenant_id))).first()
+    a = claim_arithmetic(row, item)
+    spec = BY_CODE[a["indexCode"]]
+    cover = next(c for c in item.covers if c.coverage_id == row["coverage_id"])
+    counted = set(a.get("countedDays") or [])
+    path = tuple(
+        ClaimDay(day=dt.date.fromisoformat(p["day"]), value=Decimal(p["value"]), counted=p["day"] in counted)
+        for p in (json_value(index_row["path"]) if index_row else [])
+    )
+    labels = [
+        ("Index over the period", f"{a['indexValue']} {'days' if spec.aggregation == 'DAILY_COUNT' else spec.unit}"),
+        ("Payout per unit of cover (the rule)", f"{a['payoutPerUnit']} {item.currency}"),
+        ("Units of cover on the line item", a["quantity"]),
+        ("This cover's payout", f"{a['coverPayout']} {item.currency}"),
+        ("Line item's sum insured", f"{a['lineItemSumInsured']} {item.currency}"),
+        ("Already paid to its other covers", f"{a['paidByOtherCoversOfLineItem']} {item.currency}"),
+        ("Paid for this cover", f"{a['paid']} {item.currency}"),
+    ]
+    if row["kind"] == "ADJUSTMENT":
+        labels.append(("Paid before this revision", f"{a['previouslyPaid']} {item.currency}"))
+    return ClaimReportInput(
+        event_id=str(row["id"]), policy_id=str(row["policy_id"]), policy_name=policy["name"] if policy else "",
+        tenant_name=tenant["name"] if tenant else str(tenant_id), kind=row["kind"], event_type=row["event_type"],
+        validated_day=row["validated_day"], index_name=spec.name, unit=spec.unit, aggregation=spec.aggregation,
+        monitoring_target_id=(await settlement_db.target_of(row["coverage_id"])) or "", period_start=cover.start,
+        period_end=cover.end, direction=cover.direction, trigger=cover.trigger, exit=cover.exit,
+        index_value=Decimal(row["index_value"]), data_set=row["data_set"], revision=row["revision"],
+        simulated=bool(row["simulated"]), currency=row["currency"], paid=from_minor(row["payout_minor"], row["currency"]),
+        path=path, arithmetic=tuple(labels), text=claim_text(spec, a, (cover.start, cover.end), row["currency"]),
+        issued_at=dt.datetime.now(dt.timezone.utc),
+    )

@@ -12,6 +12,7 @@ import msgspec
 from temporalio import activity
 
 from activities.document_inputs import (
+    claim_report_input,
     coverage_cover_facts,
     fact_sheet_input,
     policy_schedule_input,
@@ -30,6 +31,7 @@ from models.db.tables import (
 )
 from models.domain.index_catalog import BY_ID
 from models.settings import load_settings
+from models.temporal.settlement import ClaimReportRequest
 
 PDF = "application/pdf"
 
@@ -96,4 +98,18 @@ async def render_policy_schedule(request: PolicyScheduleRequest) -> uuid.UUID:
     await Policy.update({Policy.schedule_file_id: file_id}).where(
         (Policy.id == request.policy_id) & (Policy.tenant_id == uuid.UUID(request.tenant_id))
     )
+    return file_id
+
+
+@activity.defn
+async def render_claim_report(request: ClaimReportRequest) -> uuid.UUID:
+    """The claim report of a validated parametric event, stored as the tenant's document
+    (rendered once: the event never changes)."""
+    from reports import render_claim_report as render
+
+    file_id = file_id_for("claim-report", request.event_id)
+    if await file_meta(file_id) is None:
+        data = await claim_report_input(request.tenant_id, request.event_id)
+        pdf = await asyncio.to_thread(render, data)
+        await store_file(file_id, request.tenant_id, "claim-report", f"claim-report-{request.event_id}.pdf", PDF, pdf)
     return file_id

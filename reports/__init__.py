@@ -1,4 +1,5 @@
-"""Documents as PDF: fact sheet, technical pricing report, quote document, policy schedule.
+"""Documents as PDF: fact sheet, technical pricing report, quote document, policy schedule,
+claim report.
 
 Pure rendering: input dataclasses in (``reports.inputs``, imported from there), PDF bytes out. No Temporal, no
 database, no numpy. The activities that store the files call these functions; see
@@ -7,6 +8,7 @@ database, no numpy. The activities that store the files call these functions; se
 
 from .render import (
     MEDIA_TYPE,
+    render_claim_report,
     render_fact_sheet,
     render_policy_schedule,
     render_quote_document,
@@ -15,6 +17,7 @@ from .render import (
 
 __all__ = [
     "MEDIA_TYPE",
+    "render_claim_report",
     "render_fact_sheet",
     "render_policy_schedule",
     "render_quote_document",

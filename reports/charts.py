@@ -16,6 +16,7 @@ import datetime as dt
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from xml.sax.saxutils import escape, quoteattr
 
 from .formatting import (
@@ -29,6 +30,7 @@ from .formatting import (
 )
 from .inputs import (
     CalibrationFit,
+    ClaimReportInput,
     Convergence,
     CoverFacts,
     Direction,
@@ -45,6 +47,7 @@ __all__ = [
     "Chart",
     "Label",
     "HALF_WIDTH",
+    "claim_index_chart",
     "convergence_chart",
     "cover_timeline_chart",
     "exceedance_chart",
@@ -768,4 +771,49 @@ def cover_timeline_chart(line_items: Sequence[PolicyLineItem], width: float = FU
         text = f"{sign}{format_number(c.trigger, decimal_places(c.trigger))}"
         if text_width(text, TICK_SIZE) < x1 - x0 - 4:
             svg.text((x0 + x1) / 2, y + row_h / 2 + TICK_SIZE * 0.35, text, anchor="middle", fill="white", weight="bold")
+    return svg.render()
+
+
+def claim_index_chart(data: ClaimReportInput, width: float = FULL_WIDTH, height: float = 220) -> Chart:
+    """The index path of a claim: the daily values (bars) and, for a sum, the running total
+    (line), against the trigger (and exit)."""
+    days = list(data.path)
+    unit = data.unit
+    daily = [float(d.value) for d in days]
+    running = []
+    total = 0.0
+    for v in daily:
+        total += v
+        running.append(total)
+    shown = running if data.aggregation == "SUM" else daily
+    refs = [("Trigger", float(data.trigger), RED)] + ([("Exit", float(data.exit), ORANGE)] if data.exit is not None else [])
+    top_value = max(shown + [v for _, v, _ in refs] + [1.0])
+    y_lo, y_hi, y_ticks, y_fmt = _linear_axis_ticks(min(0.0, min(daily, default=0.0)), top_value * 1.05, 5)
+    svg = Svg(width, height, "claim-index", f"{data.index_name} over the risk period against the trigger")
+    margin = 10 + max(text_width(f"{n} {format_index(Decimal(str(v)), unit)}", TICK_SIZE) for n, v, _ in refs)
+    fr = _frame(width, height, [y_fmt(t) for t in y_ticks], legend=True, right_pad=margin)
+    sy = Linear(y_lo, y_hi, fr.bottom, fr.top)
+    band = Band(max(1, len(days)), fr.left, fr.right, padding=0.2)
+    title = f"{'Running total' if data.aggregation == 'SUM' else 'Daily value'} ({unit})"
+    _y_axis(svg, fr, y_ticks, sy, y_fmt, title)
+    every = 1 if len(days) <= 10 else 5 if len(days) <= 40 else 10
+    _x_axis(svg, fr, [(band(i), f"{d.day.day}") for i, d in enumerate(days) if i % every == 0 or i == len(days) - 1], "Day of the period")
+    for i, d in enumerate(days):
+        value = float(d.value)
+        top = sy(max(value, y_lo))
+        svg.rect(band(i) - band.width / 2, top, band.width, sy(max(y_lo, 0.0)) - top, BLUE if d.counted else LIGHT_BLUE)
+    if data.aggregation == "SUM" and days:
+        for i in range(1, len(days)):
+            svg.line(band(i - 1), sy(running[i - 1]), band(i), sy(running[i]), INK, 1.6)
+    for name, value, color in refs:
+        y = sy(value)
+        svg.line(fr.left, y, fr.right, y, color, 1.4, "6 3")
+        svg.text(fr.right + 5, y + TICK_SIZE * 0.35, f"{name} {format_index(Decimal(str(value)), unit)}", fill=color)
+    items = [Legend("Daily value", LIGHT_BLUE)]
+    if data.aggregation == "DAILY_COUNT":
+        items = [Legend("Day counted", BLUE), Legend("Day not counted", LIGHT_BLUE)]
+    if data.aggregation == "SUM":
+        items.append(Legend("Running total", INK))
+    items.append(Legend("Trigger", RED, "dash"))
+    svg.legend(items, fr.left, 14, width)
     return svg.render()

@@ -571,3 +571,42 @@ class PolicyScheduleInput:
         if self.expiry_date < self.inception_date:
             raise ValueError("PolicyScheduleInput: expiry before inception")
         _same_currency(self, self.currency, (c for li in self.line_items for c in li.covers))
+
+
+@dataclass(frozen=True)
+class ClaimDay:
+    day: dt.date
+    value: Decimal  # the day's index value (mm, °C, km/h)
+    counted: bool = False  # daily-count index: the day reached the trigger
+
+
+@dataclass(frozen=True)
+class ClaimReportInput:
+    """One validated parametric event, explained: the index path, the data, the arithmetic."""
+
+    event_id: str
+    policy_id: str
+    policy_name: str
+    tenant_name: str
+    kind: str  # SETTLEMENT | ADJUSTMENT
+    event_type: str
+    validated_day: dt.date
+    index_name: str
+    unit: str
+    aggregation: str  # SUM | MAX | DAILY_COUNT
+    monitoring_target_id: str
+    period_start: dt.date
+    period_end: dt.date
+    direction: str
+    trigger: Decimal
+    exit: Decimal | None
+    index_value: Decimal
+    data_set: str
+    revision: int
+    simulated: bool
+    currency: str
+    paid: Decimal  # this event's amount (an adjustment: the difference)
+    path: tuple[ClaimDay, ...]
+    arithmetic: tuple[tuple[str, str], ...]  # (step, value) rows
+    text: str
+    issued_at: dt.datetime

@@ -55,6 +55,7 @@ from .formatting import (
     text_width_em,
 )
 from .inputs import (
+    ClaimReportInput,
     CoverFacts,
     Direction,
     FactSheetInput,
@@ -781,3 +782,38 @@ def policy_schedule_html(data: PolicyScheduleInput) -> str:
 def render_policy_schedule(data: PolicyScheduleInput) -> bytes:
     """The policy schedule of an accepted policy as PDF bytes."""
     return _write_pdf(policy_schedule_html(data))
+
+
+# --- claim report ---------------------------------------------------------------------------------
+
+
+def claim_report_html(data: ClaimReportInput) -> str:
+    doc = _Doc(
+        kind="claim",
+        title=f"Claim report · {data.policy_name}",
+        ids=f"Event {data.event_id}",
+        footer=f"Claim report · event {data.event_id} · issued {format_datetime(data.issued_at)}"
+        + (" · SIMULATED DATA" if data.simulated else ""),
+        author=data.tenant_name,
+        issued_at=data.issued_at,
+    )
+    rows, total = [], Decimal(0)
+    for d in data.path:
+        total += d.value
+        extra = ("yes" if d.counted else "no") if data.aggregation == "DAILY_COUNT" else format_index(total, data.unit)
+        rows.append((format_date(d.day), format_index(d.value, data.unit), extra))
+    return _html(
+        "claim_report.html",
+        doc,
+        d=data,
+        index_value=format_index(data.index_value, "days" if data.aggregation == "DAILY_COUNT" else data.unit),
+        trigger=format_index(data.trigger, data.unit),
+        exit=format_index(data.exit, data.unit) if data.exit is not None else None,
+        chart=_chart(charts.claim_index_chart(data)),
+        rows=rows,
+    )
+
+
+def render_claim_report(data: ClaimReportInput) -> bytes:
+    """The claim report of one validated parametric event as PDF bytes."""
+    return _write_pdf(claim_report_html(data))

@@ -49,7 +49,8 @@ class CoverageDocumentsWorkflow:
         )
 
 with workflow.unsafe.imports_passed_through():
-    from activities.documents import PolicyScheduleRequest, render_policy_schedule
+    from activities.documents import PolicyScheduleRequest, render_claim_report, render_policy_schedule
+    from models.temporal.settlement import CLAIM_REPORT_WORKFLOW, ClaimReportRequest
     from models.temporal.policies import PolicyScheduleInput
     from models.temporal.queues import task_queue
 
@@ -71,6 +72,24 @@ class PolicyScheduleWorkflow:
             task_queue=task_queue(base, "documents"),
             start_to_close_timeout=RENDER_TIMEOUT,
             retry_policy=RENDER_RETRY,
+            priority=CUSTOMER_DOCUMENT,
+        )
+        return str(file_id)
+
+
+@workflow.defn(name=CLAIM_REPORT_WORKFLOW)
+class ClaimReportWorkflow:
+    """The claim report of one event (`claim-report:<tenant>:<event>`), rendered when first
+    asked for, ahead of catalogue documents; the API waits for it briefly."""
+
+    @workflow.run
+    async def run(self, request: ClaimReportRequest) -> str:
+        file_id = await workflow.execute_activity(
+            render_claim_report,
+            request,
+            task_queue=task_queue(workflow.info().task_queue, "documents"),
+            start_to_close_timeout=RENDER_TIMEOUT,
+            retry_policy=RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(minutes=1), maximum_attempts=5),
             priority=CUSTOMER_DOCUMENT,
         )
         return str(file_id)

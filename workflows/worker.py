@@ -36,7 +36,7 @@ from activities.catalogue import (
     propose_coverage_terms,
     record_priced_coverages,
 )
-from activities.documents import render_coverage_documents, render_policy_schedule
+from activities.documents import render_claim_report, render_coverage_documents, render_policy_schedule
 from activities.fast_quotes import (
     complete_fast_quote,
     price_fast_quote,
@@ -75,7 +75,7 @@ from activities.webhooks import deliver_webhook, dispatch_webhooks, finish_webho
 from models.settings import Settings
 from models.temporal.queues import QUEUE_SUFFIXES, task_queue
 from workflows.catalogue import CatalogueWorkflow
-from workflows.documents import CoverageDocumentsWorkflow, PolicyScheduleWorkflow
+from workflows.documents import ClaimReportWorkflow, CoverageDocumentsWorkflow, PolicyScheduleWorkflow
 from workflows.partners import BusinessPartnerWorkflow
 from workflows.policies import PolicyWorkflow
 from workflows.pricing import CoveragePricingWorkflow
@@ -98,6 +98,7 @@ WORKFLOWS = [
     WebhookDeliveryWorkflow,
     WebhookDispatchWorkflow,
     ObservationIngestWorkflow,
+    ClaimReportWorkflow,
 ]
 LIFECYCLE_ACTIVITIES = [
     save_business_partner,
@@ -164,11 +165,11 @@ PRICING_DB_ACTIVITIES = [
     store_fits,
     record_priced_coverages,
 ]
-DOCUMENT_WORKFLOWS = [CoverageDocumentsWorkflow, PolicyScheduleWorkflow]
+DOCUMENT_WORKFLOWS = [CoverageDocumentsWorkflow, PolicyScheduleWorkflow, ClaimReportWorkflow]
 # Webhook delivery waits on receivers: its own queue, so a slow one never delays the rest.
 WEBHOOK_WORKFLOWS = [WebhookDeliveryWorkflow, WebhookDispatchWorkflow]
 WEBHOOK_ACTIVITIES = [deliver_webhook, finish_webhook_delivery, dispatch_webhooks]
-DOCUMENT_ACTIVITIES = [render_coverage_documents, render_policy_schedule, render_fast_quote_document]
+DOCUMENT_ACTIVITIES = [render_coverage_documents, render_policy_schedule, render_fast_quote_document, render_claim_report]
 
 log = logging.getLogger("parametric.worker")
 

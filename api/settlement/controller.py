@@ -8,7 +8,10 @@ import datetime as dt
 import uuid
 from typing import Annotated, Literal
 
-from litestar import Controller, get, post
+import asyncio
+
+import msgspec
+from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, JSONBody, QueryParameter
 from temporalio.client import Client
@@ -24,8 +27,13 @@ from api.settlement.observations import refusal
 from models.db import observations as observations_db
 from models.db import settlement as settlement_db
 from models.domain.observations import ObservationIn
+from api.documents.controller import file_response
+from api.lifecycle import RETRY_AFTER
+from models.db.files import file_id_for, readable_file
 from models.settings import Settings
-from models.temporal.settlement import tell_settlements
+from models.temporal.ids import claim_report_workflow_id
+from models.temporal.settlement import CLAIM_REPORT_WORKFLOW, ClaimReportRequest, tell_settlements
+from temporalio.common import WorkflowIDConflictPolicy
 from models.wire.settlement import (
     ClaimExplanation,
     ObservationBatch,
@@ -114,15 +122,52 @@ async def _explanation(principal: Principal, event_id: uuid.UUID) -> ClaimExplan
     return responses.explanation(row, index_row, item)
 
 
+async def _claim_report(request: Request, principal: Principal, event_id: uuid.UUID, temporal: Client,
+                        settings: Settings) -> Response:
+    """The PDF, rendered when first asked for (a workflow on the documents queue); 202 with
+    Retry-After if it takes longer than the request deadline."""
+    if await settlement_db.event_of(principal.tenant_id, event_id) is None:
+        raise NotFound(f"event {event_id} does not exist")
+    file_id = file_id_for("claim-report", event_id)
+    file = await readable_file(file_id, principal.tenant_id, include_catalogue=False)
+    if file is None:
+        handle = await temporal.start_workflow(
+            CLAIM_REPORT_WORKFLOW,
+            ClaimReportRequest(tenant_id=principal.tenant_id, event_id=event_id),
+            id=claim_report_workflow_id(principal.tenant_id, event_id),
+            task_queue=settings.task_queue,
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            static_summary=f"Claim report · event {event_id}",
+        )
+        try:
+            await asyncio.wait_for(handle.result(), settings.request_deadline_seconds)
+        except asyncio.TimeoutError:
+            body = {"eventId": str(event_id), "document": "claim-report", "status": "RENDERING",
+                    "detail": "the claim report is being rendered; retry after the number of seconds in Retry-After"}
+            return Response(content=msgspec.json.encode(body), media_type="application/json", status_code=202,
+                            headers=RETRY_AFTER)
+        file = await readable_file(file_id, principal.tenant_id, include_catalogue=False)
+    return file_response(request, file, file_id)
+
+
 async def _policy_events(principal: Principal, policy_id: uuid.UUID) -> list[ParametricEventView]:
     await policy_or_404(principal.tenant_id, policy_id)
     return [responses.event_view(r) for r in await settlement_db.events_of_policy(principal.tenant_id, policy_id)]
+
+
+_REPORT = dict(
+    media_type="application/pdf",
+    summary="The claim report (PDF) of an event: index path chart, data, payout arithmetic",
+    description="Rendered when first asked for: 200 with the PDF, or 202 with Retry-After while it renders.",
+    responses=problems(*AUTHED, 404),
+)
 
 
 class InternalEventController(Controller):
     path = "/internal"
     tags = ["Internal surface"]
     parameters = tenant_header()
+    dependencies = {"temporal": Provide(provide_temporal)}
 
     @get("/parametric-events", operation_id="internalValidatedEvents",
          summary="Validated parametric events of the tenant's policies on a day (payouts and adjustments)",
@@ -136,6 +181,11 @@ class InternalEventController(Controller):
     async def explain(self, principal: NamedDependency[Principal], event_id: FromPath[uuid.UUID]) -> ClaimExplanation:
         return await _explanation(principal, event_id)
 
+    @get("/parametric-events/{event_id:uuid}/report", operation_id="internalClaimReport", **_REPORT)
+    async def report(self, request: Request, principal: NamedDependency[Principal], event_id: FromPath[uuid.UUID],
+                     temporal: NamedDependency[Client], settings: NamedDependency[Settings]) -> Response:
+        return await _claim_report(request, principal, event_id, temporal, settings)
+
     @get("/policies/{policy_id:uuid}/events", operation_id="internalPolicyEvents",
          summary="Every settlement (paying or not) and adjustment of the policy's covers",
          responses=problems(*AUTHED, 404))
@@ -147,6 +197,7 @@ class TenantEventController(Controller):
     path = "/"
     tags = ["Tenant surface"]
     parameters = tenant_header()
+    dependencies = {"temporal": Provide(provide_temporal)}
 
     @get("/parametric-events", operation_id="validatedEvents",
          summary="Validated parametric events of the tenant's policies on a day (payouts and adjustments)",
@@ -159,6 +210,11 @@ class TenantEventController(Controller):
          responses=problems(*AUTHED, 404))
     async def explain(self, principal: NamedDependency[Principal], event_id: FromPath[uuid.UUID]) -> ClaimExplanation:
         return await _explanation(principal, event_id)
+
+    @get("/parametric-events/{event_id:uuid}/report", operation_id="claimReport", **_REPORT)
+    async def report(self, request: Request, principal: NamedDependency[Principal], event_id: FromPath[uuid.UUID],
+                     temporal: NamedDependency[Client], settings: NamedDependency[Settings]) -> Response:
+        return await _claim_report(request, principal, event_id, temporal, settings)
 
     @get("/policies/{policy_id:uuid}/events", operation_id="policyEvents",
          summary="Every settlement (paying or not) and adjustment of the policy's covers",

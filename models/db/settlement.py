@@ -318,3 +318,8 @@ async def exposed_targets() -> list[dict]:
         MonitoringTarget.id.is_in(sorted(first))
     ) if first else []
     return [{**t, "first_open_day": first[t["id"]]} for t in targets]
+
+
+async def target_of(coverage_id: uuid.UUID) -> str | None:
+    row = await Coverage.select(Coverage.monitoring_target_id).where(Coverage.id == coverage_id).first()
+    return None if row is None else row["monitoring_target_id"]

@@ -41,3 +41,7 @@ def settlement_workflow_id(target_id: str, start, end) -> str:
 def webhook_delivery_workflow_id(delivery_id: str) -> str:
     """`webhook:<message id>:<endpoint id>`: one delivery of one message to one endpoint."""
     return f"webhook:{delivery_id}"
+
+
+def claim_report_workflow_id(tenant_id: uuid.UUID | str, event_id: uuid.UUID | str) -> str:
+    return f"claim-report:{tenant_id}:{event_id}"

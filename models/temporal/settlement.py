@@ -81,3 +81,11 @@ async def tell_settlements(temporal: Client, task_queue: str, periods: list[tupl
             id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
         )
     return len(set(periods))
+
+
+CLAIM_REPORT_WORKFLOW = "ClaimReportWorkflow"
+
+
+class ClaimReportRequest(msgspec.Struct, frozen=True):
+    tenant_id: str
+    event_id: uuid.UUID

@@ -151,3 +151,20 @@ async def test_settlements_are_listed_for_ops(tenant, settled_policy):
     rows = (await tenant.get(f"/internal/settlements?targetId={TARGET}&state=SETTLED")).json()
     assert rows and all(r["state"] == "SETTLED" and r["workflowId"].startswith(f"settlement:{TARGET}:") for r in rows)
     assert_problem(await tenant.get("/internal/settlements?state=LOST"), 400)
+
+
+async def test_the_claim_report_is_a_pdf_of_the_event(tenant, other_tenant, settled_policy):
+    from io import BytesIO
+
+    from pypdf import PdfReader
+
+    policy, day = settled_policy
+    paying = [e for e in (await tenant.get(f"/policies/{policy['id']}/events")).json() if e["payout"]["amount"] > 0][0]
+    r = await tenant.get(f"/parametric-events/{paying['id']}/report", timeout=120)
+    assert r.status_code == 200, r.text
+    assert r.headers["content-type"] == "application/pdf" and r.content.startswith(b"%PDF")
+    text = "".join(page.extract_text() for page in PdfReader(BytesIO(r.content)).pages)
+    assert "Claim report" in text and paying["id"] in text and "250,000" in text and "Running total" in text
+    again = await tenant.get(f"/internal/parametric-events/{paying['id']}/report")
+    assert again.status_code == 200 and again.headers["etag"] == r.headers["etag"]  # rendered once
+    assert_problem(await other_tenant.get(f"/parametric-events/{paying['id']}/report"), 404)

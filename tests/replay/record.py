@@ -546,7 +546,20 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
         with env.auto_time_skipping_disabled():
             await settlement.signal(DATA_CHANGED_SIGNAL)
         await advance(env, queue, dt.timedelta(hours=1))
-        return {"policy-expired": await handle.fetch_history(), "settlement": await settlement.fetch_history()}
+        from models.db.tables import ParametricEvent
+        from models.temporal.settlement import CLAIM_REPORT_WORKFLOW, ClaimReportRequest
+
+        event = await ParametricEvent.select(ParametricEvent.id).where(
+            (ParametricEvent.tenant_id == uuid.UUID(draft.tenant_id)) & (ParametricEvent.payout_minor > 0)
+        ).first()
+        with env.auto_time_skipping_disabled():
+            report = await env.client.start_workflow(
+                CLAIM_REPORT_WORKFLOW, ClaimReportRequest(tenant_id=draft.tenant_id, event_id=event["id"]),
+                id=f"claim-report:{draft.tenant_id}:{event['id']}", task_queue=queue,
+            )
+            await asyncio.wait_for(report.result(), 120)
+        return {"policy-expired": await handle.fetch_history(), "settlement": await settlement.fetch_history(),
+                "claim-report": await report.fetch_history()}
 
     async def webhooks(env, queue):
         """A message to an endpoint that refuses connections: retried over the window, FAILED."""
@@ -586,7 +599,7 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
 
     await run(("observations-run",), observations)
     await run(("webhook-dispatch", "webhook-delivery"), webhooks)
-    await run(("policy-expired", "settlement"), settled)
+    await run(("policy-expired", "settlement", "claim-report"), settled)
     await run(("policy-active",), lived)
     await run(("policy-cancelled",), cancelled)
     await run(("policy-lapsed",), lapsed)

@@ -1,0 +1,67 @@
+"""What a claim explanation says: an event's payout arithmetic from its own figures and its
+line item's frozen terms, in numbers and in words (the API's explanation and the claim
+report PDF both use it). `row`: the event's columns; `item`: its line item (covers,
+quantity, sum insured, currency)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from decimal import Decimal
+
+from models.domain.money import from_minor
+from models.domain.settlement import plain
+
+
+def claim_text(spec, a: dict, period: tuple[dt.date, dt.date], currency: str) -> str:
+    """The payout arithmetic of an event in words."""
+    unit = spec.unit
+    what = {"SUM": "Total", "MAX": "Maximum", "DAILY_COUNT": "Days counted of"}[spec.aggregation]
+    word = "at or above" if a["direction"] == "ABOVE" else "at or below"
+    lines = [f"{what} {spec.name.lower()} over {period[0]}..{period[1]}: {a['indexValue']} "
+             f"{'day(s)' if spec.aggregation == 'DAILY_COUNT' else unit}; trigger {word} {a['trigger']} {unit}"
+             + (f", exit {a['exit']} {unit}" if a.get("exit") else "") + "."]
+    if spec.aggregation == "DAILY_COUNT":
+        lines.append(f"Per unit of cover: {a['payoutPerUnitPerIndexUnit']} {currency} per counted day, at most "
+                     f"{a['limitPerUnit']} {currency}: {a['payoutPerUnit']} {currency}.")
+    else:
+        lines.append(f"Per unit of cover: minimum {a['minPayoutPerUnit']} {currency} at the trigger plus "
+                     f"{a['payoutPerUnitPerIndexUnit']} {currency} per {unit} beyond it, at most {a['limitPerUnit']} "
+                     f"{currency} (the exit pays the limit): {a['payoutPerUnit']} {currency}.")
+    lines.append(f"× {a['quantity']} units = {a['coverPayout']} {currency}. The line item pays at most "
+                 f"{a['lineItemSumInsured']} {currency}; its other covers were paid {a['paidByOtherCoversOfLineItem']} "
+                 f"{currency}: this cover is paid {a['paid']} {currency}"
+                 + (f" (before this revision {a['previouslyPaid']} {currency})." if a["previouslyPaid"] != "0.00" else "."))
+    return " ".join(lines)
+
+
+def claim_arithmetic(row: dict, item) -> dict:
+    """The payout arithmetic of an event: its own figures (stored with it) beside the terms,
+    quantity and sum insured of its line item (frozen at sale)."""
+    own = row["explanation"]
+    own = (json.loads(own) if isinstance(own, str) else own) or {}
+    cover = next(c for c in item.covers if c.coverage_id == row["coverage_id"])
+    currency = item.currency
+    money = lambda minor: str(from_minor(minor, currency))  # noqa: E731
+    paid_total = own["coverPayoutMinor"] if "coverPayoutMinor" in own else None
+    return {
+        "indexCode": cover.index_code,
+        "indexValue": plain(Decimal(row["index_value"])),
+        "countedDays": own.get("countedDays"),
+        "direction": cover.direction,
+        "trigger": plain(cover.trigger),
+        "exit": None if cover.exit is None else plain(cover.exit),
+        "minPayoutPerUnit": money(cover.min_payout_minor),
+        "payoutPerUnitPerIndexUnit": money(cover.payout_per_unit_minor),
+        "limitPerUnit": money(cover.limit_minor),
+        "quantity": plain(item.quantity),
+        "payoutPerUnit": own.get("payoutPerUnit"),
+        "coverPayout": None if paid_total is None else money(paid_total),
+        "lineItemSumInsured": money(item.sum_insured_minor),
+        "paidByOtherCoversOfLineItem": money(own.get("paidByOtherCoversMinor", 0)),
+        "paid": money(own.get("previouslyPaidMinor", 0) + row["payout_minor"]),
+        "previouslyPaid": money(own.get("previouslyPaidMinor", 0)),
+        "decisiveMoment": dt.datetime.combine(
+            cover.end + dt.timedelta(days=1), dt.time(0), tzinfo=dt.timezone.utc
+        ).isoformat(),
+    }

@@ -220,6 +220,80 @@ def observations_run(providers: tuple[str, ...]) -> None:
 
 
 @main.group()
+def demo() -> None:
+    """Demonstrations for `make dev` (never on a production database)."""
+
+
+@demo.command("settle")
+@click.option("--pin", default="560001", show_default=True, help="Pin code of the demo policy's target.")
+@click.option("--rain-mm", type=click.FloatRange(0, 5000), help="Set last month's rainfall total (mm) instead of the simulated feed's.")
+def demo_settle(pin: str, rain_mm: float | None) -> None:
+    """Watch a payout: a demo-tenant policy over LAST month (written straight to the
+    database: cover is never sold once its period has begun, this exists to show
+    settlement), its month's observations from the simulated feed, then its settlement,
+    which runs at once. Prints where to watch it and how to read the events."""
+    import datetime as dt
+    from decimal import Decimal
+
+    from api.catalogue.service import catalogue_window, ensure_coverages
+    from models.db.catalogue import target_for_pin
+    from models.db.core import close_pool, open_pool
+    from models.db.demo import demo_policy
+    from models.db.observations import store_batch
+    from models.domain.observations import ObservationIn
+    from models.temporal.client import connect
+    from models.temporal.ids import settlement_workflow_id
+    from models.temporal.observations import OBSERVATION_INGEST_WORKFLOW, IngestRunInput
+    from models.temporal.queues import task_queue
+    from models.temporal.settlement import tell_settlements
+
+    settings = load_settings()
+
+    async def _run() -> None:
+        await open_pool()
+        try:
+            client = await connect(settings, retries=3)
+            target = await target_for_pin(pin)
+            if target is None:
+                raise click.ClickException(f"no monitoring target for pin code {pin}")
+            click.echo(f"1/4 catalogue of {target} (pin {pin}): priced", err=True)
+            await ensure_coverages(client, settings, target, catalogue_window(settings), True)
+            policy = await demo_policy(settings.demo_tenant_name, target)
+            start, end = policy["start"], policy["end"]
+            click.echo(f"2/4 demo policy {policy['policy_id']} over {start}..{end}: "
+                       + ", ".join(f"{c['index_code']} trigger {c['trigger']}" for c in policy["covers"]), err=True)
+            await client.execute_workflow(
+                OBSERVATION_INGEST_WORKFLOW, IngestRunInput(providers=["simulated"]),
+                id=f"observations-demo-{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%S}",
+                task_queue=task_queue(settings.task_queue, "lifecycle"),
+            )
+            if rain_mm is not None:
+                days = [start + dt.timedelta(days=i) for i in range((end - start).days + 1)]
+                each = (Decimal(str(rain_mm)) / len(days)).quantize(Decimal("0.01"))
+                last = Decimal(str(rain_mm)) - each * (len(days) - 1)
+                await store_batch([
+                    ObservationIn(target, "IMD-RF-DAILY", "rainfall_mm", d, None, each if i < len(days) - 1 else last,
+                                  "simulated: demo --rain-mm", simulated=True)
+                    for i, d in enumerate(days)
+                ])
+            click.echo(f"3/4 observations of {start:%B %Y} loaded (simulated{', rainfall set to %s mm' % rain_mm if rain_mm is not None else ''})", err=True)
+            await tell_settlements(client, task_queue(settings.task_queue, "lifecycle"), [(target, start, end)])
+            workflow_id = settlement_workflow_id(target, start, end)
+            click.echo(f"4/4 settlement started: {workflow_id}", err=True)
+            base = settings.public_base_url
+            click.echo(json.dumps({
+                "policyId": policy["policy_id"], "tenantId": policy["tenant_id"], "settlementWorkflowId": workflow_id,
+                "watch": f"http://127.0.0.1:8233/namespaces/{settings.temporal_namespace}/workflows/{workflow_id}",
+                "events": f"{base}/policies/{policy['policy_id']}/events",
+                "then": "GET /parametric-events/{eventId} (explanation) and /parametric-events/{eventId}/report (PDF)",
+            }, indent=2))
+        finally:
+            await close_pool()
+
+    asyncio.run(_run())
+
+
+@main.group()
 def tenants() -> None:
     """Manage tenants and their API clients."""
 

@@ -815,5 +815,7 @@ def claim_index_chart(data: ClaimReportInput, width: float = FULL_WIDTH, height:
     if data.aggregation == "SUM":
         items.append(Legend("Running total", INK))
     items.append(Legend("Trigger", RED, "dash"))
+    if data.exit is not None:
+        items.append(Legend("Exit", ORANGE, "dash"))
     svg.legend(items, fr.left, 14, width)
     return svg.render()

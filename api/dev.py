@@ -157,8 +157,10 @@ def _banner(settings: Settings, ui_port: str, demo: dict, seconds: float) -> str
            "riskPeriodTo": "{quote_to}", "sumInsuredForLineItem": {{"amount": 250000, "currency": "INR"}}}}'
 
   The coverage catalogues of pin codes {", ".join(DEMO_PIN_CODES)} are being priced in the
-  background, one after the other (Temporal UI: CatalogueWorkflow, CoveragePricingWorkflow);
+  background, one after the other (Temporal UI: CatalogueWorkflow, then CoverageDocumentsWorkflow);
   a quote for a target whose catalogue is still being priced waits for it.
+  Watch a payout now (a demo policy over last month, simulated observations):
+    .venv/bin/parametric demo settle --pin 560001 --rain-mm 420
   Ctrl-C stops everything.
 """
 

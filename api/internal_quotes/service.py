@@ -149,7 +149,7 @@ def _check_convertible(row: QuoteRow, what: str) -> None:
     if row.status == QuoteStatus.ACCEPTED:
         raise Conflict(f"cannot {what}: the quote was already converted to a policy")
     if row.status != QuoteStatus.CREATED:
-        raise Conflict(f"cannot {what} the quote in state {row.state}")
+        raise Conflict(f"cannot {what}: the quote is in state {row.state}")
 
 
 async def accept_fast_quote(

@@ -18,7 +18,7 @@ from models.db.core import insert_rows, write_transaction
 from models.db.records import CoverageRow, records
 from models.db.tables import Coverage, LineItem, Policy, PolicyItem, Tenant
 from models.domain.index_catalog import BY_ID
-from models.domain.quotes import CoverSnapshot
+from models.domain.quotes import COVER_PREFERENCE, CoverSnapshot
 
 
 def last_month(today: dt.date) -> tuple[dt.date, dt.date]:
@@ -40,7 +40,9 @@ async def demo_policy(tenant_name: str, target_id: str, sum_insured_minor: int =
     if not same_month:
         raise LookupError(f"the catalogue of {target_id} has no priced {start:%B} coverages: run parametric catalogue build first")
     year = min(r.risk_period_start.year for r in same_month)
-    templates = sorted((r for r in same_month if r.risk_period_start.year == year), key=lambda r: r.label or "")[:2]
+    order = {code: i for i, code in enumerate(COVER_PREFERENCE)}  # a line item's covers, as quotes pick them
+    templates = sorted((r for r in same_month if r.risk_period_start.year == year),
+                       key=lambda r: order.get(BY_ID[r.index_definition_id].code, 99))[:2]
     now = utcnow()
     tenant_id = tenant["id"]
     policy_id = uuid.uuid4()

@@ -27,9 +27,7 @@ from models.domain.observations import INDEX_DATA
 from models.domain.webhooks import ADJUSTMENT_RECORDED, EVENT_VALIDATED, PAYOUT_RECORDED
 from models.domain.settlement import (
     EVENT_TYPES,
-    DailyValue,
     IndexOutcome,
-    daily_from_hourly,
     event_id,
     period_index,
     plain,
@@ -54,29 +52,6 @@ PAYOUT_ID_MASK = 0x5A5A_0000_0000_0000_0000_0000_0000_0001
 MESSAGE_ID_MASKS = {EVENT_VALIDATED: 1 << 100, PAYOUT_RECORDED: 2 << 100, ADJUSTMENT_RECORDED: 3 << 100}
 
 
-async def daily_values(target_id: str, index_code: str, start: dt.date, end: dt.date) -> tuple[dict, bool]:
-    """The period's values per day (an hourly index: the day's sum over its hours; a day
-    lacking one of those hours is missing) and whether any is simulated."""
-    data_set, variable = INDEX_DATA[index_code]
-    stored = await observations_db.latest_values(target_id, data_set, variable, start, end)
-    simulated = any(v.simulated for v in stored)
-    spec = BY_CODE[index_code]
-    if spec.hours is None:
-        return {v.day: DailyValue(v.day, v.value, v.provisional, v.revision) for v in stored if v.hour is None}, simulated
-    by_day: dict[dt.date, list] = {}
-    for v in stored:
-        if v.hour is not None:
-            by_day.setdefault(v.day, []).append(v)
-    days = {}
-    for day, hours in by_day.items():
-        total = daily_from_hourly({v.hour: v.value for v in hours}, spec)
-        if total is None:
-            continue
-        used = [v for v in hours if spec.hours[0] <= v.hour < spec.hours[1]]
-        days[day] = DailyValue(day, total, any(v.provisional for v in used), max(v.revision for v in used))
-    return days, simulated
-
-
 def _describe_missing(outcome: IndexOutcome) -> str:
     def days(ds):
         shown = ", ".join(d.isoformat() for d in ds[:5])
@@ -98,7 +73,7 @@ async def settle_period(request: SettlePeriodInput) -> SettlePeriodOutcome:
     results: dict[uuid.UUID, CoverageSettled] = {}
     ready: dict[uuid.UUID, tuple[PeriodCoverage, IndexOutcome, bool]] = {}
     for c in coverages:
-        values, simulated = await daily_values(request.target_id, c.index_code, request.start, request.end)
+        values, simulated = await observations_db.daily_values(request.target_id, c.index_code, request.start, request.end)
         outcome = period_index(c.index_code, request.start, request.end, values, c.trigger)
         if not outcome.complete:
             state = "FLAGGED" if request.flag_missing else "WAITING"

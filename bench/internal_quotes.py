@@ -32,13 +32,9 @@ import argparse
 import asyncio
 import datetime as dt
 import json
-import os
-import shlex
 import shutil
-import signal
 import statistics
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -48,11 +44,10 @@ REPO = BENCH_DIR.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH_DIR]
 sys.path.insert(0, str(REPO))
 
+from bench._stack import run_stack_bench  # noqa: E402
 from bench.api import (  # noqa: E402
     Ports,
     Processes,
-    free_port,
-    machine,
     port_open,
     quiesce,
     run_cli,
@@ -321,44 +316,9 @@ def main() -> int:
     ap.add_argument("--keep", action="store_true", help="keep the temp dir afterwards")
     ap.add_argument("--explain", action="store_true", help="print each cold catalogue's activity timeline")
     args = ap.parse_args()
-    print(machine())
-    print(f"command: {shlex.join([sys.executable, *sys.argv])}", flush=True)
-    tmp = Path(tempfile.mkdtemp(prefix="parametric-bench-quotes-"))
-    (tmp / "temporal").mkdir()
-    (tmp / "logs").mkdir()
-    while True:
-        picked = [free_port() for _ in range(5)]
-        if len(set(picked)) == 5 and not set(picked) & {7233, 8000, 8233}:
-            break
-    ports = Ports(*picked)
-    os.environ.update({
-        "PARAMETRIC_VAR_DIR": str(tmp / "var"), "API_HOST": "127.0.0.1", "API_PORT": str(ports.api),
-        "PUBLIC_BASE_URL": f"http://127.0.0.1:{ports.api}", "TEMPORAL_ADDRESS": f"127.0.0.1:{ports.temporal}",
-        "TEMPORAL_NAMESPACE": "default", "PICCOLO_CONF": "models.db.piccolo_conf", "PYTHONUNBUFFERED": "1",
-        "RATE_LIMIT_PER_SECOND": "1000000", "RATE_LIMIT_BURST": "1000000",
-    })
-    for name in ("DATABASE_URL", "AUTH_JWKS_URL", "SIGNING_KEY_PATH", "TEMPORAL_TASK_QUEUE"):
-        os.environ.pop(name, None)
-    env = dict(os.environ)
-    procs = Processes(tmp / "logs")
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt))
-    code = 1
-    try:
-        code = 0 if asyncio.run(run(args, procs, tmp, ports, env)) else 1
-        print(f"load average at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    except KeyboardInterrupt:
-        code = 130
-    except Exception as exc:  # noqa: BLE001
-        print(f"\nbench/internal_quotes.py failed: {type(exc).__name__}: {exc}", file=sys.stderr)
-        for name in ("api", "worker", "pricing", "documents"):
-            print(f"--- {name} log ---\n{procs.log_tail(name)}", file=sys.stderr)
-    finally:
-        procs.stop_all()
-        if not args.keep:
-            shutil.rmtree(tmp, ignore_errors=True)
-        else:
-            print(f"kept {tmp}")
-    return code
+    extra = {"API_HOST": "127.0.0.1", "API_PORT": "{api_port}", "PUBLIC_BASE_URL": "http://127.0.0.1:{api_port}",
+             "RATE_LIMIT_PER_SECOND": "1000000", "RATE_LIMIT_BURST": "1000000"}
+    return run_stack_bench("quotes", run, args, extra, ("api", "worker", "pricing", "documents"), args.keep)
 
 
 if __name__ == "__main__":

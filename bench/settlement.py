@@ -32,12 +32,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime as dt
-import os
-import shlex
 import shutil
-import signal
 import sys
-import tempfile
 import time
 from decimal import Decimal
 from pathlib import Path
@@ -47,7 +43,8 @@ REPO = BENCH_DIR.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH_DIR]
 sys.path.insert(0, str(REPO))
 
-from bench.api import Ports, Processes, free_port, machine, port_open, run_cli, temporal_command, wait_for  # noqa: E402
+from bench._stack import run_stack_bench  # noqa: E402
+from bench.api import Ports, Processes, port_open, run_cli, temporal_command, wait_for  # noqa: E402
 
 
 async def settle_month(temporal, queue: str, targets: list[str], month, timeout: float = 3600) -> tuple[float, int]:
@@ -189,14 +186,18 @@ async def run(args, procs: Processes, tmp: Path, ports: Ports, env: dict[str, st
         small = runs[0]
         # A policy-year: 12 month ends; each month end's tasks are shared by every policy.
         per_policy_year = 12 * large[4] / large[1]
+        # Tasks per workflow can differ by one between runs of any size: whether an activity's
+        # completion and the next timer land in one workflow task is a matter of timing.
+        flat = large[4] <= small[4] + len(large[2])
         print(f"\nmonth-end workflow tasks: {small[4]} at {small[1]:,} policies, {large[4]} at {large[1]:,} "
-              f"({'the same' if small[4] == large[4] else 'different'}); settlement's share per policy-year: "
+              f"({'no growth' if flat else 'GROWS'}: {small[4] / len(small[2]):.1f} and {large[4] / len(large[2]):.1f} "
+              f"per settlement workflow); settlement's share per policy-year: "
               f"{per_policy_year:.4f} tasks (12 month ends / {large[1]:,} policies), plus the policy workflow's own "
               f"handful (activation, one timer per period start, expiry)")
         ratio = large[3] / large[7]
-        ok = ratio <= 3 and small[4] == large[4]
+        ok = ratio <= 3 and flat
         print(f"goal settlement <= 3 x baseline: {'met' if ratio <= 3 else 'NOT met'} ({ratio:.1f}x); "
-              f"tasks independent of the number of policies: {'met' if small[4] == large[4] else 'NOT met'}")
+              f"tasks independent of the number of policies: {'met' if flat else 'NOT met'}")
         return ok
     finally:
         await close_pool()
@@ -209,44 +210,7 @@ def main() -> int:
     ap.add_argument("--targets", type=int, default=20, help="monitoring targets the policies are spread over")
     ap.add_argument("--keep", action="store_true", help="keep the temp dir afterwards")
     args = ap.parse_args()
-    print(machine())
-    print(f"command: {shlex.join([sys.executable, *sys.argv])}", flush=True)
-    tmp = Path(tempfile.mkdtemp(prefix="parametric-bench-settlement-"))
-    (tmp / "temporal").mkdir()
-    (tmp / "logs").mkdir()
-    while True:
-        picked = [free_port() for _ in range(5)]
-        if len(set(picked)) == 5 and not set(picked) & {7233, 8000, 8233}:
-            break
-    ports = Ports(*picked)
-    os.environ.update({
-        "PARAMETRIC_VAR_DIR": str(tmp / "var"), "TEMPORAL_ADDRESS": f"127.0.0.1:{ports.temporal}",
-        "TEMPORAL_NAMESPACE": "default", "PICCOLO_CONF": "models.db.piccolo_conf", "PYTHONUNBUFFERED": "1",
-    })
-    for name in ("DATABASE_URL", "TEMPORAL_TASK_QUEUE", "OBSERVATION_PROVIDERS"):
-        os.environ.pop(name, None)
-    env = dict(os.environ)
-    procs = Processes(tmp / "logs")
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt))
-    code = 1
-    try:
-        code = 0 if asyncio.run(run(args, procs, tmp, ports, env)) else 1
-        print(f"load average at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    except KeyboardInterrupt:
-        code = 130
-    except Exception as exc:  # noqa: BLE001
-        import traceback
-
-        traceback.print_exc()
-        print(f"\nbench/settlement.py failed: {type(exc).__name__}: {exc}", file=sys.stderr)
-        print(f"--- worker log ---\n{procs.log_tail('worker')}", file=sys.stderr)
-    finally:
-        procs.stop_all()
-        if not args.keep:
-            shutil.rmtree(tmp, ignore_errors=True)
-        else:
-            print(f"kept {tmp}")
-    return code
+    return run_stack_bench("settlement", run, args, {}, ("worker",), args.keep)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from api.pagination import check_size
 from api.policies.service import policy_or_404
 from api.problems import NotFound
 from api.settlement import responses
+from api.settlement.monitoring import policy_monitoring
 from api.settlement.observations import refusal
 from models.db import observations as observations_db
 from models.db import settlement as settlement_db
@@ -39,6 +40,7 @@ from models.wire.settlement import (
     ObservationBatch,
     ObservationBatchResult,
     ParametricEventView,
+    PolicyMonitoring,
     SettlementView,
 )
 from models.wire.travel import ValidatedEvents
@@ -163,61 +165,57 @@ _REPORT = dict(
 )
 
 
-class InternalEventController(Controller):
+def _op(name: str):
+    """The same handler on both surfaces: `name` on the tenant's, `internalName` on /internal."""
+
+    def operation_id(handler, method, components) -> str:
+        internal = any(isinstance(c, str) and c == "internal" for c in components)
+        return f"internal{name[0].upper()}{name[1:]}" if internal else name
+
+    return operation_id
+
+
+class _EventRoutes(Controller):
+    """Events, explanations, reports and monitoring, read alike on the tenant and internal surfaces."""
+
+    parameters = tenant_header()
+    dependencies = {"temporal": Provide(provide_temporal)}
+
+    @get("/parametric-events", operation_id=_op("validatedEvents"),
+         summary="Validated parametric events of the tenant's policies on a day (payouts and adjustments)",
+         responses=problems(*AUTHED))
+    async def by_day(self, principal: NamedDependency[Principal], validated_day: ValidatedDay) -> ValidatedEvents:
+        return responses.validated_events(await settlement_db.events_of_day(principal.tenant_id, validated_day))
+
+    @get("/parametric-events/{event_id:uuid}", operation_id=_op("claimExplanation"),
+         summary="Why an event paid what it paid: index path, data, payout arithmetic",
+         responses=problems(*AUTHED, 404))
+    async def explain(self, principal: NamedDependency[Principal], event_id: FromPath[uuid.UUID]) -> ClaimExplanation:
+        return await _explanation(principal, event_id)
+
+    @get("/parametric-events/{event_id:uuid}/report", operation_id=_op("claimReport"), **_REPORT)
+    async def report(self, request: Request, principal: NamedDependency[Principal], event_id: FromPath[uuid.UUID],
+                     temporal: NamedDependency[Client], settings: NamedDependency[Settings]) -> Response:
+        return await _claim_report(request, principal, event_id, temporal, settings)
+
+    @get("/policies/{policy_id:uuid}/events", operation_id=_op("policyEvents"),
+         summary="Every settlement (paying or not) and adjustment of the policy's covers",
+         responses=problems(*AUTHED, 404))
+    async def of_policy(self, principal: NamedDependency[Principal], policy_id: FromPath[uuid.UUID]) -> list[ParametricEventView]:
+        return await _policy_events(principal, policy_id)
+
+    @get("/policies/{policy_id:uuid}/monitoring", operation_id=_op("policyMonitoring"),
+         summary="Each cover's index to date against its trigger (from the observations so far)",
+         responses=problems(*AUTHED, 404))
+    async def monitoring(self, principal: NamedDependency[Principal], policy_id: FromPath[uuid.UUID]) -> PolicyMonitoring:
+        return await policy_monitoring(principal.tenant_id, await policy_or_404(principal.tenant_id, policy_id))
+
+
+class InternalEventController(_EventRoutes):
     path = "/internal"
     tags = ["Internal surface"]
-    parameters = tenant_header()
-    dependencies = {"temporal": Provide(provide_temporal)}
-
-    @get("/parametric-events", operation_id="internalValidatedEvents",
-         summary="Validated parametric events of the tenant's policies on a day (payouts and adjustments)",
-         responses=problems(*AUTHED))
-    async def by_day(self, principal: NamedDependency[Principal], validated_day: ValidatedDay) -> ValidatedEvents:
-        return responses.validated_events(await settlement_db.events_of_day(principal.tenant_id, validated_day))
-
-    @get("/parametric-events/{event_id:uuid}", operation_id="internalClaimExplanation",
-         summary="Why an event paid what it paid: index path, data, payout arithmetic",
-         responses=problems(*AUTHED, 404))
-    async def explain(self, principal: NamedDependency[Principal], event_id: FromPath[uuid.UUID]) -> ClaimExplanation:
-        return await _explanation(principal, event_id)
-
-    @get("/parametric-events/{event_id:uuid}/report", operation_id="internalClaimReport", **_REPORT)
-    async def report(self, request: Request, principal: NamedDependency[Principal], event_id: FromPath[uuid.UUID],
-                     temporal: NamedDependency[Client], settings: NamedDependency[Settings]) -> Response:
-        return await _claim_report(request, principal, event_id, temporal, settings)
-
-    @get("/policies/{policy_id:uuid}/events", operation_id="internalPolicyEvents",
-         summary="Every settlement (paying or not) and adjustment of the policy's covers",
-         responses=problems(*AUTHED, 404))
-    async def of_policy(self, principal: NamedDependency[Principal], policy_id: FromPath[uuid.UUID]) -> list[ParametricEventView]:
-        return await _policy_events(principal, policy_id)
 
 
-class TenantEventController(Controller):
+class TenantEventController(_EventRoutes):
     path = "/"
     tags = ["Tenant surface"]
-    parameters = tenant_header()
-    dependencies = {"temporal": Provide(provide_temporal)}
-
-    @get("/parametric-events", operation_id="validatedEvents",
-         summary="Validated parametric events of the tenant's policies on a day (payouts and adjustments)",
-         responses=problems(*AUTHED))
-    async def by_day(self, principal: NamedDependency[Principal], validated_day: ValidatedDay) -> ValidatedEvents:
-        return responses.validated_events(await settlement_db.events_of_day(principal.tenant_id, validated_day))
-
-    @get("/parametric-events/{event_id:uuid}", operation_id="claimExplanation",
-         summary="Why an event paid what it paid: index path, data, payout arithmetic",
-         responses=problems(*AUTHED, 404))
-    async def explain(self, principal: NamedDependency[Principal], event_id: FromPath[uuid.UUID]) -> ClaimExplanation:
-        return await _explanation(principal, event_id)
-
-    @get("/parametric-events/{event_id:uuid}/report", operation_id="claimReport", **_REPORT)
-    async def report(self, request: Request, principal: NamedDependency[Principal], event_id: FromPath[uuid.UUID],
-                     temporal: NamedDependency[Client], settings: NamedDependency[Settings]) -> Response:
-        return await _claim_report(request, principal, event_id, temporal, settings)
-
-    @get("/policies/{policy_id:uuid}/events", operation_id="policyEvents",
-         summary="Every settlement (paying or not) and adjustment of the policy's covers",
-         responses=problems(*AUTHED, 404))
-    async def of_policy(self, principal: NamedDependency[Principal], policy_id: FromPath[uuid.UUID]) -> list[ParametricEventView]:
-        return await _policy_events(principal, policy_id)

@@ -14,7 +14,9 @@ from models.clock import utcnow
 from models.db.core import insert_rows, write_transaction
 from models.db.tables import MonitoringTarget, Observation
 from models.db.tables import Settlement
-from models.domain.observations import MAX_BATCH, ObservationIn, RowProblem, check_batch, parse_csv_rows, same_reading
+from models.domain.settlement import DailyValue, daily_from_hourly
+from models.domain.index_catalog import BY_CODE
+from models.domain.observations import INDEX_DATA, MAX_BATCH, ObservationIn, RowProblem, check_batch, parse_csv_rows, same_reading
 
 CHUNK = 500  # keys per IN (...) lookup
 
@@ -187,3 +189,26 @@ async def periods_touched(rows: list[ObservationIn]) -> list[tuple[str, dt.date,
             if any(f["period_start"] <= d <= f["period_end"] for d in days):
                 periods.add((target, f["period_start"], f["period_end"]))
     return sorted(periods)
+
+
+async def daily_values(target_id: str, index_code: str, start: dt.date, end: dt.date) -> tuple[dict, bool]:
+    """The period's values per day for an index (an hourly index: the day's sum over its
+    set hours; a day lacking one of them is missing) and whether any is simulated."""
+    data_set, variable = INDEX_DATA[index_code]
+    stored = await latest_values(target_id, data_set, variable, start, end)
+    simulated = any(v.simulated for v in stored)
+    spec = BY_CODE[index_code]
+    if spec.hours is None:
+        return {v.day: DailyValue(v.day, v.value, v.provisional, v.revision) for v in stored if v.hour is None}, simulated
+    by_day: dict[dt.date, list] = {}
+    for v in stored:
+        if v.hour is not None:
+            by_day.setdefault(v.day, []).append(v)
+    days = {}
+    for day, hours in by_day.items():
+        total = daily_from_hourly({v.hour: v.value for v in hours}, spec)
+        if total is None:
+            continue
+        used = [v for v in hours if spec.hours[0] <= v.hour < spec.hours[1]]
+        days[day] = DailyValue(day, total, any(v.provisional for v in used), max(v.revision for v in used))
+    return days, simulated

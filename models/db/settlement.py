@@ -323,3 +323,8 @@ async def exposed_targets() -> list[dict]:
 async def target_of(coverage_id: uuid.UUID) -> str | None:
     row = await Coverage.select(Coverage.monitoring_target_id).where(Coverage.id == coverage_id).first()
     return None if row is None else row["monitoring_target_id"]
+
+
+async def states_of(coverage_ids: list[uuid.UUID]) -> dict[uuid.UUID, str]:
+    rows = await Settlement.select(Settlement.coverage_id, Settlement.state).where(Settlement.coverage_id.is_in(coverage_ids))
+    return {r["coverage_id"]: r["state"] for r in rows}

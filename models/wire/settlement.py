@@ -99,3 +99,32 @@ class ClaimExplanation(CamelStruct):
     index_path: list[dict]  # {day, value, revision, counted}
     arithmetic: dict
     text: str  # the arithmetic in words
+
+
+class CoverMonitoring(CamelStruct):
+    """One cover of a policy: its index so far against its trigger."""
+
+    coverage_id: uuid.UUID
+    index_code: str
+    index_name: str
+    unit: str
+    period_start: dt.date
+    period_end: dt.date
+    direction: str
+    trigger: Decimal
+    exit: Decimal | None
+    state: str  # PENDING (not begun) | MONITORING | SETTLED
+    days_in_period: int
+    days_elapsed: int
+    days_with_data: int
+    index_to_date: Decimal | None  # sum, maximum or days counted over the days with data
+    trigger_reached: bool | None  # ABOVE: the index to date is at or beyond the trigger; BELOW: known at the end
+    provisional: bool  # some of the values so far may still change
+    simulated: bool
+
+
+class PolicyMonitoring(CamelStruct):
+    policy_id: uuid.UUID
+    status: str
+    as_of: dt.date
+    covers: list[CoverMonitoring]

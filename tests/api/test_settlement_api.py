@@ -168,3 +168,17 @@ async def test_the_claim_report_is_a_pdf_of_the_event(tenant, other_tenant, sett
     again = await tenant.get(f"/internal/parametric-events/{paying['id']}/report")
     assert again.status_code == 200 and again.headers["etag"] == r.headers["etag"]  # rendered once
     assert_problem(await other_tenant.get(f"/parametric-events/{paying['id']}/report"), 404)
+
+
+async def test_the_monitoring_view_shows_each_cover_against_its_trigger(tenant, other_tenant, settled_policy):
+    policy, _ = settled_policy
+    r = await tenant.get(f"/policies/{policy['id']}/monitoring")
+    assert r.status_code == 200, r.text
+    view = r.json()
+    assert view["policyId"] == policy["id"] and len(view["covers"]) == 6  # three months, two covers each
+    march = [c for c in view["covers"] if c["periodStart"].endswith("-03-01")]
+    assert {c["state"] for c in march} == {"SETTLED"}
+    later = [c for c in view["covers"] if not c["periodStart"].endswith("-03-01")]
+    assert {c["state"] for c in later} == {"PENDING"} and all(c["indexToDate"] is None for c in later)
+    assert (await tenant.get(f"/internal/policies/{policy['id']}/monitoring")).json() == view | {"asOf": view["asOf"]}
+    assert_problem(await other_tenant.get(f"/policies/{policy['id']}/monitoring"), 404)

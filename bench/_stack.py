@@ -13,7 +13,7 @@ import tempfile
 import traceback
 from pathlib import Path
 
-from bench.api import Ports, Processes, free_port, machine
+from bench.api import Ports, Processes, free_port, machine, port_open, run_cli, temporal_command, wait_for
 
 
 def run_stack_bench(name: str, run, args, env_extra: dict[str, str], logs: tuple[str, ...], keep: bool = False) -> int:
@@ -58,3 +58,13 @@ def run_stack_bench(name: str, run, args, env_extra: dict[str, str], logs: tuple
         else:
             print(f"kept {tmp}")
     return code
+
+
+async def start_temporal_and_migrate(procs: Processes, tmp: Path, ports: Ports, env: dict[str, str]) -> None:
+    """A file-backed Temporal dev server with `make dev`'s settings, then the migrations."""
+    binary = str(Path(sys.executable).parent / "temporal")
+    if not Path(binary).exists():
+        binary = shutil.which("temporal") or binary
+    procs.start("temporal", temporal_command(binary, tmp / "temporal" / "temporal.db", ports), env)
+    await wait_for(lambda: port_open(ports.temporal), 60, "Temporal dev server", procs)
+    run_cli(["migrate"], env)

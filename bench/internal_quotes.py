@@ -32,7 +32,6 @@ import argparse
 import asyncio
 import datetime as dt
 import json
-import shutil
 import statistics
 import sys
 import time
@@ -44,14 +43,12 @@ REPO = BENCH_DIR.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH_DIR]
 sys.path.insert(0, str(REPO))
 
-from bench._stack import run_stack_bench  # noqa: E402
+from bench._stack import run_stack_bench, start_temporal_and_migrate  # noqa: E402
 from bench.api import (  # noqa: E402
     Ports,
     Processes,
-    port_open,
     quiesce,
     run_cli,
-    temporal_command,
     wait_for,
 )
 
@@ -109,12 +106,7 @@ async def run(args, procs: Processes, tmp: Path, ports: Ports, env: dict[str, st
 
     from models.temporal.ids import catalogue_workflow_id, quote_workflow_id
 
-    binary = str(Path(sys.executable).parent / "temporal")
-    if not Path(binary).exists():
-        binary = shutil.which("temporal") or binary
-    procs.start("temporal", temporal_command(binary, tmp / "temporal" / "temporal.db", ports), env)
-    await wait_for(lambda: port_open(ports.temporal), 60, "Temporal dev server", procs)
-    run_cli(["migrate"], env)
+    await start_temporal_and_migrate(procs, tmp, ports, env)
     credentials = json.loads(run_cli(["tenants", "create", "bench", "--internal"], env))
     tenant_id = credentials["tenant_id"]
     cli = [sys.executable, "-m", "api.cli"]

@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime as dt
-import shutil
 import sys
 import time
 from decimal import Decimal
@@ -43,8 +42,8 @@ REPO = BENCH_DIR.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH_DIR]
 sys.path.insert(0, str(REPO))
 
-from bench._stack import run_stack_bench  # noqa: E402
-from bench.api import Ports, Processes, port_open, run_cli, temporal_command, wait_for  # noqa: E402
+from bench._stack import run_stack_bench, start_temporal_and_migrate  # noqa: E402
+from bench.api import Ports, Processes  # noqa: E402
 
 
 async def settle_month(temporal, queue: str, targets: list[str], month, timeout: float = 3600) -> tuple[float, int]:
@@ -147,12 +146,7 @@ async def run(args, procs: Processes, tmp: Path, ports: Ports, env: dict[str, st
     from models.temporal.converter import data_converter
     from models.temporal.queues import task_queue
 
-    binary = str(Path(sys.executable).parent / "temporal")
-    if not Path(binary).exists():
-        binary = shutil.which("temporal") or binary
-    procs.start("temporal", temporal_command(binary, tmp / "temporal" / "temporal.db", ports), env)
-    await wait_for(lambda: port_open(ports.temporal), 60, "Temporal dev server", procs)
-    run_cli(["migrate"], env)
+    await start_temporal_and_migrate(procs, tmp, ports, env)
     cli = [sys.executable, "-m", "api.cli"]
     procs.start("worker", [*cli, "worker", "--queue", "lifecycle", "--queue", "webhooks"], env)
     await asyncio.sleep(3)

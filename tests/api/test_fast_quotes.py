@@ -106,6 +106,14 @@ async def test_a_fast_quote_runs_its_job_to_completed_with_a_joint_report_and_do
     description = await handle.describe()
     assert description.workflow_type == "QuoteWorkflow"
     assert description.typed_search_attributes.get(QUOTE_STATE) == "CREATED"
+    # Its document goes ahead of catalogue documents on the documents queue: a customer
+    # waits on it (it waited minutes behind a new target's catalogue renders before).
+    scheduled = {
+        e.activity_task_scheduled_event_attributes.activity_type.name: e.activity_task_scheduled_event_attributes
+        for e in (await handle.fetch_history()).events
+        if e.HasField("activity_task_scheduled_event_attributes")
+    }
+    assert scheduled["render_fast_quote_document"].priority.priority_key == 1
 
 
 async def test_accept_makes_a_policy_draft_that_is_accepted_like_a_tenant_one(tenant, catalogue, customer):

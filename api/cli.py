@@ -166,7 +166,7 @@ def observations_import(csv_file: str, chunk: int) -> None:
             if problems:
                 for p in problems[:20]:
                     where = "file" if p.row < 0 else f"line {p.row + 2}"
-                    click.echo(f"{where}: {p.field}: {p.message}", err=True)
+                    click.echo(f"{where}: {p.field + ': ' if p.field else ''}{p.message}", err=True)
                 more = " (first 20 shown)" if len(problems) > 20 else ""
                 raise click.ClickException(f"{len(problems)} problem(s){more}; nothing was written")
             totals = [0, 0, 0]

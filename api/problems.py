@@ -117,6 +117,9 @@ _AT = re.compile(r"\s*-\s*at `\$(?P<path>[^`]*)`\s*$")
 _MISSING = re.compile(r"missing required field `(?P<field>[^`]+)`")
 
 
+_MONEY_PART = re.compile(r"(amount|currency)\b")
+
+
 def field_of(message: str, fallback: str) -> tuple[str, str]:
     """msgspec says where: "Expected `int` - at `$.address.city`" → ("address.city", "Expected `int`")."""
     field = "" if fallback == "body" else fallback
@@ -127,6 +130,9 @@ def field_of(message: str, fallback: str) -> tuple[str, str]:
     missing = _MISSING.search(message)
     if missing:
         field = f"{field}.{missing.group('field')}" if field else missing.group("field")
+    lead = _MONEY_PART.match(message)
+    if lead and field and not field.endswith(lead.group(1)):
+        field = f"{field}.{lead.group(1)}"  # Money's own checks: "amount must not be negative" → sumInsured.amount
     return field or fallback, message.strip()
 
 

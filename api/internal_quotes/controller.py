@@ -7,6 +7,7 @@ import uuid
 
 import msgspec
 
+from api.responses import DecimalNumberResponse
 from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, JSONBody
@@ -62,7 +63,7 @@ class FastQuoteController(Controller):
         # the quote as written (state `created`): its job may already have moved it on
         row = await fast_quote_or_404(principal.tenant_id, quote_id)
         body = await responses.quote_out(msgspec.structs.replace(row, status=QuoteStatus.PENDING, state="created"))
-        return Response(body, status_code=201, headers={"Location": f"/internal/quotes/{quote_id}"})
+        return DecimalNumberResponse(body, status_code=201, headers={"Location": f"/internal/quotes/{quote_id}"})
 
     @get(
         "/quotes/{quote_id:uuid}",
@@ -133,7 +134,19 @@ class FastQuoteController(Controller):
         key = transition_key(request, principal.tenant_id, "convert", data.quote_id)
         policy_id = await policy_from_quote(row, principal.tenant_id, temporal, settings, key)
         body = await responses.policy_out(principal.tenant_id, policy_id, settings.risk_carrier)
-        return Response(body, status_code=201, headers={"Location": f"/policies/{policy_id}"})
+        return DecimalNumberResponse(body, status_code=201, headers={"Location": f"/internal/policies/{policy_id}"})
+
+    @get(
+        "/policies/{policy_id:uuid}",
+        operation_id="getInternalPolicy",
+        summary="A policy in the internal shape (any policy of the tenant, however it was made)",
+        responses=problems(*AUTHED, 404),
+    )
+    async def get_policy(
+        self, policy_id: FromPath[uuid.UUID], principal: NamedDependency[Principal], settings: NamedDependency[Settings]
+    ) -> InternalPolicy:
+        await policy_or_404(principal.tenant_id, policy_id)
+        return await responses.policy_out(principal.tenant_id, policy_id, settings.risk_carrier)
 
     @post(
         "/policies/{policy_id:uuid}/accept",

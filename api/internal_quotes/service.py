@@ -53,60 +53,66 @@ async def fast_quote_or_404(tenant_id: str, quote_id: uuid.UUID) -> QuoteRow:
     return row
 
 
-async def _covers(data: NewFastQuote):
+async def _covers(data: NewFastQuote, errors: list[FieldError]) -> list:
+    """The chosen coverages; every fault found is added to `errors` (all are reported at once)."""
     ids = data.coverage_ids
     if not ids:
-        raise _invalid("coverageIds", "at least one coverage id is needed")
+        errors.append(FieldError("coverageIds", "at least one coverage id is needed"))
     seen = set()
-    for i, cid in enumerate(ids):
-        if cid in seen:
-            raise _invalid(f"coverageIds[{i}]", f"coverage {cid} is listed twice")
-        seen.add(cid)
     rows = []
     for i, cid in enumerate(ids):
+        if cid in seen:
+            errors.append(FieldError(f"coverageIds[{i}]", f"coverage {cid} is listed twice"))
+            continue
+        seen.add(cid)
         row = await catalogue_db.coverage_row(cid)
         if row is None:
-            raise _invalid(f"coverageIds[{i}]", f"unknown coverage {cid}")
-        if row.status != CoverageStatus.ACTIVE or not row.priced:
-            raise _invalid(f"coverageIds[{i}]", f"coverage {cid} is not active (status {row.status}): it has no price yet")
-        if row.risk_period_start <= dt.date.today():
-            raise _invalid(f"coverageIds[{i}]", f"coverage {cid}'s risk period has started: it is no longer sold")
-        rows.append(row)
-    targets = {r.monitoring_target_id for r in rows}
-    if len(targets) > 1:
-        raise _invalid(
+            errors.append(FieldError(f"coverageIds[{i}]", f"unknown coverage {cid}"))
+        elif row.status != CoverageStatus.ACTIVE or not row.priced:
+            errors.append(FieldError(f"coverageIds[{i}]", f"coverage {cid} is not active (status {row.status}): it has no price yet"))
+        elif row.risk_period_start <= dt.date.today():
+            errors.append(FieldError(f"coverageIds[{i}]", f"coverage {cid}'s risk period has started: it is no longer sold"))
+        else:
+            rows.append(row)
+    if len({r.monitoring_target_id for r in rows}) > 1:
+        errors.append(FieldError(
             "coverageIds",
             "the coverages must share one monitoring target: the joint model has no dependence between targets",
-        )
-    currencies = {r.currency for r in rows}
-    if len(currencies) > 1:
-        raise _invalid("coverageIds", "the coverages must share one currency")
+        ))
+    if len({r.currency for r in rows}) > 1:
+        errors.append(FieldError("coverageIds", "the coverages must share one currency"))
     money = data.sum_insured
-    if money.currency != rows[0].currency:
-        raise _invalid("sumInsured.currency", f"must be {rows[0].currency}, the coverages' currency")
+    if rows and money.currency != rows[0].currency:
+        errors.append(FieldError("sumInsured.currency", f"must be {rows[0].currency}, the coverages' currency"))
     if money.amount <= 0:
-        raise _invalid("sumInsured.amount", "must be greater than 0")
+        errors.append(FieldError("sumInsured.amount", "must be greater than 0"))
+    else:
+        try:
+            to_minor(money.amount, money.currency)
+        except MoneyError as err:
+            errors.append(FieldError("sumInsured.amount", str(err)))
     return rows
 
 
-async def _check_customer(tenant_id: str, customer_id: uuid.UUID) -> None:
+async def _check_customer(tenant_id: str, customer_id: uuid.UUID, errors: list[FieldError]) -> None:
     row = await BusinessPartner.select(BusinessPartner.role).where(
         (BusinessPartner.id == customer_id) & (BusinessPartner.tenant_id == uuid.UUID(tenant_id))
     ).first()
     if row is None:
-        raise _invalid("customerId", f"unknown business partner {customer_id}")
-    if row["role"] != "POLICY_HOLDER":
-        raise _invalid("customerId", f"business partner {customer_id} is a {row['role']}, not a POLICY_HOLDER")
+        errors.append(FieldError("customerId", f"unknown business partner {customer_id}"))
+    elif row["role"] != "POLICY_HOLDER":
+        errors.append(FieldError("customerId", f"business partner {customer_id} has the role {row['role']}, not POLICY_HOLDER"))
 
 
 async def create_fast_quote(data: NewFastQuote, tenant_id: str, temporal: Client, settings: Settings) -> uuid.UUID:
     """Validate, build and start the quote's workflow (it answers once the quote is written)."""
-    rows = await _covers(data)
-    await _check_customer(tenant_id, data.customer_id)
-    try:
-        sum_insured_minor = to_minor(data.sum_insured.amount, data.sum_insured.currency)
-    except MoneyError as err:
-        raise _invalid("sumInsured.amount", str(err)) from None
+    errors: list[FieldError] = []
+    rows = await _covers(data, errors)
+    await _check_customer(tenant_id, data.customer_id, errors)
+    if errors:
+        detail = f"{errors[0].field}: {errors[0].message}" + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else "")
+        raise InvalidInput(detail, errors=errors)
+    sum_insured_minor = to_minor(data.sum_insured.amount, data.sum_insured.currency)
     quote_id = uuid.uuid4()
     target_id = rows[0].monitoring_target_id
     try:

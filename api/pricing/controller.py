@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Annotated
 
+from api.responses import DecimalNumberResponse
 from litestar import Controller, Response, get, post
 from litestar.di import NamedDependency, Provide
 from litestar.params import Body, FromPath
@@ -72,7 +73,7 @@ class PricingRunController(Controller):
             raise NotFound(f"coverage {coverage_id} does not exist")
         run = await start_pricing_run(temporal, settings, row, data or NewPricingRun(), principal.client_id)
         out = pricing_run_out(next(r for r in await pricing_db.pricing_runs(coverage_id) if r.version == run.version))
-        return Response(
+        return DecimalNumberResponse(
             content=out,
             status_code=202,
             headers={"Location": f"/internal/coverages/{coverage_id}/pricing-runs/{run.version}"},

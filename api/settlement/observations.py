@@ -15,7 +15,10 @@ class BatchRefused(InvalidInput):
 def refusal(problems: list[RowProblem]) -> BatchRefused:
     shown = problems[:100]
     errors = [
-        FieldError(field="observations" if p.row < 0 else f"observations[{p.row}].{p.field}", message=p.message)
+        FieldError(
+            field="observations" if p.row < 0 else f"observations[{p.row}]" + (f".{p.field}" if p.field else ""),
+            message=p.message,
+        )
         for p in shown
     ]
     rows = sorted({p.row for p in problems if p.row >= 0})

@@ -6,6 +6,7 @@ import uuid
 from typing import Annotated
 from urllib.parse import urlsplit
 
+from api.responses import DecimalNumberResponse
 from litestar import Controller, Response, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody, QueryParameter
@@ -58,7 +59,7 @@ class WebhookEndpointController(Controller):
         _check(data)
         row = await webhooks_db.create_endpoint(principal.tenant_id, data.url, list(dict.fromkeys(data.event_types)), data.description)
         body = _view(row, CreatedWebhookEndpoint, secret=row["secret"])
-        return Response(body, status_code=201, headers={"Location": f"/internal/webhook-endpoints/{row['id']}"})
+        return DecimalNumberResponse(body, status_code=201, headers={"Location": f"/internal/webhook-endpoints/{row['id']}"})
 
     @get(operation_id="listWebhookEndpoints", summary="The tenant's webhook endpoints", responses=problems(*AUTHED))
     async def list_endpoints(self, principal: NamedDependency[Principal]) -> list[WebhookEndpointView]:

@@ -159,9 +159,11 @@ async def latest_values(
 async def validate(rows: list[ObservationIn], max_rows: int | None = MAX_BATCH) -> list[RowProblem]:
     """Every problem of the batch: the checks of `check_batch`, then unknown targets."""
     problems = check_batch(rows, today=utcnow().date(), max_rows=max_rows)
-    if not problems:
-        problems = await unknown_targets(rows)
-    return problems
+    if problems and problems[0].row < 0:
+        return problems  # empty or too large: nothing else to say
+    known_rows = {p.row for p in problems if p.field == "monitoringTargetId"}
+    problems += [p for p in await unknown_targets(rows) if p.row not in known_rows]
+    return sorted(problems, key=lambda p: (p.row, p.field))
 
 
 async def validate_file(records: list[dict[str, str]]) -> tuple[list[ObservationIn], list[RowProblem]]:

@@ -123,7 +123,7 @@ def check_batch(rows: list[ObservationIn], today: dt.date, max_rows: int | None 
             problems.append(RowProblem(i, "source", "source is required"))
         seen = first_row.setdefault(r.key, i)
         if seen != i:
-            problems.append(RowProblem(i, "observations", f"duplicates row {seen} (same target, data set, variable, day and hour)"))
+            problems.append(RowProblem(i, "", f"duplicates row {seen} (same target, data set, variable, day and hour)"))
     return problems
 
 

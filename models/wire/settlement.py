@@ -20,7 +20,7 @@ class NewObservation(CamelStruct):
     variable: Annotated[str, msgspec.Meta(min_length=1, max_length=30)]
     day: dt.date
     value: Decimal
-    source: Annotated[str, msgspec.Meta(min_length=1, max_length=50)]
+    source: Annotated[str, msgspec.Meta(max_length=50)]  # empty: refused with the batch's other faults
     hour: int | None = None
     quality: str = "GOOD"
     provisional: bool = False

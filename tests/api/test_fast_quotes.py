@@ -72,6 +72,7 @@ async def test_a_fast_quote_runs_its_job_to_completed_with_a_joint_report_and_do
     created = r.json()
     assert created["@type"] == "Quote" and created["state"] == "created"
     assert r.headers["location"] == f"/internal/quotes/{created['id']}"
+    assert created["sumInsured"]["amount"] == 250000  # a JSON number, as on every other reply
     assert created["grossPremium"] is None and created["pricingReport"] is None
     assert created["coverageIds"] == ids and created["customerId"] == customer
 
@@ -150,6 +151,11 @@ async def test_policy_from_quote_and_reject(tenant, catalogue, customer):
     r = await tenant.post("/internal/policies", json={"@type": "NewPolicyFromQuote", "quoteId": quote["id"]})
     assert r.status_code == 201, r.text
     policy = r.json()
+    # Its Location reads it back in the same shape; money is a JSON number on every reply.
+    assert r.headers["location"] == f"/internal/policies/{policy['id']}"
+    again = await tenant.get(r.headers["location"])
+    assert again.status_code == 200 and again.json()["id"] == policy["id"]
+    assert isinstance(policy["grossPremium"]["amount"], (int, float))
     assert policy["status"] == "CREATED" and policy["quoteId"] == quote["id"]
     assert float(policy["grossPremium"]["amount"]) == float(quote["grossPremium"]["amount"])
     assert (await tenant.get(f"/internal/quotes/{quote['id']}")).json()["state"] == "accepted"
@@ -172,6 +178,8 @@ async def test_policy_from_quote_and_reject(tenant, catalogue, customer):
         (lambda b, ids: b.update(customerId=str(uuid.uuid4())), "customerId"),
         (lambda b, ids: b.update(sumInsured={"amount": "0", "currency": "INR"}), "sumInsured.amount"),
         (lambda b, ids: b.update(sumInsured={"amount": "100", "currency": "USD"}), "sumInsured.currency"),
+        (lambda b, ids: b.update(sumInsured={"amount": -5, "currency": "INR"}), "sumInsured.amount"),
+        (lambda b, ids: b.update(sumInsured={"amount": "100.123", "currency": "INR"}), "sumInsured.amount"),
     ],
 )
 async def test_bad_fast_quotes_are_refused_naming_the_field(tenant, catalogue, customer, mutate, field):
@@ -201,3 +209,9 @@ async def test_other_tenants_and_tenant_clients_see_nothing(tenant, other_tenant
     assert_problem(await outsider.get(f"/internal/quotes/{quote['id']}"), 403)
     # the tenant surface does not show internal quotes
     assert_problem(await tenant.get(f"/quotes/{quote['id']}"), 404)
+
+
+async def test_every_fault_of_a_fast_quote_is_named_at_once(tenant, catalogue, customer):
+    body = new_fast_quote("00000000-0000-0000-0000-000000000001", [catalogue[0]["id"], catalogue[0]["id"]], amount=0)
+    problem = assert_problem(await tenant.post("/internal/fast-quotes", json=body), 400)
+    assert {e["field"] for e in problem["errors"]} == {"coverageIds[1]", "sumInsured.amount", "customerId"}

@@ -55,18 +55,20 @@ async def test_a_bad_batch_names_every_row_at_fault_and_writes_nothing(tenant):
     batch = [
         obs(day, 3),  # fine
         obs(earlier, -1),  # negative rain
-        obs(day, 3, monitoringTargetId="IN-00.000N-000.000E"),  # unknown target (checked after the rest)
+        obs(day, 3, monitoringTargetId="IN-00.000N-000.000E"),  # unknown target
         obs(day, 3),  # duplicates row 0
         obs(day, 3, dataSet="IMD-RF-HOURLY"),  # hourly without hour
         obs(future, 3, variable="temperature_c"),  # IMD rainfall has no temperature
         obs(future, 3, dataSet="ERA5"),
         obs(future, 4),  # in the future
+        obs(earlier, 5, source="", monitoringTargetId="IN-00.000N-000.000E"),  # empty source, unknown target
     ]
     problem = assert_problem(await tenant.post("/internal/observations", json={"observations": batch}), 400)
     fields = {e["field"] for e in problem["errors"]}
     assert fields == {
-        "observations[1].value", "observations[3].observations", "observations[4].hour",
+        "observations[1].value", "observations[3]", "observations[4].hour",
         "observations[5].variable", "observations[6].dataSet", "observations[7].day",
+        "observations[2].monitoringTargetId", "observations[8].source", "observations[8].monitoringTargetId",
     }
     assert "nothing was written" in problem["detail"]
     assert await _count() == before

@@ -555,3 +555,13 @@ def test_schedule_fits_extreme_terms_without_cutting_values(policy_input):
     assert "…" not in schedule
     for value in ("Daytime rainfall (08:00-20:00)", "₹900,000/mm", "≤ 0.5 mm", "≥ 167.4 °C", "219.7 °C", "₹43,442.80", "₹250,000"):
         assert value in schedule.replace("\u00a0", " "), value
+
+
+def test_a_jointly_priced_quote_says_why_its_total_premium_is_not_the_sum_of_the_covers(quote_input):
+    from reports.render import quote_document_html
+
+    own = sum((qc.premium for qc in quote_input.covers), Decimal(0))
+    joint = dataclasses.replace(quote_input, gross_premium=own - Decimal("1000"))
+    assert "prices the covers together" in quote_document_html(joint)
+    summed = dataclasses.replace(quote_input, gross_premium=own)
+    assert "prices the covers together" not in quote_document_html(summed)

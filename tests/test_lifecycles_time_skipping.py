@@ -93,6 +93,15 @@ async def advance(env: WorkflowEnvironment, queue: str, delta: dt.timedelta) -> 
         delta -= chunk
 
 
+async def result_of(env: WorkflowEnvironment, workflow_id: str, timeout: float = 120) -> object:
+    """The result of a workflow the test did not start itself, awaited with time skipping
+    unlocked as the SDK does for the handles it starts. With the clock locked, a workflow
+    still finishing (a retry backoff, a last activity) never gets there, and the history
+    poll answers empty: 'No completion event found'."""
+    async with env.time_skipping_unlocked():
+        return await asyncio.wait_for(env.client.get_workflow_handle(workflow_id).result(), timeout)
+
+
 def _draft(tenant_id: str, start: dt.date, end: dt.date):
     covers = {}
     for s, e in month_segments(start, end):

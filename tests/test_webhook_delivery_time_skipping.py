@@ -17,7 +17,7 @@ from models.temporal.queues import task_queue
 from models.temporal.webhooks import WEBHOOK_DISPATCH_WORKFLOW, DispatchInput
 from tests.api.test_webhooks import Receiver
 from tests.conftest import Server, free_port
-from tests.test_lifecycles_time_skipping import advance, skipping_env, worker  # noqa: F401 - fixtures
+from tests.test_lifecycles_time_skipping import advance, result_of, skipping_env, worker  # noqa: F401 - fixtures
 
 
 async def _messages(tenant_id: uuid.UUID, n: int) -> list[str]:
@@ -46,10 +46,7 @@ async def test_a_failing_receiver_is_retried_over_the_window_then_disabled(skipp
         assert started == DISABLE_AFTER
         # The test server skips activity retry backoff only while something waits on time.
         await advance(env, worker, DELIVERY_WINDOW + dt.timedelta(hours=1))
-        outcomes = [
-            await env.client.get_workflow_handle(webhook_delivery_workflow_id(f"{m}:{endpoint['id']}")).result()
-            for m in ids
-        ]
+        outcomes = [await result_of(env, webhook_delivery_workflow_id(f"{m}:{endpoint['id']}")) for m in ids]
     assert all(o.startswith("FAILED: ") and "HTTP 500" in o for o in outcomes)
     assert sum(o.endswith("(endpoint disabled)") for o in outcomes) == 1  # the fifth failure disables it
     rows = await WebhookDelivery.select().where(WebhookDelivery.endpoint_id == endpoint["id"])
@@ -73,11 +70,10 @@ async def test_a_receiver_that_recovers_gets_the_message(skipping_env, worker):
         await env.client.execute_workflow(
             WEBHOOK_DISPATCH_WORKFLOW, DispatchInput(task_queue=queue), id=f"dispatch-{uuid.uuid4()}", task_queue=queue
         )
-        handle = env.client.get_workflow_handle(webhook_delivery_workflow_id(f"{message}:{endpoint['id']}"))
         while len(receiver.received) < 3:
             await env.sleep(dt.timedelta(seconds=30))
         receiver.status = 204
-        assert await handle.result() == "DELIVERED"
+        assert await result_of(env, webhook_delivery_workflow_id(f"{message}:{endpoint['id']}")) == "DELIVERED"
     row = await WebhookDelivery.select().where(WebhookDelivery.id == f"{message}:{endpoint['id']}").first()
     assert row["status"] == "DELIVERED" and row["attempts"] == len(receiver.received) >= 4
     assert {h["webhook-id"] for h, _ in receiver.received} == {message}  # the same id on every attempt

@@ -45,13 +45,25 @@ test: install contracts
 	$(MAKE) --no-print-directory test-postgres || status=1; \
 	exit $$status
 
+# The fault tests that build and shut down stacks of workers with replaced activities run in
+# a pytest process of their own: after many worker shutdowns in one process, the SDK core
+# panics on a local activity's timeout (local_activities.rs: "receive half not dropped") and
+# the next stack's workflow tasks stall (docs/runbook.md, "Known SDK faults").
+OWN_PROCESS = tests/test_lifecycle_faults.py
+
 test-sqlite: install
-	TEST_DATABASE_URL= $(BIN)/python -m pytest -q
+	@status=0; \
+	TEST_DATABASE_URL= $(BIN)/python -m pytest -q $(addprefix --ignore=,$(OWN_PROCESS)) || status=1; \
+	TEST_DATABASE_URL= $(BIN)/python -m pytest -q $(OWN_PROCESS) || status=1; \
+	exit $$status
 
 # A throwaway PostgreSQL cluster and a fresh database per run (installs Debian's postgresql
 # if missing); see the script's header.
 test-postgres: install
-	.ci/postgres-test-cluster $(BIN)/python -m pytest -q
+	@status=0; \
+	.ci/postgres-test-cluster $(BIN)/python -m pytest -q $(addprefix --ignore=,$(OWN_PROCESS)) || status=1; \
+	.ci/postgres-test-cluster $(BIN)/python -m pytest -q $(OWN_PROCESS) || status=1; \
+	exit $$status
 
 # The dependency rules between the layers (pyproject.toml, [tool.importlinter]).
 contracts: install

@@ -78,24 +78,27 @@ async def settle_period(request: SettlePeriodInput) -> SettlePeriodOutcome:
         if not outcome.complete:
             state = "FLAGGED" if request.flag_missing else "WAITING"
             detail = _describe_missing(outcome)
-            await settlement_db.save_state(c.coverage_id, request.target_id, request.start, request.end, state, detail)
+            async with _one_writer():
+                await settlement_db.save_state(c.coverage_id, request.target_id, request.start, request.end, state, detail)
             results[c.coverage_id] = CoverageSettled(c.coverage_id, c.index_code, state, detail=detail)
             continue
         path = [
             {"day": v.day.isoformat(), "value": plain(v.value), "revision": v.revision, "counted": v.day in outcome.counted_days}
             for v in outcome.path
         ]
-        await settlement_db.record_index(
-            c.coverage_id, outcome.revision, c.index_code, INDEX_DATA[c.index_code][0], outcome.value, path, simulated
-        )
+        async with _one_writer():
+            await settlement_db.record_index(
+                c.coverage_id, outcome.revision, c.index_code, INDEX_DATA[c.index_code][0], outcome.value, path, simulated
+            )
         ready[c.coverage_id] = (c, outcome, simulated)
     if ready:
         written = await _write_events(request, ready)
         for cid, (c, outcome, _) in ready.items():
             events, paid = written.get(cid, (0, 0))
-            await settlement_db.save_state(
-                cid, request.target_id, request.start, request.end, "SETTLED", "", outcome.revision, outcome.value
-            )
+            async with _one_writer():
+                await settlement_db.save_state(
+                    cid, request.target_id, request.start, request.end, "SETTLED", "", outcome.revision, outcome.value
+                )
             results[cid] = CoverageSettled(cid, c.index_code, "SETTLED", outcome.revision, outcome.value, "", events, paid)
     return SettlePeriodOutcome(coverages=[results[c.coverage_id] for c in coverages])
 
@@ -109,7 +112,7 @@ async def _write_events(request: SettlePeriodInput, ready) -> dict[uuid.UUID, tu
     ids = list(ready)
     memo: dict = {}  # line items alike (covers, quantity, sum insured, ...) settle alike
     while True:
-        page = await settlement_db.exposure_page(ids, request.start, request.end, after, PAGE)
+        page, more = await settlement_db.exposure_page(ids, request.start, request.end, after, PAGE)
         if not page:
             return written
         events, payouts, messages = [], [], []
@@ -125,16 +128,18 @@ async def _write_events(request: SettlePeriodInput, ready) -> dict[uuid.UUID, tu
             await settlement_db.write_settled(events, payouts, messages)
         after = max(h.policy_id for h in page)
         activity.heartbeat(str(after))
+        if not more:
+            return written
 
 
 _WRITER: asyncio.Lock | None = None
 
 
 def _one_writer() -> asyncio.Lock:
-    """Pages of concurrent settlements in this worker write one after another: on SQLite
-    they would otherwise wait for each other's write lock in the driver's busy-sleep (a
-    settlement of 20 targets at once ran 2x slower), and PostgreSQL gains nothing from
-    interleaving them either."""
+    """Concurrent settlements in this worker write one after another (pages, index records,
+    states): on SQLite they would otherwise wait for each other's write lock in the driver's
+    busy-sleep (a settlement of 20 targets at once ran 2x slower), and PostgreSQL gains
+    nothing from interleaving them either."""
     global _WRITER
     if _WRITER is None:
         _WRITER = asyncio.Lock()

@@ -9,8 +9,10 @@ import uuid
 from dataclasses import dataclass
 from decimal import Decimal
 
+import msgspec
+
 from models.clock import utcnow
-from models.db.core import bulk_insert, insert_rows, scoped_select, write_transaction
+from models.db.core import bulk_insert, insert_rows, json_value, scoped_select, write_transaction
 from models.db.records import LineItemRow, records
 from models.db.tables import (
     Coverage,
@@ -25,6 +27,7 @@ from models.db.tables import (
 )
 from models.db.webhooks import outbox_row, write_outbox
 from models.domain.index_catalog import BY_ID
+from models.domain.quotes import CoverSnapshot
 from models.domain.webhooks import COVERAGE_FLAGGED
 from models.domain.statuses import PolicyStatus
 
@@ -83,61 +86,62 @@ class HeldLineItem:
 
 async def exposure_page(
     coverage_ids: list[uuid.UUID], start: dt.date, end: dt.date, after: uuid.UUID | None, size: int
-) -> list[HeldLineItem]:
-    """The next `size` policies (by id, after `after`) holding any of the coverages: their
-    line items over the period. Four queries a page, whatever the page size."""
-    condition = PolicyItem.coverage_id.is_in(coverage_ids)
-    if after is not None:
-        condition &= PolicyItem.policy_id > after
+) -> tuple[list[HeldLineItem], bool]:
+    """The line items over the period of the next `size` policies (by id, after `after`)
+    holding any of the coverages, and whether more policies follow. Three queries a page,
+    whatever its size (raw SQL: at 10,000 policies Piccolo's per-value cleaning of the id
+    lists cost more than the queries); line items alike share one decoding of their covers."""
+    marks = ", ".join("{}" for _ in coverage_ids)
     ids = [
         r["policy_id"]
-        for r in await PolicyItem.select(PolicyItem.policy_id)
-        .where(condition)
-        .distinct()
-        .order_by(PolicyItem.policy_id)
-        .limit(size)
+        for r in await PolicyItem.raw(
+            f"SELECT DISTINCT policy_id FROM policy_item WHERE coverage_id IN ({marks})"
+            + (" AND policy_id > {}" if after is not None else "")
+            + " ORDER BY policy_id LIMIT {}",
+            *coverage_ids, *([after] if after is not None else []), size,
+        )
     ]
     if not ids:
-        return []
-    policies = {
-        r["id"]: r
-        for r in await Policy.select(
-            Policy.id, Policy.tenant_id, Policy.status, Policy.activated_at, Policy.canceled_at
-        ).where(Policy.id.is_in(ids))
-    }
-    items = records(
-        LineItemRow,
-        await LineItem.select().where(
-            LineItem.policy_id.is_in(ids) & (LineItem.period_start == start) & (LineItem.period_end == end)
-        ),
+        return [], False
+    id_marks = ", ".join("{}" for _ in ids)
+    rows = await LineItem.raw(
+        "SELECT li.*, p.status AS policy_status, p.activated_at AS policy_activated_at, "
+        "p.canceled_at AS policy_canceled_at FROM line_item li JOIN policy p ON p.id = li.policy_id "
+        f"WHERE li.policy_id IN ({id_marks}) AND li.period_start = {{}} AND li.period_end = {{}}",
+        *ids, start, end,
     )
     paid: dict[tuple[uuid.UUID, uuid.UUID], int] = {}
     settled: dict[tuple[uuid.UUID, uuid.UUID], int] = {}
-    for e in await ParametricEvent.select(
-        ParametricEvent.policy_id, ParametricEvent.coverage_id, ParametricEvent.payout_minor, ParametricEvent.revision
-    ).where(ParametricEvent.policy_id.is_in(ids)):
-        key = (e["policy_id"], e["coverage_id"])
-        paid[key] = paid.get(key, 0) + e["payout_minor"]
-        settled[key] = max(settled.get(key, 0), e["revision"])
+    for e in await ParametricEvent.raw(
+        "SELECT policy_id, coverage_id, SUM(payout_minor) AS paid, MAX(revision) AS revision "
+        f"FROM parametric_event WHERE policy_id IN ({id_marks}) GROUP BY policy_id, coverage_id",
+        *ids,
+    ):
+        paid[(e["policy_id"], e["coverage_id"])] = int(e["paid"])
+        settled[(e["policy_id"], e["coverage_id"])] = int(e["revision"])
+    covers_of: dict[str, list] = {}  # covers JSON text → decoded once
     out = []
-    for item in sorted(items, key=lambda i: (str(i.policy_id), i.position)):
-        p = policies.get(item.policy_id)
-        if p is None:
-            continue
+    for row in sorted(rows, key=lambda r: (str(r["policy_id"]), r["position"])):
+        status, activated_at, canceled_at = row.pop("policy_status"), row.pop("policy_activated_at"), row.pop("policy_canceled_at")
+        raw = row["covers"]
+        text = raw if isinstance(raw, str) else msgspec.json.encode(raw).decode()
+        if text not in covers_of:
+            covers_of[text] = msgspec.convert(json_value(raw), list[CoverSnapshot], strict=False)
+        item = msgspec.convert({**row, "covers": covers_of[text]}, LineItemRow, strict=False)
         covers = [c.coverage_id for c in item.covers]
         out.append(
             HeldLineItem(
-                tenant_id=p["tenant_id"],
+                tenant_id=item.tenant_id,
                 policy_id=item.policy_id,
-                status=p["status"],
-                activated_at=p["activated_at"],
-                canceled_at=p["canceled_at"],
+                status=status,
+                activated_at=activated_at,
+                canceled_at=canceled_at,
                 item=item,
                 paid_minor={c: paid.get((item.policy_id, c), 0) for c in covers},
                 settled_revision={c: settled.get((item.policy_id, c), 0) for c in covers},
             )
         )
-    return out
+    return out, len(ids) == size
 
 
 async def write_settled(events: list[dict], payouts: list[dict], messages: list[dict] | None = None) -> None:

@@ -13,18 +13,23 @@ import datetime as dt
 import uuid
 from decimal import Decimal
 
+import msgspec
 from temporalio import activity
 from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDConflictPolicy
 
 from models.db import observations as observations_db
 from models.db import settlement as settlement_db
+from models.db import settlement_sql
+from models.db.core import write_transaction
+from models.db.records import LineItemRow, records
 from models.db.settlement import HeldLineItem, PeriodCoverage
 from models.db.webhooks import outbox_values
 from models.domain.index_catalog import BY_CODE
 from models.domain.lifecycle import day_start
 from models.domain.money import from_minor
 from models.domain.observations import INDEX_DATA
-from models.domain.webhooks import ADJUSTMENT_RECORDED, EVENT_VALIDATED, PAYOUT_RECORDED
+from models.domain.statuses import PolicyStatus
+from models.domain.webhooks import ADJUSTMENT_RECORDED, EVENT_VALIDATED, PAYOUT_RECORDED, envelope
 from models.domain.settlement import (
     EVENT_TYPES,
     IndexOutcome,
@@ -50,6 +55,9 @@ PAGE = 1000  # policies per page: one transaction of events and payouts each
 # Ids derived from the event's (itself derived from its settlement key): stable across retries.
 PAYOUT_ID_MASK = 0x5A5A_0000_0000_0000_0000_0000_0000_0001
 MESSAGE_ID_MASKS = {EVENT_VALIDATED: 1 << 100, PAYOUT_RECORDED: 2 << 100, ADJUSTMENT_RECORDED: 3 << 100}
+# The set-based path's message ids: msg_<digit><the event id's hex but its first digit>.
+UNIFORM_MESSAGE_DIGITS = {EVENT_VALIDATED: "1", PAYOUT_RECORDED: "2"}
+UNIFORM_POLICY = uuid.UUID(int=0)  # stands for every policy of a uniform shape
 
 
 def _describe_missing(outcome: IndexOutcome) -> str:
@@ -82,37 +90,103 @@ async def settle_period(request: SettlePeriodInput) -> SettlePeriodOutcome:
                 await settlement_db.save_state(c.coverage_id, request.target_id, request.start, request.end, state, detail)
             results[c.coverage_id] = CoverageSettled(c.coverage_id, c.index_code, state, detail=detail)
             continue
-        path = [
-            {"day": v.day.isoformat(), "value": plain(v.value), "revision": v.revision, "counted": v.day in outcome.counted_days}
-            for v in outcome.path
-        ]
-        async with _one_writer():
-            await settlement_db.record_index(
-                c.coverage_id, outcome.revision, c.index_code, INDEX_DATA[c.index_code][0], outcome.value, path, simulated
-            )
         ready[c.coverage_id] = (c, outcome, simulated)
     if ready:
-        written = await _write_events(request, ready)
-        for cid, (c, outcome, _) in ready.items():
-            events, paid = written.get(cid, (0, 0))
-            async with _one_writer():
+        memo: dict = {}  # line items alike (covers, quantity, sum insured, ...) settle alike
+        # One transaction for the indices and every uniform line item's rows, one a page for
+        # the rest, one for the states: on SQLite each commit is a sync of the log.
+        async with _one_writer(), write_transaction():
+            for c, outcome, simulated in ready.values():
+                await _record_index(c, outcome, simulated)
+            written = await _write_uniform(request, ready, memo)
+        for cid, (n, paid) in (await _write_events(request, ready, memo)).items():
+            before = written.get(cid, (0, 0))
+            written[cid] = (before[0] + n, before[1] + paid)
+        async with _one_writer(), write_transaction():
+            for cid, (c, outcome, _) in ready.items():
+                events, paid = written.get(cid, (0, 0))
                 await settlement_db.save_state(
                     cid, request.target_id, request.start, request.end, "SETTLED", "", outcome.revision, outcome.value
                 )
-            results[cid] = CoverageSettled(cid, c.index_code, "SETTLED", outcome.revision, outcome.value, "", events, paid)
+                results[cid] = CoverageSettled(cid, c.index_code, "SETTLED", outcome.revision, outcome.value, "", events, paid)
     return SettlePeriodOutcome(coverages=[results[c.coverage_id] for c in coverages])
 
 
-async def _write_events(request: SettlePeriodInput, ready) -> dict[uuid.UUID, tuple[int, int]]:
-    """Events and payouts of all policies holding the ready covers, page by page, resuming
+async def _record_index(c: PeriodCoverage, outcome: IndexOutcome, simulated: bool) -> None:
+    """The cover's index and its daily path, as the claim explanation shows them."""
+    path = [
+        {"day": v.day.isoformat(), "value": plain(v.value), "revision": v.revision, "counted": v.day in outcome.counted_days}
+        for v in outcome.path
+    ]
+    await settlement_db.record_index(
+        c.coverage_id, outcome.revision, c.index_code, INDEX_DATA[c.index_code][0], outcome.value, path, simulated
+    )
+
+
+def _moments(request: SettlePeriodInput) -> tuple[dt.datetime, dt.datetime]:
+    """The end of the period's first day and of its last: a policy in force at both was in
+    force all through it."""
+    return day_start(request.start + dt.timedelta(days=1)), day_start(request.end + dt.timedelta(days=1))
+
+
+async def _write_uniform(request: SettlePeriodInput, ready, memo: dict) -> dict[uuid.UUID, tuple[int, int]]:
+    """The line items in force all through the period and not settled before, set-based:
+    the payout rule once per distinct terms, the rows by the database
+    (models/db/settlement_sql.py). Inside the caller's write transaction. Returns (events,
+    paid minor) by coverage."""
+    first, last = _moments(request)
+    ids = list(ready)
+    shapes = await settlement_sql.uniform_shapes(ids, request.start, request.end, first, last, request.at)
+    samples = await settlement_sql.sample_line_items([s.sample_id for s in shapes])
+    written: dict[uuid.UUID, tuple[int, int]] = {}
+    for shape in shapes:
+        [item] = records(LineItemRow, [samples[shape.sample_id]])
+        # Any policy of the shape: in force all through, nothing paid before.
+        held = HeldLineItem(item.tenant_id, UNIFORM_POLICY, PolicyStatus.ACTIVE, first, None, item, {}, {})
+        events = _settle_held(request, held, ready, memo)
+        templates = [_template(e) for e in events]
+        await settlement_sql.write_uniform(
+            shape, templates, request.start, request.end, ids, first, last, request.at, request.at.date()
+        )
+        for e in events:
+            n, paid = written.get(e["coverage_id"], (0, 0))
+            written[e["coverage_id"]] = (n + shape.count, paid + e["payout_minor"] * shape.count)
+        activity.heartbeat()
+    return written
+
+
+def _template(event: dict) -> settlement_sql.EventTemplate:
+    """A uniform shape's event of one cover, with its webhooks' payloads (the event's and
+    policy's ids left as placeholders the database fills)."""
+    messages = tuple(
+        (kind, msgspec.json.encode(payload).decode(), UNIFORM_MESSAGE_DIGITS[kind])
+        for kind, payload in _message_payloads(event, settlement_sql.EVENT_ID, settlement_sql.POLICY_ID)
+    ) if event["payout_minor"] != 0 else ()
+    return settlement_sql.EventTemplate(
+        coverage_id=event["coverage_id"],
+        event_type=event["event_type"],
+        index_value=event["index_value"],
+        currency=event["currency"],
+        payout_minor=event["payout_minor"],
+        data_set=event["data_set"],
+        revision=event["revision"],
+        simulated=event["simulated"],
+        explanation_json=msgspec.json.encode(event["explanation"]).decode(),
+        messages=messages,
+    )
+
+
+async def _write_events(request: SettlePeriodInput, ready, memo: dict) -> dict[uuid.UUID, tuple[int, int]]:
+    """Events and payouts of the other policies holding the ready covers (activated or
+    cancelled within the period, or settled before: adjustments), page by page, resuming
     after the last page a previous attempt heartbeated."""
     details = activity.info().heartbeat_details
     after = uuid.UUID(details[0]) if details else None
     written: dict[uuid.UUID, tuple[int, int]] = {}
     ids = list(ready)
-    memo: dict = {}  # line items alike (covers, quantity, sum insured, ...) settle alike
+    uniform = settlement_sql.uniform_condition(*_moments(request), request.at)
     while True:
-        page, more = await settlement_db.exposure_page(ids, request.start, request.end, after, PAGE)
+        page, more = await settlement_db.exposure_page(ids, request.start, request.end, after, PAGE, uniform)
         if not page:
             return written
         events, payouts, messages = [], [], []
@@ -226,9 +300,18 @@ def _settle_held(request: SettlePeriodInput, held: HeldLineItem, ready, memo: di
 
 def _messages_of(event: dict) -> list[dict]:
     """The webhooks of a paying event, written in its transaction (outbox)."""
+    return [
+        {**outbox_values(event["tenant_id"], kind, event["settlement_key"], event["created_at"], {},
+                         message_id=f"msg_{event['id'].int ^ MESSAGE_ID_MASKS[kind]:032x}"), "payload": payload}
+        for kind, payload in _message_payloads(event, str(event["id"]), str(event["policy_id"]))
+    ]
+
+
+def _message_payloads(event: dict, event_id: str, policy_id: str) -> list[tuple[str, dict]]:
+    """(kind, webhook body) of each message of a paying event."""
     data = {
-        "eventId": str(event["id"]),
-        "policyId": str(event["policy_id"]),
+        "eventId": event_id,
+        "policyId": policy_id,
         "coverageId": str(event["coverage_id"]),
         "kind": event["kind"],
         "eventType": event["event_type"],
@@ -240,11 +323,7 @@ def _messages_of(event: dict) -> list[dict]:
         "simulated": event["simulated"],
     }
     kinds = [ADJUSTMENT_RECORDED] if event["kind"] == "ADJUSTMENT" else [EVENT_VALIDATED, PAYOUT_RECORDED]
-    return [
-        outbox_values(event["tenant_id"], kind, event["settlement_key"], event["created_at"], data,
-                      message_id=f"msg_{event['id'].int ^ MESSAGE_ID_MASKS[kind]:032x}")
-        for kind in kinds
-    ]
+    return [(kind, envelope(kind, event["created_at"], data)) for kind in kinds]
 
 
 def _payout_of(event: dict) -> dict:

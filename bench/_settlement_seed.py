@@ -46,11 +46,15 @@ async def free_targets(n: int) -> list[str]:
 
 
 async def seed(policies: int, targets: list[str], months: list[tuple[dt.date, dt.date]],
-               monthly_rain: dict[str, list[Decimal]], chunk: int = 250) -> dict:
+               monthly_rain: dict[str, list[Decimal]], chunk: int = 250, quantities: int = 1, late_every: int = 0) -> dict:
     """Write the catalogue, `policies` ACTIVE policies spread evenly over `targets`, and
-    the months' daily rainfall (`monthly_rain[target][i]`: month i's total, spread evenly)."""
+    the months' daily rainfall (`monthly_rain[target][i]`: month i's total, spread evenly).
+    Policy i holds 2.5 + 0.5 × (i mod `quantities`) units (the sum insured stays 250,000 INR:
+    more units reach the same cap); with `late_every`, every such policy is activated in the
+    middle of the first month instead of 20 days before it (settled policy by policy)."""
     now = utcnow()
     activated = dt.datetime.combine(months[0][0], dt.time(0), tzinfo=dt.timezone.utc) - dt.timedelta(days=20)
+    activated_late = dt.datetime.combine(months[0][0], dt.time(0), tzinfo=dt.timezone.utc) + dt.timedelta(days=10)
     tenant = uuid.uuid4()
     covers: dict[str, list[list[CoverSnapshot]]] = {}
     coverage_rows = []
@@ -83,24 +87,27 @@ async def seed(policies: int, targets: list[str], months: list[tuple[dt.date, dt
             t = targets[i % len(targets)]
             policy_id = uuid.uuid4()
             ids.append(policy_id)
+            quantity = Decimal("2.5") + Decimal("0.5") * (i % quantities)
+            late = late_every > 0 and i % late_every == late_every - 1
             pol.append(Policy(
                 id=policy_id, tenant_id=tenant, quote_id=uuid.uuid4(), kind="TENANT", name=f"seeded {i}", status="ACTIVE",
                 inception_date=months[0][0], expiry_date=months[-1][1], currency="INR",
-                total_sum_insured_minor=25_000_000 * len(months), gross_premium_minor=1, activated_at=activated,
+                total_sum_insured_minor=25_000_000 * len(months), gross_premium_minor=1,
+                activated_at=activated_late if late else activated,
                 signature_confirmed=True, created_at=now, updated_at=now,
             ))
             for k, ((s, e), pair) in enumerate(zip(months, covers[t])):
                 item_id = uuid.uuid4()
                 items.append(LineItem(
                     id=item_id, tenant_id=tenant, policy_id=policy_id, position=k, name=f"{s:%b %Y}", period_start=s,
-                    period_end=e, currency="INR", quantity=Decimal("2.5"), sum_insured_minor=25_000_000,
+                    period_end=e, currency="INR", quantity=quantity, sum_insured_minor=25_000_000,
                     total_sum_insured_minor=25_000_000, min_payout_minor=2_500_000, payout_per_unit_minor=125_000,
                     premium_minor=1, covers=[_builtins(c) for c in pair],
                 ))
                 for c in pair:
                     pitems.append(PolicyItem(
                         id=uuid.uuid5(item_id, str(c.coverage_id)), tenant_id=tenant, policy_id=policy_id,
-                        coverage_id=c.coverage_id, name=c.index_code, quantity=Decimal("2.5"), currency="INR",
+                        coverage_id=c.coverage_id, name=c.index_code, quantity=quantity, currency="INR",
                         sum_insured_minor=10_000_000, total_sum_insured_minor=25_000_000, total_min_payout_minor=2_500_000,
                     ))
         async with write_transaction():

@@ -1,11 +1,14 @@
-"""Exactly once through real faults (issue 13): a settlement of 5,000 policies (5 pages)
-whose worker process is killed with SIGKILL mid-activity, and one whose Temporal dev server
+"""Exactly once through real faults (issue 13): a settlement of 5,000 policies whose
+worker process is killed with SIGKILL mid-activity, and one whose Temporal dev server
 is killed and restarted mid-activity, each end with exactly one event per (policy, cover),
 one payout per paying event and one webhook message per kind: nothing lost, nothing twice.
 
 The policies are seeded in the database (bench/_settlement_seed.py: what conversion and
 activation write) over last month, with final rainfall that pays every excess cover its
-line item's whole sum insured; the settlement workflow is started as a policy starts it."""
+line item's whole sum insured; the settlement workflow is started as a policy starts it.
+Half the policies are in force all through the month, at five quantities (five set-based
+writes, one transaction each); the other half were activated mid-month (three pages of the
+policy-by-policy path): the fault lands between two of those eight transactions."""
 
 from __future__ import annotations
 
@@ -31,13 +34,13 @@ from models.temporal.settlement import SETTLEMENT_WORKFLOW, SettlementInput
 from tests.conftest import free_port, temporal_binary
 from workflows.worker import Workers
 
-POLICIES = 5000  # five pages of 1,000
+POLICIES = 5000
 
 
 async def _seeded():
     [target] = await free_targets(1)
     [month] = months_back(utcnow().date(), 1)
-    seeded = await seed(POLICIES, [target], [month], {target: [Decimal(600)]})
+    seeded = await seed(POLICIES, [target], [month], {target: [Decimal(600)]}, quantities=5, late_every=2)
     return target, month, seeded
 
 
@@ -70,7 +73,7 @@ async def _wait_settled(target: str, timeout: float) -> None:
 
 
 async def _wait_mid_activity(policy_ids, timeout: float = 120) -> int:
-    """Until some but not all events are written: the activity is between pages."""
+    """Until some but not all events are written: the activity is between transactions."""
     for _ in range(int(timeout * 20)):
         events, _, _ = await _counts(policy_ids)
         if 0 < events < 2 * POLICIES:

@@ -85,20 +85,26 @@ class HeldLineItem:
 
 
 async def exposure_page(
-    coverage_ids: list[uuid.UUID], start: dt.date, end: dt.date, after: uuid.UUID | None, size: int
+    coverage_ids: list[uuid.UUID], start: dt.date, end: dt.date, after: uuid.UUID | None, size: int,
+    uniform: tuple[str, list] | None = None,
 ) -> tuple[list[HeldLineItem], bool]:
     """The line items over the period of the next `size` policies (by id, after `after`)
-    holding any of the coverages, and whether more policies follow. Three queries a page,
+    holding any of the coverages, and whether more policies follow; without the line items
+    `uniform` (SQL over `li` and `p`, and its arguments) says the set-based path settled. Three queries a page,
     whatever its size (raw SQL: at 10,000 policies Piccolo's per-value cleaning of the id
     lists cost more than the queries); line items alike share one decoding of their covers."""
     marks = ", ".join("{}" for _ in coverage_ids)
+    # Line items the set-based path settles (settlement_sql.uniform_condition) are left out.
+    not_uniform, not_uniform_args = ("NOT " + uniform[0], uniform[1]) if uniform is not None else ("1 = 1", [])
     ids = [
         r["policy_id"]
         for r in await PolicyItem.raw(
-            f"SELECT DISTINCT policy_id FROM policy_item WHERE coverage_id IN ({marks})"
-            + (" AND policy_id > {}" if after is not None else "")
-            + " ORDER BY policy_id LIMIT {}",
-            *coverage_ids, *([after] if after is not None else []), size,
+            f"SELECT DISTINCT pi.policy_id AS policy_id FROM policy_item pi WHERE pi.coverage_id IN ({marks})"
+            + (" AND pi.policy_id > {}" if after is not None else "")
+            + " AND EXISTS (SELECT 1 FROM line_item li JOIN policy p ON p.id = li.policy_id WHERE li.policy_id = pi.policy_id"
+            f" AND li.period_start = {{}} AND li.period_end = {{}} AND {not_uniform})"
+            + " ORDER BY pi.policy_id LIMIT {}",
+            *coverage_ids, *([after] if after is not None else []), start, end, *not_uniform_args, size,
         )
     ]
     if not ids:
@@ -107,8 +113,8 @@ async def exposure_page(
     rows = await LineItem.raw(
         "SELECT li.*, p.status AS policy_status, p.activated_at AS policy_activated_at, "
         "p.canceled_at AS policy_canceled_at FROM line_item li JOIN policy p ON p.id = li.policy_id "
-        f"WHERE li.policy_id IN ({id_marks}) AND li.period_start = {{}} AND li.period_end = {{}}",
-        *ids, start, end,
+        f"WHERE li.policy_id IN ({id_marks}) AND li.period_start = {{}} AND li.period_end = {{}} AND {not_uniform}",
+        *ids, start, end, *not_uniform_args,
     )
     paid: dict[tuple[uuid.UUID, uuid.UUID], int] = {}
     settled: dict[tuple[uuid.UUID, uuid.UUID], int] = {}

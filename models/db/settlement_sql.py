@@ -1,0 +1,213 @@
+"""Set-based settlement writes (docs/settlement.md, "Uniform line items"): the events,
+payouts and webhook messages of every line item alike, written by one INSERT ... SELECT each
+instead of a row per policy from Python.
+
+A line item is *uniform* for a settlement run when its policy was in force over the whole
+period (activated by the end of the first day, not cancelled before the end of the last)
+and no earlier run wrote an event on it: then what it is paid depends only on its terms
+(covers, quantity, sum insured, currency) and the period's index, so the payout rule
+(`models.domain.settlement.settle_line_item`) runs once per distinct set of terms and the
+database copies the result to every policy holding them. Every other line item (activated
+or cancelled within the period, adjustments of a revision) is settled policy by policy.
+
+Idempotent as the per-policy path: the unique settlement key (policy, coverage, revision)
+makes a retried statement write nothing twice; payouts and messages are selected from the
+events of this run (`created_at` = the run's time) and have unique keys too.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from dataclasses import dataclass
+from decimal import Decimal
+
+from piccolo.engine.finder import engine_finder
+
+from models.db.tables import LineItem, ParametricEvent
+from models.domain.statuses import PolicyStatus
+
+IN_FORCE = (PolicyStatus.ACCEPTED, PolicyStatus.ACTIVE, PolicyStatus.EXPIRED, PolicyStatus.CANCELED)
+# Placeholders in a JSON text template for what differs per event (see `message_templates`).
+EVENT_ID, POLICY_ID = "@@event-id@@", "@@policy-id@@"
+
+
+def _postgres() -> bool:
+    return engine_finder().engine_type == "postgres"
+
+
+def _param(pg_type: str) -> str:
+    """A parameter in a SELECT list: typed on PostgreSQL (an untyped one is text there);
+    bare on SQLite, where CAST to a type name it does not know would coerce to a number."""
+    return f"CAST({{}} AS {pg_type})" if _postgres() else "{}"
+
+
+def _text(column: str) -> str:
+    return f"CAST({column} AS TEXT)"
+
+
+def _new_uuid() -> str:
+    """A random (version 4) UUID per row, as each database writes a UUID column."""
+    if _postgres():
+        return "gen_random_uuid()"
+    return (
+        "lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-' || "
+        "substr('89ab', 1 + abs(random()) % 4, 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))"
+    )
+
+
+def uniform_condition(first_moment: dt.datetime, last_moment: dt.datetime, at: dt.datetime) -> tuple[str, list]:
+    """SQL over `li` (line_item) and `p` (policy): the line item is uniform for the run at `at`."""
+    marks = ", ".join("{}" for _ in IN_FORCE)
+    sql = (
+        f"(p.status IN ({marks}) AND p.activated_at IS NOT NULL AND p.activated_at <= {{}} "
+        f"AND (p.status <> {{}} OR (p.canceled_at IS NOT NULL AND p.canceled_at >= {{}})) "
+        f"AND NOT EXISTS (SELECT 1 FROM parametric_event pe WHERE pe.line_item_id = li.id AND pe.created_at < {{}}))"
+    )
+    return sql, [*(s.value for s in IN_FORCE), first_moment, PolicyStatus.CANCELED.value, last_moment, at]
+
+
+# `FROM line_item li CROSS JOIN policy p WHERE p.id = li.policy_id`: SQLite joins in the
+# order written after CROSS JOIN, so it starts from the line items of the policies holding
+# the coverages (by index) instead of from every policy in force; PostgreSQL plans it as
+# the inner join it is.
+
+
+def _period_holding(coverage_ids: list[uuid.UUID], start: dt.date, end: dt.date) -> tuple[str, list]:
+    """SQL over `li`: a line item over [start, end] of a policy holding one of the coverages."""
+    marks = ", ".join("{}" for _ in coverage_ids)
+    return (
+        "li.period_start = {} AND li.period_end = {} AND li.policy_id IN "
+        f"(SELECT policy_id FROM policy_item WHERE coverage_id IN ({marks}))",
+        [start, end, *coverage_ids],
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class UniformShape:
+    """Terms shared by `count` uniform line items (`sample_id`: one of them)."""
+
+    covers_text: str
+    quantity: Decimal
+    sum_insured_minor: int
+    currency: str
+    count: int
+    sample_id: uuid.UUID
+
+
+def _shape_match() -> str:
+    return f"{_text('li.covers')} = {{}} AND li.quantity = {{}} AND li.sum_insured_minor = {{}} AND li.currency = {{}}"
+
+
+def _shape_args(shape: UniformShape) -> list:
+    return [shape.covers_text, shape.quantity, shape.sum_insured_minor, shape.currency]
+
+
+async def uniform_shapes(
+    coverage_ids: list[uuid.UUID], start: dt.date, end: dt.date, first_moment: dt.datetime, last_moment: dt.datetime,
+    at: dt.datetime,
+) -> list[UniformShape]:
+    """The distinct terms of the uniform line items holding the coverages, with their counts."""
+    holding, holding_args = _period_holding(coverage_ids, start, end)
+    uniform, uniform_args = uniform_condition(first_moment, last_moment, at)
+    rows = await LineItem.raw(
+        f"SELECT {_text('li.covers')} AS covers_text, li.quantity AS quantity, li.sum_insured_minor AS sum_insured_minor, "
+        f"li.currency AS currency, COUNT(*) AS n, MIN({_text('li.id')}) AS sample_id "
+        f"FROM line_item li CROSS JOIN policy p WHERE p.id = li.policy_id AND {holding} AND {uniform} "
+        f"GROUP BY {_text('li.covers')}, li.quantity, li.sum_insured_minor, li.currency",
+        *holding_args, *uniform_args,
+    )
+    return [
+        UniformShape(r["covers_text"], Decimal(r["quantity"]), int(r["sum_insured_minor"]), r["currency"], int(r["n"]),
+                     uuid.UUID(str(r["sample_id"])))
+        for r in rows
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class EventTemplate:
+    """One cover's event as every uniform line item of a shape gets it (the per-policy
+    columns, ids and key, come from the database)."""
+
+    coverage_id: uuid.UUID
+    event_type: str
+    index_value: Decimal
+    currency: str
+    payout_minor: int
+    data_set: str
+    revision: int
+    simulated: bool
+    explanation_json: str
+    # (event type, payload JSON text with EVENT_ID and POLICY_ID placeholders, id prefix digit)
+    messages: tuple[tuple[str, str, str], ...]
+
+
+def _spliced(template: str) -> tuple[str, list]:
+    """SQL text concatenation of a JSON template: its pieces as parameters, the event's and
+    the policy's ids from `pe` where the placeholders are."""
+    sql, args, pos = [], [], 0
+    while True:
+        hits = [(i, m) for i, m in ((template.find(m, pos), m) for m in (EVENT_ID, POLICY_ID)) if i >= 0]
+        if not hits:
+            if pos < len(template):
+                sql.append(_param("text"))
+                args.append(template[pos:])
+            return " || ".join(sql), args
+        i, marker = min(hits)
+        if i > pos:
+            sql.append(_param("text"))
+            args.append(template[pos:i])
+        sql.append(_text("pe.id" if marker == EVENT_ID else "pe.policy_id"))
+        pos = i + len(marker)
+
+
+async def sample_line_items(ids: list[uuid.UUID]) -> dict[uuid.UUID, dict]:
+    return {r["id"]: r for r in await LineItem.select().where(LineItem.id.is_in(ids))} if ids else {}
+
+
+async def write_uniform(
+    shape: UniformShape, templates: list[EventTemplate], start: dt.date, end: dt.date, coverage_ids: list[uuid.UUID],
+    first_moment: dt.datetime, last_moment: dt.datetime, at: dt.datetime, validated_day: dt.date,
+) -> None:
+    """Every uniform line item of `shape`: its events, the payouts of the paying ones and
+    their webhook messages. Run inside `write_transaction()`."""
+    holding, holding_args = _period_holding(coverage_ids, start, end)
+    uniform, uniform_args = uniform_condition(first_moment, last_moment, at)
+    where = f"{holding} AND {uniform} AND {_shape_match()}"
+    where_args = [*holding_args, *uniform_args, *_shape_args(shape)]
+    json_param = "CAST({} AS json)" if _postgres() else "{}"
+    for t in templates:
+        await ParametricEvent.raw(
+            "INSERT INTO parametric_event (id, tenant_id, policy_id, coverage_id, settlement_key, event_type, validated_day, "
+            "index_value, currency, payout_minor, created_at, kind, line_item_id, data_set, revision, simulated, explanation) "
+            f"SELECT {_new_uuid()}, li.tenant_id, li.policy_id, {_param('uuid')}, "
+            f"{_text('li.policy_id')} || {_param('text')}, {_param('text')}, {_param('date')}, {_param('numeric')}, "
+            f"{_param('text')}, {_param('bigint')}, {_param('timestamptz')}, 'SETTLEMENT', li.id, {_param('text')}, "
+            f"{_param('integer')}, {_param('boolean')}, {json_param} "
+            f"FROM line_item li CROSS JOIN policy p WHERE p.id = li.policy_id AND {where} ON CONFLICT DO NOTHING",
+            t.coverage_id, f":{t.coverage_id}:r{t.revision}", t.event_type, validated_day, t.index_value, t.currency,
+            t.payout_minor, at, t.data_set, t.revision, t.simulated, t.explanation_json, *where_args,
+        )
+        if t.payout_minor == 0:
+            continue
+        # This run's events of the cover at these terms (a retry finds the first attempt's).
+        events = (
+            "FROM parametric_event pe JOIN line_item li ON li.id = pe.line_item_id CROSS JOIN policy p WHERE p.id = li.policy_id "
+            f"AND pe.coverage_id = {{}} AND pe.revision = {{}} AND pe.created_at = {{}} AND {where}"
+        )
+        events_args = [t.coverage_id, t.revision, at, *where_args]
+        await ParametricEvent.raw(
+            "INSERT INTO payout (id, tenant_id, policy_id, coverage_id, event_id, settlement_key, currency, amount_minor, "
+            f"created_at) SELECT {_new_uuid()}, pe.tenant_id, pe.policy_id, pe.coverage_id, pe.id, pe.settlement_key, "
+            f"pe.currency, pe.payout_minor, pe.created_at {events} ON CONFLICT DO NOTHING",
+            *events_args,
+        )
+        for event_type, payload, digit in t.messages:
+            body, body_args = _spliced(payload)
+            await ParametricEvent.raw(
+                "INSERT INTO webhook_message (id, tenant_id, event_type, payload, created_at, dispatched_at) "
+                f"SELECT 'msg_' || {_param('text')} || substr(replace({_text('pe.id')}, '-', ''), 2), pe.tenant_id, "
+                f"{_param('text')}, {('CAST((' + body + ') AS json)') if _postgres() else body}, pe.created_at, NULL "
+                f"{events} ON CONFLICT DO NOTHING",
+                digit, event_type, *body_args, *events_args,
+            )

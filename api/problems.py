@@ -14,6 +14,7 @@ from typing import Any
 import msgspec
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
+from temporalio.client import RPCTimeoutOrCancelledError
 from temporalio.service import RPCError, RPCStatusCode
 
 from models.wire.common import FieldError, Problem
@@ -209,6 +210,15 @@ def handle_temporal(request: Request, exc: RPCError) -> Response[Any]:
     return handle_unexpected(request, exc)
 
 
+def handle_temporal_deadline(request: Request, exc: RPCTimeoutOrCancelledError) -> Response[Any]:
+    """An update or query the SDK gave up on at its RPC deadline (a busy or stalled worker):
+    the workflow may still finish it, and a retry with the same Idempotency-Key finds it."""
+    log.warning("Temporal call timed out on %s: %s", request.url.path, exc)
+    return problem_response(
+        request, 503, "The workflow engine did not answer in time; retry shortly.", headers={"Retry-After": "2"}
+    )
+
+
 def handle_timeout(request: Request, exc: TimeoutError) -> Response[Any]:
     log.warning("timed out on %s", request.url.path)
     return problem_response(request, 503, "The request did not complete in time; retry shortly.", headers={"Retry-After": "2"})
@@ -226,6 +236,7 @@ EXCEPTION_HANDLERS = {
     RecursionError: handle_recursion,
     UnicodeError: handle_unicode,
     RPCError: handle_temporal,
+    RPCTimeoutOrCancelledError: handle_temporal_deadline,
     TimeoutError: handle_timeout,
     Exception: handle_unexpected,
 }

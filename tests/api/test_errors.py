@@ -108,6 +108,22 @@ async def test_server_errors_leak_no_stack_trace(service, tenant, monkeypatch):
     assert catalogue  # the module under test
 
 
+async def test_a_workflow_call_outliving_its_deadline_is_a_retryable_503(service, tenant, monkeypatch):
+    """An update or query the SDK gave up on (its RPC deadline passed, as a stalled worker
+    makes it) is the engine being slow: 503 with Retry-After, not a 500."""
+    from temporalio.client import WorkflowUpdateRPCTimeoutOrCancelledError
+
+    from models.db.tables import IndexDefinition
+
+    def stalled(*args, **kwargs):
+        raise WorkflowUpdateRPCTimeoutOrCancelledError()
+
+    monkeypatch.setattr(IndexDefinition, "select", stalled)
+    r = await tenant.get("/index-definitions")
+    body = assert_problem(r, 503)
+    assert r.headers["retry-after"] == "2" and "retry" in body["detail"]
+
+
 @pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded", "application/xml"])
 async def test_non_json_bodies_are_415(tenant, content_type):
     r = await tenant.post(PATH, content=json.dumps(PARTNER), headers={"content-type": content_type})

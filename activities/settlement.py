@@ -55,8 +55,6 @@ PAGE = 1000  # policies per page: one transaction of events and payouts each
 # Ids derived from the event's (itself derived from its settlement key): stable across retries.
 PAYOUT_ID_MASK = 0x5A5A_0000_0000_0000_0000_0000_0000_0001
 MESSAGE_ID_MASKS = {EVENT_VALIDATED: 1 << 100, PAYOUT_RECORDED: 2 << 100, ADJUSTMENT_RECORDED: 3 << 100}
-# The set-based path's message ids: msg_<digit><the event id's hex but its first digit>.
-UNIFORM_MESSAGE_DIGITS = {EVENT_VALIDATED: "1", PAYOUT_RECORDED: "2"}
 UNIFORM_POLICY = uuid.UUID(int=0)  # stands for every policy of a uniform shape
 
 
@@ -93,16 +91,19 @@ async def settle_period(request: SettlePeriodInput) -> SettlePeriodOutcome:
         ready[c.coverage_id] = (c, outcome, simulated)
     if ready:
         memo: dict = {}  # line items alike (covers, quantity, sum insured, ...) settle alike
-        # One transaction for the indices and every uniform line item's rows, one a page for
-        # the rest, one for the states: on SQLite each commit is a sync of the log.
+        # The indices in one transaction; the line items that need a policy-by-policy look
+        # (activated or cancelled within the period, settled before) a page at a time; then
+        # the uniform ones and the states in one: on SQLite each commit is a sync of the log.
+        # The pages come first: the uniform pass's events would otherwise send its line
+        # items the per-policy way too (they have events then), to be read and skipped.
         async with _one_writer(), write_transaction():
             for c, outcome, simulated in ready.values():
                 await _record_index(c, outcome, simulated)
-            written = await _write_uniform(request, ready, memo)
-        for cid, (n, paid) in (await _write_events(request, ready, memo)).items():
-            before = written.get(cid, (0, 0))
-            written[cid] = (before[0] + n, before[1] + paid)
+        written, cursor = await _write_events(request, ready, memo)
         async with _one_writer(), write_transaction():
+            for cid, (n, paid) in (await _write_uniform(request, ready, memo, cursor)).items():
+                before = written.get(cid, (0, 0))
+                written[cid] = (before[0] + n, before[1] + paid)
             for cid, (c, outcome, _) in ready.items():
                 events, paid = written.get(cid, (0, 0))
                 await settlement_db.save_state(
@@ -129,14 +130,16 @@ def _moments(request: SettlePeriodInput) -> tuple[dt.datetime, dt.datetime]:
     return day_start(request.start + dt.timedelta(days=1)), day_start(request.end + dt.timedelta(days=1))
 
 
-async def _write_uniform(request: SettlePeriodInput, ready, memo: dict) -> dict[uuid.UUID, tuple[int, int]]:
-    """The line items in force all through the period and not settled before, set-based:
-    the payout rule once per distinct terms, the rows by the database
-    (models/db/settlement_sql.py). Inside the caller's write transaction. Returns (events,
-    paid minor) by coverage."""
+async def _write_uniform(
+    request: SettlePeriodInput, ready, memo: dict, cursor: uuid.UUID | None
+) -> dict[uuid.UUID, tuple[int, int]]:
+    """The line items in force all through the period with no event yet, set-based: the
+    payout rule once per distinct terms, the rows by the database
+    (models/db/settlement_sql.py). Inside the caller's write transaction; heartbeats keep
+    the pages' resume point (`cursor`). Returns (events, paid minor) by coverage."""
     first, last = _moments(request)
     ids = list(ready)
-    shapes = await settlement_sql.uniform_shapes(ids, request.start, request.end, first, last, request.at)
+    shapes = await settlement_sql.uniform_shapes(ids, request.start, request.end, first, last)
     samples = await settlement_sql.sample_line_items([s.sample_id for s in shapes])
     written: dict[uuid.UUID, tuple[int, int]] = {}
     for shape in shapes:
@@ -151,7 +154,7 @@ async def _write_uniform(request: SettlePeriodInput, ready, memo: dict) -> dict[
         for e in events:
             n, paid = written.get(e["coverage_id"], (0, 0))
             written[e["coverage_id"]] = (n + shape.count, paid + e["payout_minor"] * shape.count)
-        activity.heartbeat()
+        activity.heartbeat(*([str(cursor)] if cursor is not None else []))
     return written
 
 
@@ -159,7 +162,7 @@ def _template(event: dict) -> settlement_sql.EventTemplate:
     """A uniform shape's event of one cover, with its webhooks' payloads (the event's and
     policy's ids left as placeholders the database fills)."""
     messages = tuple(
-        (kind, msgspec.json.encode(payload).decode(), UNIFORM_MESSAGE_DIGITS[kind])
+        (kind, msgspec.json.encode(payload).decode(), MESSAGE_ID_MASKS[kind])
         for kind, payload in _message_payloads(event, settlement_sql.EVENT_ID, settlement_sql.POLICY_ID)
     ) if event["payout_minor"] != 0 else ()
     return settlement_sql.EventTemplate(
@@ -176,19 +179,23 @@ def _template(event: dict) -> settlement_sql.EventTemplate:
     )
 
 
-async def _write_events(request: SettlePeriodInput, ready, memo: dict) -> dict[uuid.UUID, tuple[int, int]]:
-    """Events and payouts of the other policies holding the ready covers (activated or
-    cancelled within the period, or settled before: adjustments), page by page, resuming
-    after the last page a previous attempt heartbeated."""
+async def _write_events(
+    request: SettlePeriodInput, ready, memo: dict
+) -> tuple[dict[uuid.UUID, tuple[int, int]], uuid.UUID | None]:
+    """Events and payouts of the policies holding the ready covers whose line items are not
+    uniform (activated or cancelled within the period, or with events already: adjustments,
+    or a retry after the uniform pass), page by page, resuming after the last page a
+    previous attempt heartbeated. Returns (events, paid minor) by coverage, and the last
+    policy id written (the resume point)."""
     details = activity.info().heartbeat_details
     after = uuid.UUID(details[0]) if details else None
     written: dict[uuid.UUID, tuple[int, int]] = {}
     ids = list(ready)
-    uniform = settlement_sql.uniform_condition(*_moments(request), request.at)
+    uniform = settlement_sql.uniform_condition(*_moments(request))
     while True:
         page, more = await settlement_db.exposure_page(ids, request.start, request.end, after, PAGE, uniform)
         if not page:
-            return written
+            return written, after
         events, payouts, messages = [], [], []
         for held in page:
             for event in _settle_held(request, held, ready, memo):
@@ -203,7 +210,7 @@ async def _write_events(request: SettlePeriodInput, ready, memo: dict) -> dict[u
         after = max(h.policy_id for h in page)
         activity.heartbeat(str(after))
         if not more:
-            return written
+            return written, after
 
 
 _WRITER: asyncio.Lock | None = None

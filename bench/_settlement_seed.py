@@ -46,12 +46,13 @@ async def free_targets(n: int) -> list[str]:
 
 
 async def seed(policies: int, targets: list[str], months: list[tuple[dt.date, dt.date]],
-               monthly_rain: dict[str, list[Decimal]], chunk: int = 250, quantities: int = 1, late_every: int = 0) -> dict:
+               monthly_rain: dict[str, list[Decimal]], chunk: int = 250, quantities: int = 1, late_percent: int = 0) -> dict:
     """Write the catalogue, `policies` ACTIVE policies spread evenly over `targets`, and
     the months' daily rainfall (`monthly_rain[target][i]`: month i's total, spread evenly).
     Policy i holds 2.5 + 0.5 × (i mod `quantities`) units (the sum insured stays 250,000 INR:
-    more units reach the same cap); with `late_every`, every such policy is activated in the
-    middle of the first month instead of 20 days before it (settled policy by policy)."""
+    more units reach the same cap); `late_percent` of them (policy i with i mod 100 below
+    it) are activated in the middle of the first month instead of 20 days before it
+    (settled policy by policy)."""
     now = utcnow()
     activated = dt.datetime.combine(months[0][0], dt.time(0), tzinfo=dt.timezone.utc) - dt.timedelta(days=20)
     activated_late = dt.datetime.combine(months[0][0], dt.time(0), tzinfo=dt.timezone.utc) + dt.timedelta(days=10)
@@ -88,7 +89,7 @@ async def seed(policies: int, targets: list[str], months: list[tuple[dt.date, dt
             policy_id = uuid.uuid4()
             ids.append(policy_id)
             quantity = Decimal("2.5") + Decimal("0.5") * (i % quantities)
-            late = late_every > 0 and i % late_every == late_every - 1
+            late = i % 100 < late_percent
             pol.append(Policy(
                 id=policy_id, tenant_id=tenant, quote_id=uuid.uuid4(), kind="TENANT", name=f"seeded {i}", status="ACTIVE",
                 inception_date=months[0][0], expiry_date=months[-1][1], currency="INR",

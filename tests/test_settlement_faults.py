@@ -6,9 +6,9 @@ one payout per paying event and one webhook message per kind: nothing lost, noth
 The policies are seeded in the database (bench/_settlement_seed.py: what conversion and
 activation write) over last month, with final rainfall that pays every excess cover its
 line item's whole sum insured; the settlement workflow is started as a policy starts it.
-Half the policies are in force all through the month, at five quantities (five set-based
-writes, one transaction each); the other half were activated mid-month (three pages of the
-policy-by-policy path): the fault lands between two of those eight transactions."""
+Four in five policies were activated mid-month (four pages of the policy-by-policy path,
+a transaction each); the others are in force all through the month, at five quantities,
+settled set-based in one last transaction: the fault lands between two of them."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ POLICIES = 5000
 async def _seeded():
     [target] = await free_targets(1)
     [month] = months_back(utcnow().date(), 1)
-    seeded = await seed(POLICIES, [target], [month], {target: [Decimal(600)]}, quantities=5, late_every=2)
+    seeded = await seed(POLICIES, [target], [month], {target: [Decimal(600)]}, quantities=5, late_percent=80)
     return target, month, seeded
 
 

@@ -12,7 +12,8 @@ or cancelled within the period, adjustments of a revision) is settled policy by 
 
 Idempotent as the per-policy path: the unique settlement key (policy, coverage, revision)
 makes a retried statement write nothing twice; payouts and messages are selected from the
-events of this run (`created_at` = the run's time) and have unique keys too.
+events of this run (`created_at` = the run's time) and have unique keys too; the messages'
+ids are the ones the per-policy path gives (derived from the event id).
 """
 
 from __future__ import annotations
@@ -56,15 +57,33 @@ def _new_uuid() -> str:
     )
 
 
-def uniform_condition(first_moment: dt.datetime, last_moment: dt.datetime, at: dt.datetime) -> tuple[str, list]:
-    """SQL over `li` (line_item) and `p` (policy): the line item is uniform for the run at `at`."""
+def _in_force_throughout(first_moment: dt.datetime, last_moment: dt.datetime) -> tuple[str, list]:
     marks = ", ".join("{}" for _ in IN_FORCE)
     sql = (
-        f"(p.status IN ({marks}) AND p.activated_at IS NOT NULL AND p.activated_at <= {{}} "
-        f"AND (p.status <> {{}} OR (p.canceled_at IS NOT NULL AND p.canceled_at >= {{}})) "
-        f"AND NOT EXISTS (SELECT 1 FROM parametric_event pe WHERE pe.line_item_id = li.id AND pe.created_at < {{}}))"
+        f"p.status IN ({marks}) AND p.activated_at IS NOT NULL AND p.activated_at <= {{}} "
+        f"AND (p.status <> {{}} OR (p.canceled_at IS NOT NULL AND p.canceled_at >= {{}}))"
     )
-    return sql, [*(s.value for s in IN_FORCE), first_moment, PolicyStatus.CANCELED.value, last_moment, at]
+    return sql, [*(s.value for s in IN_FORCE), first_moment, PolicyStatus.CANCELED.value, last_moment]
+
+
+def uniform_condition(first_moment: dt.datetime, last_moment: dt.datetime) -> tuple[str, list]:
+    """SQL over `li` (line_item) and `p` (policy): the line item is uniform: its policy in
+    force all through the period and no event on it at all (an event of any run, this
+    one's earlier attempt included, sends it the per-policy way, which knows what was paid)."""
+    in_force, args = _in_force_throughout(first_moment, last_moment)
+    return f"({in_force} AND NOT EXISTS (SELECT 1 FROM parametric_event pe0 WHERE pe0.line_item_id = li.id))", args
+
+
+def _written_uniform(first_moment: dt.datetime, last_moment: dt.datetime, at: dt.datetime) -> tuple[str, list]:
+    """SQL over `li` and `p`: the line item was uniform before this run wrote on it (its
+    events all of this run, `created_at` = `at`), as the payouts and messages of the
+    uniform events select them after the events are in."""
+    in_force, args = _in_force_throughout(first_moment, last_moment)
+    return (
+        f"({in_force} AND NOT EXISTS (SELECT 1 FROM parametric_event pe0 WHERE pe0.line_item_id = li.id "
+        f"AND pe0.created_at <> {{}}))",
+        [*args, at],
+    )
 
 
 # `FROM line_item li CROSS JOIN policy p WHERE p.id = li.policy_id`: SQLite joins in the
@@ -88,7 +107,7 @@ class UniformShape:
     """Terms shared by `count` uniform line items (`sample_id`: one of them)."""
 
     covers_text: str
-    quantity: Decimal
+    quantity_text: str
     sum_insured_minor: int
     currency: str
     count: int
@@ -96,29 +115,34 @@ class UniformShape:
 
 
 def _shape_match() -> str:
-    return f"{_text('li.covers')} = {{}} AND li.quantity = {{}} AND li.sum_insured_minor = {{}} AND li.currency = {{}}"
+    # The quantity as the database writes it as text: a NUMERIC read back through the
+    # driver can differ from what it compares equal to on SQLite (15 digits of a double).
+    return (
+        f"{_text('li.covers')} = {{}} AND {_text('li.quantity')} = {{}} AND li.sum_insured_minor = {{}} "
+        "AND li.currency = {}"
+    )
 
 
 def _shape_args(shape: UniformShape) -> list:
-    return [shape.covers_text, shape.quantity, shape.sum_insured_minor, shape.currency]
+    return [shape.covers_text, shape.quantity_text, shape.sum_insured_minor, shape.currency]
 
 
 async def uniform_shapes(
     coverage_ids: list[uuid.UUID], start: dt.date, end: dt.date, first_moment: dt.datetime, last_moment: dt.datetime,
-    at: dt.datetime,
 ) -> list[UniformShape]:
     """The distinct terms of the uniform line items holding the coverages, with their counts."""
     holding, holding_args = _period_holding(coverage_ids, start, end)
-    uniform, uniform_args = uniform_condition(first_moment, last_moment, at)
+    uniform, uniform_args = uniform_condition(first_moment, last_moment)
     rows = await LineItem.raw(
-        f"SELECT {_text('li.covers')} AS covers_text, li.quantity AS quantity, li.sum_insured_minor AS sum_insured_minor, "
+        f"SELECT {_text('li.covers')} AS covers_text, {_text('li.quantity')} AS quantity_text, "
+        "li.sum_insured_minor AS sum_insured_minor, "
         f"li.currency AS currency, COUNT(*) AS n, MIN({_text('li.id')}) AS sample_id "
         f"FROM line_item li CROSS JOIN policy p WHERE p.id = li.policy_id AND {holding} AND {uniform} "
-        f"GROUP BY {_text('li.covers')}, li.quantity, li.sum_insured_minor, li.currency",
+        f"GROUP BY {_text('li.covers')}, {_text('li.quantity')}, li.sum_insured_minor, li.currency",
         *holding_args, *uniform_args,
     )
     return [
-        UniformShape(r["covers_text"], Decimal(r["quantity"]), int(r["sum_insured_minor"]), r["currency"], int(r["n"]),
+        UniformShape(r["covers_text"], str(r["quantity_text"]), int(r["sum_insured_minor"]), r["currency"], int(r["n"]),
                      uuid.UUID(str(r["sample_id"])))
         for r in rows
     ]
@@ -138,8 +162,23 @@ class EventTemplate:
     revision: int
     simulated: bool
     explanation_json: str
-    # (event type, payload JSON text with EVENT_ID and POLICY_ID placeholders, id prefix digit)
-    messages: tuple[tuple[str, str, str], ...]
+    # (event type, payload JSON text with EVENT_ID and POLICY_ID placeholders, message id mask)
+    messages: tuple[tuple[str, str, int], ...]
+
+
+HEX = "0123456789abcdef"
+
+
+def _message_id(mask: int) -> str:
+    """SQL over `pe`: the message id the per-policy path gives the event's message of this
+    kind, `msg_` + the event id XOR `mask` in 32 hex digits; the masks flip bits 100-101,
+    which are in the 7th hex digit, so that digit is looked up in its XOR table."""
+    if mask & ~(3 << 100) or not mask:
+        raise ValueError("message id masks flip bits 100-101 only")
+    table = "".join(format(d ^ (mask >> 100), "x") for d in range(16))
+    digits = f"replace({_text('pe.id')}, '-', '')"
+    position = f"strpos('{HEX}', substr({digits}, 7, 1))" if _postgres() else f"instr('{HEX}', substr({digits}, 7, 1))"
+    return f"'msg_' || substr({digits}, 1, 6) || substr('{table}', {position}, 1) || substr({digits}, 8)"
 
 
 def _spliced(template: str) -> tuple[str, list]:
@@ -172,42 +211,56 @@ async def write_uniform(
     """Every uniform line item of `shape`: its events, the payouts of the paying ones and
     their webhook messages. Run inside `write_transaction()`."""
     holding, holding_args = _period_holding(coverage_ids, start, end)
-    uniform, uniform_args = uniform_condition(first_moment, last_moment, at)
+    uniform, uniform_args = uniform_condition(first_moment, last_moment)
     where = f"{holding} AND {uniform} AND {_shape_match()}"
     where_args = [*holding_args, *uniform_args, *_shape_args(shape)]
+    written, written_args = _written_uniform(first_moment, last_moment, at)
+    written_where = f"{holding} AND {written} AND {_shape_match()}"
+    written_where_args = [*holding_args, *written_args, *_shape_args(shape)]
     json_param = "CAST({} AS json)" if _postgres() else "{}"
+    # Every cover's events in one statement: its SELECT sees the line items as they were
+    # before it (a second statement would find the first one's events on them).
+    row = (
+        f"({_param('uuid')}, {_param('text')}, {_param('text')}, {_param('numeric')}, {_param('text')}, "
+        f"{_param('bigint')}, {_param('text')}, {_param('integer')}, {_param('boolean')}, {json_param})"
+    )
+    covers_args = [
+        a for t in templates for a in (t.coverage_id, f":{t.coverage_id}:r{t.revision}", t.event_type, t.index_value,
+                                       t.currency, t.payout_minor, t.data_set, t.revision, t.simulated, t.explanation_json)
+    ]
+    await ParametricEvent.raw(
+        "INSERT INTO parametric_event (id, tenant_id, policy_id, coverage_id, settlement_key, event_type, validated_day, "
+        "index_value, currency, payout_minor, created_at, kind, line_item_id, data_set, revision, simulated, explanation) "
+        f"SELECT {_new_uuid()}, li.tenant_id, li.policy_id, t.column1, {_text('li.policy_id')} || t.column2, t.column3, "
+        f"{_param('date')}, t.column4, t.column5, t.column6, {_param('timestamptz')}, 'SETTLEMENT', li.id, t.column7, "
+        f"t.column8, t.column9, t.column10 "
+        f"FROM line_item li CROSS JOIN policy p CROSS JOIN (VALUES {', '.join(row for _ in templates)}) AS t "
+        f"WHERE p.id = li.policy_id AND {where} ON CONFLICT DO NOTHING",
+        validated_day, at, *covers_args, *where_args,
+    )
     for t in templates:
-        await ParametricEvent.raw(
-            "INSERT INTO parametric_event (id, tenant_id, policy_id, coverage_id, settlement_key, event_type, validated_day, "
-            "index_value, currency, payout_minor, created_at, kind, line_item_id, data_set, revision, simulated, explanation) "
-            f"SELECT {_new_uuid()}, li.tenant_id, li.policy_id, {_param('uuid')}, "
-            f"{_text('li.policy_id')} || {_param('text')}, {_param('text')}, {_param('date')}, {_param('numeric')}, "
-            f"{_param('text')}, {_param('bigint')}, {_param('timestamptz')}, 'SETTLEMENT', li.id, {_param('text')}, "
-            f"{_param('integer')}, {_param('boolean')}, {json_param} "
-            f"FROM line_item li CROSS JOIN policy p WHERE p.id = li.policy_id AND {where} ON CONFLICT DO NOTHING",
-            t.coverage_id, f":{t.coverage_id}:r{t.revision}", t.event_type, validated_day, t.index_value, t.currency,
-            t.payout_minor, at, t.data_set, t.revision, t.simulated, t.explanation_json, *where_args,
-        )
         if t.payout_minor == 0:
             continue
-        # This run's events of the cover at these terms (a retry finds the first attempt's).
+        # This run's events of the cover on the shape's line items (a retry of the run finds
+        # the first attempt's: the payouts and messages keyed by them are not written twice).
         events = (
             "FROM parametric_event pe JOIN line_item li ON li.id = pe.line_item_id CROSS JOIN policy p WHERE p.id = li.policy_id "
-            f"AND pe.coverage_id = {{}} AND pe.revision = {{}} AND pe.created_at = {{}} AND {where}"
+            f"AND pe.coverage_id = {{}} AND pe.revision = {{}} AND pe.created_at = {{}} AND pe.kind = 'SETTLEMENT' "
+            f"AND {written_where}"
         )
-        events_args = [t.coverage_id, t.revision, at, *where_args]
+        events_args = [t.coverage_id, t.revision, at, *written_where_args]
         await ParametricEvent.raw(
             "INSERT INTO payout (id, tenant_id, policy_id, coverage_id, event_id, settlement_key, currency, amount_minor, "
             f"created_at) SELECT {_new_uuid()}, pe.tenant_id, pe.policy_id, pe.coverage_id, pe.id, pe.settlement_key, "
             f"pe.currency, pe.payout_minor, pe.created_at {events} ON CONFLICT DO NOTHING",
             *events_args,
         )
-        for event_type, payload, digit in t.messages:
+        for event_type, payload, mask in t.messages:
             body, body_args = _spliced(payload)
             await ParametricEvent.raw(
                 "INSERT INTO webhook_message (id, tenant_id, event_type, payload, created_at, dispatched_at) "
-                f"SELECT 'msg_' || {_param('text')} || substr(replace({_text('pe.id')}, '-', ''), 2), pe.tenant_id, "
-                f"{_param('text')}, {('CAST((' + body + ') AS json)') if _postgres() else body}, pe.created_at, NULL "
+                f"SELECT {_message_id(mask)}, pe.tenant_id, {_param('text')}, "
+                f"{('CAST((' + body + ') AS json)') if _postgres() else body}, pe.created_at, NULL "
                 f"{events} ON CONFLICT DO NOTHING",
-                digit, event_type, *body_args, *events_args,
+                event_type, *body_args, *events_args,
             )

@@ -4,11 +4,13 @@ instead of a row per policy from Python.
 
 A line item is *uniform* for a settlement run when its policy was in force over the whole
 period (activated by the end of the first day, not cancelled before the end of the last)
-and no earlier run wrote an event on it: then what it is paid depends only on its terms
+and no event was written on it yet (by any run, or an earlier attempt of this one): then
+what it is paid depends only on its terms
 (covers, quantity, sum insured, currency) and the period's index, so the payout rule
 (`models.domain.settlement.settle_line_item`) runs once per distinct set of terms and the
 database copies the result to every policy holding them. Every other line item (activated
-or cancelled within the period, adjustments of a revision) is settled policy by policy.
+or cancelled within the period, adjustments of a revision, a retry after this pass) is
+settled policy by policy, first.
 
 Idempotent as the per-policy path: the unique settlement key (policy, coverage, revision)
 makes a retried statement write nothing twice; payouts and messages are selected from the

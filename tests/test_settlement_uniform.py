@@ -33,8 +33,9 @@ from models.temporal.settlement import SettlePeriodInput
 POLICIES = 40
 
 
-async def _expected(request: SettlePeriodInput) -> dict[str, dict]:
-    """The per-policy path's events of every policy, by settlement key."""
+async def _expected(request: SettlePeriodInput, from_nothing: bool = False) -> dict[str, dict]:
+    """The per-policy path's events of every policy, by settlement key (`from_nothing`: as
+    if nothing had been paid yet)."""
     coverages = await settlement_db.coverages_with_exposure(request.target_id, request.start, request.end)
     ready = {}
     for c in coverages:
@@ -42,6 +43,8 @@ async def _expected(request: SettlePeriodInput) -> dict[str, dict]:
         ready[c.coverage_id] = (c, period_index(c.index_code, request.start, request.end, values, c.trigger), simulated)
     page, more = await settlement_db.exposure_page(list(ready), request.start, request.end, None, 10 * POLICIES)
     assert not more and len(page) == POLICIES
+    if from_nothing:
+        page = [dataclasses.replace(held, paid_minor={}, settled_revision={}) for held in page]
     return {e["settlement_key"]: e for held in page for e in _settle_held(request, held, ready)}
 
 
@@ -123,7 +126,7 @@ async def test_a_retry_after_a_revision_pays_the_difference_not_the_whole_again(
     await observations_db.store_batch(
         [ObservationIn(target, "IMD-RF-DAILY", "rainfall_mm", month[0], None, Decimal(60), "IMD")]  # +~52 mm: revision 2
     )
-    fresh = {k: e for k, e in (await _fresh_expected(request)).items()}  # what revision 2 pays from nothing
+    fresh = await _expected(request, from_nothing=True)  # what revision 2 pays from nothing
     await env.run(settle_period, request)
     rows = await ParametricEvent.select().where(ParametricEvent.policy_id.is_in(seeded["policies"]))
     totals: dict[tuple, int] = {}
@@ -134,17 +137,3 @@ async def test_a_retry_after_a_revision_pays_the_difference_not_the_whole_again(
     payouts = await Payout.select().where(Payout.policy_id.is_in(seeded["policies"]))
     assert sum(p["amount_minor"] for p in payouts) == sum(totals.values())
 
-
-async def _fresh_expected(request: SettlePeriodInput) -> dict[str, dict]:
-    """The per-policy path's events as if nothing had been paid yet."""
-    coverages = await settlement_db.coverages_with_exposure(request.target_id, request.start, request.end)
-    ready = {}
-    for c in coverages:
-        values, simulated = await observations_db.daily_values(request.target_id, c.index_code, request.start, request.end)
-        ready[c.coverage_id] = (c, period_index(c.index_code, request.start, request.end, values, c.trigger), simulated)
-    page, _ = await settlement_db.exposure_page(list(ready), request.start, request.end, None, 10 * POLICIES)
-    return {
-        e["settlement_key"]: e
-        for held in page
-        for e in _settle_held(request, dataclasses.replace(held, paid_minor={}, settled_revision={}), ready)
-    }

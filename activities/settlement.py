@@ -162,8 +162,8 @@ def _template(event: dict) -> settlement_sql.EventTemplate:
     """A uniform shape's event of one cover, with its webhooks' payloads (the event's and
     policy's ids left as placeholders the database fills)."""
     messages = tuple(
-        (kind, msgspec.json.encode(payload).decode(), MESSAGE_ID_MASKS[kind])
-        for kind, payload in _message_payloads(event, settlement_sql.EVENT_ID, settlement_sql.POLICY_ID)
+        (kind, msgspec.json.encode(envelope(kind, event["created_at"], data)).decode(), MESSAGE_ID_MASKS[kind])
+        for kind, data in _message_data(event, settlement_sql.EVENT_ID, settlement_sql.POLICY_ID)
     ) if event["payout_minor"] != 0 else ()
     return settlement_sql.EventTemplate(
         coverage_id=event["coverage_id"],
@@ -308,14 +308,14 @@ def _settle_held(request: SettlePeriodInput, held: HeldLineItem, ready, memo: di
 def _messages_of(event: dict) -> list[dict]:
     """The webhooks of a paying event, written in its transaction (outbox)."""
     return [
-        {**outbox_values(event["tenant_id"], kind, event["settlement_key"], event["created_at"], {},
-                         message_id=f"msg_{event['id'].int ^ MESSAGE_ID_MASKS[kind]:032x}"), "payload": payload}
-        for kind, payload in _message_payloads(event, str(event["id"]), str(event["policy_id"]))
+        outbox_values(event["tenant_id"], kind, event["settlement_key"], event["created_at"], data,
+                      message_id=f"msg_{event['id'].int ^ MESSAGE_ID_MASKS[kind]:032x}")
+        for kind, data in _message_data(event, str(event["id"]), str(event["policy_id"]))
     ]
 
 
-def _message_payloads(event: dict, event_id: str, policy_id: str) -> list[tuple[str, dict]]:
-    """(kind, webhook body) of each message of a paying event."""
+def _message_data(event: dict, event_id: str, policy_id: str) -> list[tuple[str, dict]]:
+    """(kind, the webhook's `data`) of each message of a paying event."""
     data = {
         "eventId": event_id,
         "policyId": policy_id,
@@ -330,7 +330,7 @@ def _message_payloads(event: dict, event_id: str, policy_id: str) -> list[tuple[
         "simulated": event["simulated"],
     }
     kinds = [ADJUSTMENT_RECORDED] if event["kind"] == "ADJUSTMENT" else [EVENT_VALIDATED, PAYOUT_RECORDED]
-    return [(kind, envelope(kind, event["created_at"], data)) for kind in kinds]
+    return [(kind, data) for kind in kinds]
 
 
 def _payout_of(event: dict) -> dict:

@@ -470,13 +470,10 @@ async def run(args: argparse.Namespace, procs: Processes, tmp: Path, ports: Port
 
     from bench._bare import BareUpdateWorkflow
 
+    from bench._stack import start_temporal_and_migrate  # bench._stack imports this module
+
     t_setup = time.monotonic()
-    binary = str(Path(sys.executable).parent / "temporal")
-    if not Path(binary).exists():
-        binary = shutil.which("temporal") or binary
-    procs.start("temporal", temporal_command(binary, tmp / "temporal" / "temporal.db", ports), env)
-    await wait_for(lambda: port_open(ports.temporal), 60, "Temporal dev server", procs)
-    run_cli(["migrate"], env)
+    await start_temporal_and_migrate(procs, tmp, ports, env)
     credentials = json.loads(run_cli(["tenants", "create", "bench", "--internal"], env))
     tenant_id = credentials["tenant_id"]
 

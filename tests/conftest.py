@@ -22,6 +22,28 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+async def worker_process(temporal_address: str, queue: str, *args: str) -> asyncio.subprocess.Process:
+    """A real worker process (`python -m workflows.worker *args`) on `queue`, in a session of
+    its own (so a test can SIGKILL its group), once it says it is polling; its log is
+    drained in the background."""
+    env = {**os.environ, "TEMPORAL_ADDRESS": temporal_address, "TEMPORAL_TASK_QUEUE": queue}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "workflows.worker", *args, env=env, stderr=asyncio.subprocess.PIPE, start_new_session=True,
+    )
+    log = b""
+    while b"worker polling" not in log:
+        line = await asyncio.wait_for(proc.stderr.readline(), 60)
+        assert line, log.decode()
+        log += line
+
+    async def drain() -> None:
+        while await proc.stderr.readline():
+            pass
+
+    asyncio.get_running_loop().create_task(drain())
+    return proc
+
+
 # Configure before any project module reads the environment.
 _VAR = Path(tempfile.mkdtemp(prefix="parametric-test-"))
 _PORT = free_port()

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import sys
 import uuid
 from dataclasses import replace
 
@@ -22,30 +21,10 @@ import httpx
 from tests.api.test_business_partners import PARTNER
 from tests.api.test_coverages import wait_until_priced
 from tests.api.test_fast_quotes import new_fast_quote, wait_for_state
-from tests.conftest import Server, Tenant, free_port
+from tests.conftest import Server, Tenant, free_port, worker_process
 
 QUERY = "targetName=400001&from=2027-07-01&to=2027-07-31&size=100"
 SLOW_SIMULATIONS = 1 << 23  # about 8.4 million paths: seconds of pricing
-
-
-async def _pricing_worker(temporal_address: str, queue: str) -> asyncio.subprocess.Process:
-    env = {**os.environ, "TEMPORAL_ADDRESS": temporal_address, "TEMPORAL_TASK_QUEUE": queue}
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "workflows.worker", "--queue", "pricing", "--pricing-processes", "1",
-        env=env, stderr=asyncio.subprocess.PIPE, start_new_session=True,
-    )
-    log = b""
-    while b"worker polling" not in log:
-        line = await asyncio.wait_for(proc.stderr.readline(), 60)
-        assert line, log.decode()
-        log += line
-    asyncio.get_running_loop().create_task(_drain(proc))
-    return proc
-
-
-async def _drain(proc: asyncio.subprocess.Process) -> None:
-    while await proc.stderr.readline():
-        pass
 
 
 def _kill(proc: asyncio.subprocess.Process) -> None:
@@ -68,7 +47,7 @@ async def test_a_worker_killed_during_pricing_loses_nothing(temporal_env, settin
     queue = f"killed-{uuid.uuid4()}"
     address = temporal_env.client.service_client.config.target_host
     app_settings = replace(settings, temporal_address=address, task_queue=queue, simulations=SLOW_SIMULATIONS)
-    doomed = await _pricing_worker(address, queue)
+    doomed = await worker_process(address, queue, "--queue", "pricing", "--pricing-processes", "1")
     successor = None
     try:
         async with Workers(temporal_env.client, queue, queues=("lifecycle", "documents")):
@@ -87,7 +66,7 @@ async def test_a_worker_killed_during_pricing_loses_nothing(temporal_env, settin
                     await asyncio.sleep(2)
                     assert (await client.get(f"/internal/quotes/{quote_id}")).json()["state"] == "running"
 
-                    successor = await _pricing_worker(address, queue)
+                    successor = await worker_process(address, queue, "--queue", "pricing", "--pricing-processes", "1")
                     done = await wait_for_state(client, quote_id, ("completed", "error"), timeout=240)
                     assert done["state"] == "completed", done
                     assert done["pricingReport"]["expectedPayout"]

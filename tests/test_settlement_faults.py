@@ -16,7 +16,6 @@ import asyncio
 import os
 import signal
 import subprocess
-import sys
 import uuid
 from decimal import Decimal
 from pathlib import Path
@@ -31,7 +30,7 @@ from models.temporal.converter import data_converter
 from models.temporal.ids import settlement_workflow_id
 from models.temporal.search_attributes import SEARCH_ATTRIBUTES
 from models.temporal.settlement import SETTLEMENT_WORKFLOW, SettlementInput
-from tests.conftest import free_port, temporal_binary
+from tests.conftest import free_port, temporal_binary, worker_process
 from workflows.worker import Workers
 
 POLICIES = 5000
@@ -104,31 +103,11 @@ def _kill_group(proc) -> None:
         pass
 
 
-async def _worker_process(address: str, queue: str) -> asyncio.subprocess.Process:
-    env = {**os.environ, "TEMPORAL_ADDRESS": address, "TEMPORAL_TASK_QUEUE": queue}
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "workflows.worker", "--queue", "lifecycle",
-        env=env, stderr=asyncio.subprocess.PIPE, start_new_session=True,
-    )
-    log = b""
-    while b"worker polling" not in log:
-        line = await asyncio.wait_for(proc.stderr.readline(), 60)
-        assert line, log.decode()
-        log += line
-
-    async def drain():
-        while await proc.stderr.readline():
-            pass
-
-    asyncio.get_running_loop().create_task(drain())
-    return proc
-
-
 async def test_a_worker_killed_mid_settlement_loses_and_duplicates_nothing(temporal_env, database):
     target, month, seeded = await _seeded()
     queue = f"settle-killed-{uuid.uuid4()}"
     address = temporal_env.client.service_client.config.target_host
-    doomed = await _worker_process(address, queue)
+    doomed = await worker_process(address, queue, "--queue", "lifecycle")
     successor = None
     try:
         await _start(temporal_env.client, queue, target, month)
@@ -137,7 +116,7 @@ async def test_a_worker_killed_mid_settlement_loses_and_duplicates_nothing(tempo
         await doomed.wait()
         events, _, _ = await _counts(seeded["policies"])
         assert events < 2 * POLICIES, "the kill must land before the last page"
-        successor = await _worker_process(address, queue)
+        successor = await worker_process(address, queue, "--queue", "lifecycle")
         await _wait_settled(target, timeout=240)
         await _assert_exactly_once(seeded)
         handle = temporal_env.client.get_workflow_handle(settlement_workflow_id(target, *month))

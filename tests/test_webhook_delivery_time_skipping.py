@@ -78,3 +78,27 @@ async def test_a_receiver_that_recovers_gets_the_message(skipping_env, worker):
     assert row["status"] == "DELIVERED" and row["attempts"] == len(receiver.received) >= 4
     assert {h["webhook-id"] for h, _ in receiver.received} == {message}  # the same id on every attempt
     assert (await webhooks_db.endpoint_of(str(tenant_id), endpoint["id"]))["failed_deliveries"] == 0
+
+
+async def test_failures_finishing_at_once_are_all_counted(database):
+    """DISABLE_AFTER deliveries failing at the same moment (their workflows' last activities
+    run together) each count: the endpoint is disabled once, by the last of them. On
+    PostgreSQL, a read-then-write of the count lost increments and never disabled it."""
+    import asyncio
+
+    from models.db.core import insert_rows
+
+    tenant_id = uuid.uuid4()
+    endpoint = await webhooks_db.create_endpoint(str(tenant_id), "http://127.0.0.1:9/hook", ["*"], "down")
+    now = dt.datetime.now(dt.timezone.utc)
+    ids = [f"msg_{uuid.uuid4().hex}:{endpoint['id']}" for _ in range(DISABLE_AFTER)]
+    async with write_transaction():
+        await insert_rows([
+            WebhookDelivery(id=i, tenant_id=tenant_id, message_id=i.split(":")[0], endpoint_id=endpoint["id"],
+                            created_at=now, updated_at=now)
+            for i in ids
+        ])
+    disabled = await asyncio.gather(*(webhooks_db.finish_delivery(i, False, "HTTP 500") for i in ids))
+    assert sum(disabled) == 1
+    after = await webhooks_db.endpoint_of(str(tenant_id), endpoint["id"])
+    assert after["failed_deliveries"] == DISABLE_AFTER and after["status"] == "DISABLED"

@@ -136,16 +136,22 @@ async def finish_delivery(delivery_id: str, delivered: bool, reason: str) -> boo
         await WebhookDelivery.update({WebhookDelivery.status: "FAILED", WebhookDelivery.updated_at: now}).where(
             WebhookDelivery.id == delivery_id
         )
-        failures = (e["failed_deliveries"] if e else 0) + 1
-        disable = e is not None and e["status"] == "ENABLED" and failures >= DISABLE_AFTER
-        values = {WebhookEndpoint.failed_deliveries: failures, WebhookEndpoint.updated_at: now}
-        if disable:
-            values[WebhookEndpoint.status] = "DISABLED"
-            values[WebhookEndpoint.disabled_reason] = (
-                f"disabled after {failures} messages in a row were not accepted; the last: {reason}"
-            )
-        await WebhookEndpoint.update(values).where(WebhookEndpoint.id == d["endpoint_id"])
-        return disable
+        if e is None:
+            return False
+        # Counted in the database (which also locks the row until commit): deliveries failing
+        # at once must each count; a read-then-write lost increments on PostgreSQL.
+        await WebhookEndpoint.update(
+            {WebhookEndpoint.failed_deliveries: WebhookEndpoint.failed_deliveries + 1, WebhookEndpoint.updated_at: now}
+        ).where(WebhookEndpoint.id == d["endpoint_id"])
+        e = await WebhookEndpoint.select().where(WebhookEndpoint.id == d["endpoint_id"]).first()
+        failures = e["failed_deliveries"]
+        if e["status"] != "ENABLED" or failures < DISABLE_AFTER:
+            return False
+        await WebhookEndpoint.update({
+            WebhookEndpoint.status: "DISABLED",
+            WebhookEndpoint.disabled_reason: f"disabled after {failures} messages in a row were not accepted; the last: {reason}",
+        }).where(WebhookEndpoint.id == d["endpoint_id"])
+        return True
 
 
 async def deliveries_of(tenant_id: str, endpoint_id: uuid.UUID, limit: int) -> list[dict]:

@@ -8,7 +8,6 @@ writes nothing twice; a page's events and payouts commit together.
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import uuid
 from decimal import Decimal
@@ -84,24 +83,33 @@ async def settle_period(request: SettlePeriodInput) -> SettlePeriodOutcome:
         if not outcome.complete:
             state = "FLAGGED" if request.flag_missing else "WAITING"
             detail = _describe_missing(outcome)
-            async with _one_writer():
-                await settlement_db.save_state(c.coverage_id, request.target_id, request.start, request.end, state, detail)
+            await settlement_db.save_state(c.coverage_id, request.target_id, request.start, request.end, state, detail)
             results[c.coverage_id] = CoverageSettled(c.coverage_id, c.index_code, state, detail=detail)
             continue
         ready[c.coverage_id] = (c, outcome, simulated)
     if ready:
         memo: dict = {}  # line items alike (covers, quantity, sum insured, ...) settle alike
-        # The indices in one transaction; the line items that need a policy-by-policy look
-        # (activated or cancelled within the period, settled before) a page at a time; then
-        # the uniform ones and the states in one: on SQLite each commit is a sync of the log.
-        # The pages come first: the uniform pass's events would otherwise send its line
-        # items the per-policy way too (they have events then), to be read and skipped.
-        async with _one_writer(), write_transaction():
-            for c, outcome, simulated in ready.values():
-                await _record_index(c, outcome, simulated)
-        written, cursor = await _write_events(request, ready, memo)
-        async with _one_writer(), write_transaction():
-            for cid, (n, paid) in (await _write_uniform(request, ready, memo, cursor)).items():
+        ids = list(ready)
+        first, last = _moments(request)
+        shapes, others = await settlement_sql.classify(ids, request.start, request.end, first, last)
+        written: dict[uuid.UUID, tuple[int, int]] = {}
+        cursor = None
+        if others:
+            # The line items that need a policy-by-policy look (activated or cancelled
+            # within the period, settled before) a page at a time, after the indices they
+            # explain themselves by. The pages come first: the uniform pass's events would
+            # otherwise send its line items the per-policy way too.
+            async with write_transaction():
+                await _record_indices(ready)
+            written, cursor = await _write_events(request, ready, memo)
+        # The uniform line items, their payouts and messages, (the indices) and the states in
+        # one transaction: on SQLite each commit is a sync of the log.
+        async with write_transaction():
+            if others:
+                shapes, _ = await settlement_sql.classify(ids, request.start, request.end, first, last)
+            else:
+                await _record_indices(ready)
+            for cid, (n, paid) in (await _write_uniform(request, ready, memo, shapes, cursor)).items():
                 before = written.get(cid, (0, 0))
                 written[cid] = (before[0] + n, before[1] + paid)
             for cid, (c, outcome, _) in ready.items():
@@ -113,15 +121,16 @@ async def settle_period(request: SettlePeriodInput) -> SettlePeriodOutcome:
     return SettlePeriodOutcome(coverages=[results[c.coverage_id] for c in coverages])
 
 
-async def _record_index(c: PeriodCoverage, outcome: IndexOutcome, simulated: bool) -> None:
-    """The cover's index and its daily path, as the claim explanation shows them."""
-    path = [
-        {"day": v.day.isoformat(), "value": plain(v.value), "revision": v.revision, "counted": v.day in outcome.counted_days}
-        for v in outcome.path
-    ]
-    await settlement_db.record_index(
-        c.coverage_id, outcome.revision, c.index_code, INDEX_DATA[c.index_code][0], outcome.value, path, simulated
-    )
+async def _record_indices(ready) -> None:
+    """Each ready cover's index and its daily path, as the claim explanation shows them."""
+    for c, outcome, simulated in ready.values():
+        path = [
+            {"day": v.day.isoformat(), "value": plain(v.value), "revision": v.revision, "counted": v.day in outcome.counted_days}
+            for v in outcome.path
+        ]
+        await settlement_db.record_index(
+            c.coverage_id, outcome.revision, c.index_code, INDEX_DATA[c.index_code][0], outcome.value, path, simulated
+        )
 
 
 def _moments(request: SettlePeriodInput) -> tuple[dt.datetime, dt.datetime]:
@@ -131,17 +140,19 @@ def _moments(request: SettlePeriodInput) -> tuple[dt.datetime, dt.datetime]:
 
 
 async def _write_uniform(
-    request: SettlePeriodInput, ready, memo: dict, cursor: uuid.UUID | None
+    request: SettlePeriodInput, ready, memo: dict, shapes: list[settlement_sql.UniformShape], cursor: uuid.UUID | None
 ) -> dict[uuid.UUID, tuple[int, int]]:
     """The line items in force all through the period with no event yet, set-based: the
-    payout rule once per distinct terms, the rows by the database
-    (models/db/settlement_sql.py). Inside the caller's write transaction; heartbeats keep
-    the pages' resume point (`cursor`). Returns (events, paid minor) by coverage."""
+    payout rule once per distinct terms (`shapes`), the rows by the database
+    (models/db/settlement_sql.py): each shape's events, then the run's payouts and, once per
+    cover and amount paid, its webhook messages. Inside the caller's write transaction;
+    heartbeats keep the pages' resume point (`cursor`). Returns (events, paid minor) by
+    coverage."""
     first, last = _moments(request)
     ids = list(ready)
-    shapes = await settlement_sql.uniform_shapes(ids, request.start, request.end, first, last)
     samples = await settlement_sql.sample_line_items([s.sample_id for s in shapes])
     written: dict[uuid.UUID, tuple[int, int]] = {}
+    paying: dict[tuple, settlement_sql.EventTemplate] = {}
     for shape in shapes:
         [item] = records(LineItemRow, [samples[shape.sample_id]])
         # Any policy of the shape: in force all through, nothing paid before.
@@ -151,10 +162,16 @@ async def _write_uniform(
         await settlement_sql.write_uniform(
             shape, templates, request.start, request.end, ids, first, last, request.at, request.at.date()
         )
-        for e in events:
+        for e, t in zip(events, templates):
             n, paid = written.get(e["coverage_id"], (0, 0))
             written[e["coverage_id"]] = (n + shape.count, paid + e["payout_minor"] * shape.count)
+            if t.payout_minor != 0:
+                paying.setdefault((t.coverage_id, t.revision, t.payout_minor, t.currency), t)
         activity.heartbeat(*([str(cursor)] if cursor is not None else []))
+    if paying:
+        await settlement_sql.write_run_payouts(ids, request.at)
+        for template in paying.values():
+            await settlement_sql.write_run_messages(template, request.at)
     return written
 
 
@@ -205,26 +222,11 @@ async def _write_events(
                     messages.extend(_messages_of(event))
                 n, paid = written.get(event["coverage_id"], (0, 0))
                 written[event["coverage_id"]] = (n + 1, paid + event["payout_minor"])
-        async with _one_writer():
-            await settlement_db.write_settled(events, payouts, messages)
+        await settlement_db.write_settled(events, payouts, messages)
         after = max(h.policy_id for h in page)
         activity.heartbeat(str(after))
         if not more:
             return written, after
-
-
-_WRITER: asyncio.Lock | None = None
-
-
-def _one_writer() -> asyncio.Lock:
-    """Concurrent settlements in this worker write one after another (pages, index records,
-    states): on SQLite they would otherwise wait for each other's write lock in the driver's
-    busy-sleep (a settlement of 20 targets at once ran 2x slower), and PostgreSQL gains
-    nothing from interleaving them either."""
-    global _WRITER
-    if _WRITER is None:
-        _WRITER = asyncio.Lock()
-    return _WRITER
 
 
 def _decisive_moment(index_code: str, end: dt.date) -> dt.datetime:

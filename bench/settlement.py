@@ -25,7 +25,7 @@ free loopback ports, SQLite). Then:
 Goal: settlement <= 3 x the baseline's time; month-end workflow tasks independent of the
 number of policies.
 
-Run:  .venv/bin/python bench/settlement.py [--policies 10000] [--small 1000] [--targets 20]
+Run:  .venv/bin/python bench/settlement.py [--policies 10000] [--small 1000] [--targets 20] [--spans]
 """
 
 from __future__ import annotations
@@ -47,7 +47,9 @@ from bench._stack import run_stack_bench, start_temporal_and_migrate  # noqa: E4
 from bench.api import Ports, Processes  # noqa: E402
 
 
-async def settle_month(temporal, queue: str, targets: list[str], month, timeout: float = 3600) -> tuple[float, int]:
+async def settle_month(
+    temporal, queue: str, targets: list[str], month, timeout: float = 3600, show_spans: bool = False
+) -> tuple[float, int]:
     """Start the month's settlement of every target; (seconds until all SETTLED, workflow tasks)."""
     from temporalio.common import WorkflowIDConflictPolicy
 
@@ -79,6 +81,7 @@ async def settle_month(temporal, queue: str, targets: list[str], month, timeout:
     tasks = 0
     first_start = last_end = None
     busy = 0.0
+    spans = []
     for target in targets:
         history = await temporal.get_workflow_handle(settlement_workflow_id(target, *month)).fetch_history()
         tasks += sum(1 for e in history.events if e.HasField("workflow_task_completed_event_attributes"))
@@ -86,8 +89,12 @@ async def settle_month(temporal, queue: str, targets: list[str], month, timeout:
         started = next(e.event_time.ToDatetime() for e in history.events if e.HasField("activity_task_started_event_attributes"))
         done = next(e.event_time.ToDatetime() for e in history.events if e.HasField("activity_task_completed_event_attributes"))
         busy += (done - started).total_seconds()
+        spans.append((started, done))
         first_start = started if first_start is None else min(first_start, started)
         last_end = done if last_end is None else max(last_end, done)
+    if show_spans:  # each settle activity's (start, end), seconds after the first start
+        print("  spans:", [(round((a - first_start).total_seconds(), 3), round((b - first_start).total_seconds(), 3))
+                           for a, b in sorted(spans)])
     print(f"  (settle activities: first start to last completion {(last_end - first_start).total_seconds():.2f} s, "
           f"{busy:.2f} s summed over {len(targets)} running concurrently)", flush=True)
     return elapsed, tasks
@@ -198,7 +205,7 @@ async def run(args, procs: Processes, tmp: Path, ports: Ports, env: dict[str, st
             seeded = await seed(n, targets, months, rain)
             print(f"seed ({label}): {n:,} policies x 6 months x 2 covers = {n * 12:,} covers at {len(targets)} targets "
                   f"in {time.perf_counter() - t0:.1f} s (straight into the database, no policy workflows)", flush=True)
-            elapsed, tasks = await settle_month(temporal, queue, targets, first)
+            elapsed, tasks = await settle_month(temporal, queue, targets, first, show_spans=args.spans)
             events = await ParametricEvent.count().where(ParametricEvent.tenant_id == seeded["tenant"])
             payouts = await Payout.count().where(Payout.tenant_id == seeded["tenant"])
             base, base_rows = await baseline(targets, first)
@@ -236,6 +243,7 @@ def main() -> int:
     ap.add_argument("--policies", type=int, default=10_000, help="policies of the large run")
     ap.add_argument("--small", type=int, default=1_000, help="policies of the small run (task count comparison)")
     ap.add_argument("--targets", type=int, default=20, help="monitoring targets the policies are spread over")
+    ap.add_argument("--spans", action="store_true", help="print each settle activity's start and end")
     ap.add_argument("--keep", action="store_true", help="keep the temp dir afterwards")
     args = ap.parse_args()
     return run_stack_bench("settlement", run, args, {}, ("worker",), args.keep)

@@ -199,3 +199,33 @@ async def test_pragmas_outside_a_transaction_do_not_reach_pooled_connections(eng
     await engine.run_ddl("PRAGMA foreign_keys = 0")
     rows = await Thing.raw("PRAGMA foreign_keys")
     assert rows == [{"foreign_keys": 1}]
+
+
+async def test_write_transactions_of_one_process_take_turns_instead_of_busy_waiting(tmp_path):
+    """A second write transaction waits for the first on the engine's lock, however long the
+    first takes: with a busy timeout shorter than the first transaction, SQLite's own
+    waiting would end in "database is locked"."""
+    path = tmp_path / "turns.sqlite"
+    with sqlite3.connect(path) as raw:
+        raw.execute("PRAGMA journal_mode=WAL")
+        raw.execute("CREATE TABLE thing (id INTEGER PRIMARY KEY, name VARCHAR(20), n INTEGER)")
+    engine = PooledSQLiteEngine(path=str(path), timeout=0.05)
+    Thing = table(engine)
+    order = []
+
+    async def write(name: str, hold: float) -> None:
+        async with engine.transaction(transaction_type=TransactionType.immediate):
+            order.append(f"{name} in")
+            await Thing.insert(Thing(name=name, n=1))
+            await asyncio.sleep(hold)
+            order.append(f"{name} out")
+
+    await asyncio.gather(write("first", 0.3), write("second", 0))
+    assert order == ["first in", "first out", "second in", "second out"]
+    assert await Thing.count() == 2
+    # The lock is released after a failed transaction too.
+    with pytest.raises(ZeroDivisionError):
+        async with engine.transaction(transaction_type=TransactionType.immediate):
+            1 / 0
+    await asyncio.wait_for(write("third", 0), timeout=1)
+    await engine.close_idle()

@@ -76,18 +76,6 @@ def uniform_condition(first_moment: dt.datetime, last_moment: dt.datetime) -> tu
     return f"({in_force} AND NOT EXISTS (SELECT 1 FROM parametric_event pe0 WHERE pe0.line_item_id = li.id))", args
 
 
-def _written_uniform(first_moment: dt.datetime, last_moment: dt.datetime, at: dt.datetime) -> tuple[str, list]:
-    """SQL over `li` and `p`: the line item was uniform before this run wrote on it (its
-    events all of this run, `created_at` = `at`), as the payouts and messages of the
-    uniform events select them after the events are in."""
-    in_force, args = _in_force_throughout(first_moment, last_moment)
-    return (
-        f"({in_force} AND NOT EXISTS (SELECT 1 FROM parametric_event pe0 WHERE pe0.line_item_id = li.id "
-        f"AND pe0.created_at <> {{}}))",
-        [*args, at],
-    )
-
-
 # `FROM line_item li CROSS JOIN policy p WHERE p.id = li.policy_id`: SQLite joins in the
 # order written after CROSS JOIN, so it starts from the line items of the policies holding
 # the coverages (by index) instead of from every policy in force; PostgreSQL plans it as
@@ -129,25 +117,29 @@ def _shape_args(shape: UniformShape) -> list:
     return [shape.covers_text, shape.quantity_text, shape.sum_insured_minor, shape.currency]
 
 
-async def uniform_shapes(
+async def classify(
     coverage_ids: list[uuid.UUID], start: dt.date, end: dt.date, first_moment: dt.datetime, last_moment: dt.datetime,
-) -> list[UniformShape]:
-    """The distinct terms of the uniform line items holding the coverages, with their counts."""
+) -> tuple[list[UniformShape], int]:
+    """The distinct terms of the uniform line items holding the coverages, with their
+    counts, and how many of the line items are not uniform (the per-policy pages' work): one
+    pass over the line items, so a period with none of those costs no page query."""
     holding, holding_args = _period_holding(coverage_ids, start, end)
     uniform, uniform_args = uniform_condition(first_moment, last_moment)
     rows = await LineItem.raw(
-        f"SELECT {_text('li.covers')} AS covers_text, {_text('li.quantity')} AS quantity_text, "
-        "li.sum_insured_minor AS sum_insured_minor, "
-        f"li.currency AS currency, COUNT(*) AS n, MIN({_text('li.id')}) AS sample_id "
-        f"FROM line_item li CROSS JOIN policy p WHERE p.id = li.policy_id AND {holding} AND {uniform} "
-        f"GROUP BY {_text('li.covers')}, {_text('li.quantity')}, li.sum_insured_minor, li.currency",
-        *holding_args, *uniform_args,
+        f"SELECT u, covers_text, quantity_text, sum_insured_minor, currency, COUNT(*) AS n, MIN(id_text) AS sample_id "
+        f"FROM (SELECT CASE WHEN {uniform} THEN 1 ELSE 0 END AS u, {_text('li.covers')} AS covers_text, "
+        f"{_text('li.quantity')} AS quantity_text, li.sum_insured_minor AS sum_insured_minor, li.currency AS currency, "
+        f"{_text('li.id')} AS id_text "
+        f"FROM line_item li CROSS JOIN policy p WHERE p.id = li.policy_id AND {holding}) AS held "
+        "GROUP BY u, covers_text, quantity_text, sum_insured_minor, currency",
+        *uniform_args, *holding_args,
     )
-    return [
+    shapes = [
         UniformShape(r["covers_text"], str(r["quantity_text"]), int(r["sum_insured_minor"]), r["currency"], int(r["n"]),
                      uuid.UUID(str(r["sample_id"])))
-        for r in rows
+        for r in rows if int(r["u"]) == 1
     ]
+    return shapes, sum(int(r["n"]) for r in rows if int(r["u"]) != 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,18 +202,13 @@ async def write_uniform(
     shape: UniformShape, templates: list[EventTemplate], start: dt.date, end: dt.date, coverage_ids: list[uuid.UUID],
     first_moment: dt.datetime, last_moment: dt.datetime, at: dt.datetime, validated_day: dt.date,
 ) -> None:
-    """Every uniform line item of `shape`: its events, the payouts of the paying ones and
-    their webhook messages. Run inside `write_transaction()`."""
+    """The events of every uniform line item of `shape`, all its covers' in one statement
+    (its SELECT sees the line items as they were before it; a second statement would find
+    the first one's events on them). Run inside `write_transaction()`, then
+    `write_run_payouts` and `write_run_messages`."""
     holding, holding_args = _period_holding(coverage_ids, start, end)
     uniform, uniform_args = uniform_condition(first_moment, last_moment)
-    where = f"{holding} AND {uniform} AND {_shape_match()}"
-    where_args = [*holding_args, *uniform_args, *_shape_args(shape)]
-    written, written_args = _written_uniform(first_moment, last_moment, at)
-    written_where = f"{holding} AND {written} AND {_shape_match()}"
-    written_where_args = [*holding_args, *written_args, *_shape_args(shape)]
     json_param = "CAST({} AS json)" if _postgres() else "{}"
-    # Every cover's events in one statement: its SELECT sees the line items as they were
-    # before it (a second statement would find the first one's events on them).
     row = (
         f"({_param('uuid')}, {_param('text')}, {_param('text')}, {_param('numeric')}, {_param('text')}, "
         f"{_param('bigint')}, {_param('text')}, {_param('integer')}, {_param('boolean')}, {json_param})"
@@ -237,32 +224,41 @@ async def write_uniform(
         f"{_param('date')}, t.column4, t.column5, t.column6, {_param('timestamptz')}, 'SETTLEMENT', li.id, t.column7, "
         f"t.column8, t.column9, t.column10 "
         f"FROM line_item li CROSS JOIN policy p CROSS JOIN (VALUES {', '.join(row for _ in templates)}) AS t "
-        f"WHERE p.id = li.policy_id AND {where} ON CONFLICT DO NOTHING",
-        validated_day, at, *covers_args, *where_args,
+        f"WHERE p.id = li.policy_id AND {holding} AND {uniform} AND {_shape_match()} ON CONFLICT DO NOTHING",
+        validated_day, at, *covers_args, *holding_args, *uniform_args, *_shape_args(shape),
     )
-    for t in templates:
-        if t.payout_minor == 0:
-            continue
-        # This run's events of the cover on the shape's line items (a retry of the run finds
-        # the first attempt's: the payouts and messages keyed by them are not written twice).
-        events = (
-            "FROM parametric_event pe JOIN line_item li ON li.id = pe.line_item_id CROSS JOIN policy p WHERE p.id = li.policy_id "
-            f"AND pe.coverage_id = {{}} AND pe.revision = {{}} AND pe.created_at = {{}} AND pe.kind = 'SETTLEMENT' "
-            f"AND {written_where}"
-        )
-        events_args = [t.coverage_id, t.revision, at, *written_where_args]
+
+
+async def write_run_payouts(coverage_ids: list[uuid.UUID], at: dt.datetime) -> None:
+    """The payout of every paying event the run at `at` wrote on the coverages. The
+    per-policy pages wrote theirs with their events: the unique settlement key skips them,
+    as it skips what an earlier attempt of the run wrote."""
+    marks = ", ".join("{}" for _ in coverage_ids)
+    await ParametricEvent.raw(
+        "INSERT INTO payout (id, tenant_id, policy_id, coverage_id, event_id, settlement_key, currency, amount_minor, "
+        f"created_at) SELECT {_new_uuid()}, pe.tenant_id, pe.policy_id, pe.coverage_id, pe.id, pe.settlement_key, "
+        f"pe.currency, pe.payout_minor, pe.created_at FROM parametric_event pe WHERE pe.coverage_id IN ({marks}) "
+        "AND pe.created_at = {} AND pe.payout_minor <> 0 ON CONFLICT DO NOTHING",
+        *coverage_ids, at,
+    )
+
+
+async def write_run_messages(template: EventTemplate, at: dt.datetime) -> None:
+    """The webhook messages of the run's first-settlement events of the template's cover
+    paying its amount: what a message says is the same for all of them but the event's and
+    policy's ids. A per-policy page's event alike already has these very messages (the same
+    ids, derived from its event id): skipped, as what an earlier attempt wrote is."""
+    where = (
+        "FROM parametric_event pe WHERE pe.coverage_id = {} AND pe.created_at = {} AND pe.kind = 'SETTLEMENT' "
+        "AND pe.revision = {} AND pe.payout_minor = {} AND pe.currency = {}"
+    )
+    where_args = [template.coverage_id, at, template.revision, template.payout_minor, template.currency]
+    for event_type, payload, mask in template.messages:
+        body, body_args = _spliced(payload)
         await ParametricEvent.raw(
-            "INSERT INTO payout (id, tenant_id, policy_id, coverage_id, event_id, settlement_key, currency, amount_minor, "
-            f"created_at) SELECT {_new_uuid()}, pe.tenant_id, pe.policy_id, pe.coverage_id, pe.id, pe.settlement_key, "
-            f"pe.currency, pe.payout_minor, pe.created_at {events} ON CONFLICT DO NOTHING",
-            *events_args,
+            "INSERT INTO webhook_message (id, tenant_id, event_type, payload, created_at, dispatched_at) "
+            f"SELECT {_message_id(mask)}, pe.tenant_id, {_param('text')}, "
+            f"{('CAST((' + body + ') AS json)') if _postgres() else body}, pe.created_at, NULL "
+            f"{where} ON CONFLICT DO NOTHING",
+            event_type, *body_args, *where_args,
         )
-        for event_type, payload, mask in t.messages:
-            body, body_args = _spliced(payload)
-            await ParametricEvent.raw(
-                "INSERT INTO webhook_message (id, tenant_id, event_type, payload, created_at, dispatched_at) "
-                f"SELECT {_message_id(mask)}, pe.tenant_id, {_param('text')}, "
-                f"{('CAST((' + body + ') AS json)') if _postgres() else body}, pe.created_at, NULL "
-                f"{events} ON CONFLICT DO NOTHING",
-                event_type, *body_args, *events_args,
-            )

@@ -71,6 +71,7 @@ from activities.quotes import (
 )
 from activities.observations import ingest_observations
 from activities.settlement import policy_settled, settle_period, start_settlements
+from activities.travel import price_stay_nights, record_travel_coverages
 from activities.webhooks import deliver_webhook, dispatch_webhooks, finish_webhook_delivery
 from models.settings import Settings
 from models.temporal.queues import QUEUE_SUFFIXES, task_queue
@@ -82,11 +83,13 @@ from workflows.pricing import CoveragePricingWorkflow
 from workflows.quotes import QuoteWorkflow
 from workflows.observations import ObservationIngestWorkflow
 from workflows.settlement import SettlementWorkflow
+from workflows.travel import TravelCoveragesWorkflow
 from workflows.webhooks import WebhookDeliveryWorkflow, WebhookDispatchWorkflow
 
 QUEUES = tuple(QUEUE_SUFFIXES)
 
 WORKFLOWS = [
+    TravelCoveragesWorkflow,
     BusinessPartnerWorkflow,
     CatalogueWorkflow,
     CoveragePricingWorkflow,
@@ -101,6 +104,7 @@ WORKFLOWS = [
     ClaimReportWorkflow,
 ]
 LIFECYCLE_ACTIVITIES = [
+    record_travel_coverages,
     save_business_partner,
     set_fast_quote_status,
     complete_fast_quote,
@@ -140,6 +144,7 @@ LIFECYCLE_ACTIVITIES = [
     render_policy_schedule,
 ]
 PRICING_ACTIVITIES = [
+    price_stay_nights,
     simulate_coverage,
     simulate_coverages,
     summarise_fits,

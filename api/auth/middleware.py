@@ -97,8 +97,9 @@ class AuthMiddleware(AbstractAuthenticationMiddleware):
             if client is None:
                 raise _unauthorized("unknown or revoked API key")
             principal = Principal(str(client.tenant_id), str(client.id), bool(client.internal), "api_key")
+        # Another tenant's key does not authenticate this tenant: 401, as a wrong key (issue 14).
         if not same_tenant(principal.tenant_id, path_tenant):
-            raise PermissionDeniedException(detail="the credential does not belong to this tenant")
+            raise _unauthorized("the credential does not belong to this tenant")
         if header_tenant and not same_tenant(principal.tenant_id, header_tenant):
-            raise PermissionDeniedException(detail=f"the credential does not belong to tenant {header_tenant!r}")
+            raise _unauthorized(f"the credential does not belong to tenant {header_tenant!r}")
         return AuthenticationResult(user=principal, auth=None)

@@ -188,7 +188,8 @@ async def convert_quote(
             policy_id=policy_id,
             monitoring_target_id=row.monitoring_target_id,
             external_ref=row.external_ref,
-            periods=month_segments(start, end),
+            # A travel quote's stay is one period, whatever months it spans (its coverage's).
+            periods=[(start, end)] if row.kind == "TRAVEL" else month_segments(start, end),
             quote_id=quote_id,
             lapse_at=quote_deadline(row.valid_until, start),
         ),

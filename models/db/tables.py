@@ -429,3 +429,22 @@ class WebhookDelivery(Table, tablename="webhook_delivery"):
     last_error = Text(default="")
     created_at = Timestamptz()
     updated_at = Timestamptz()
+
+
+class TravelCoverage(Table, tablename="travel_coverage"):
+    """A hotel-rain coverage of the travel surface: the `coverage` row of one stay and
+    trigger at a target, with the simulation's distribution of nights paid that prices any
+    max_payout and qty exactly (docs/travel.md)."""
+
+    coverage_id = UUID(primary_key=True)
+    monitoring_target_id = Varchar(length=40)
+    first_night = Date()
+    last_night = Date()
+    trigger = Numeric(digits=RATE)
+    night_counts = JSON()  # [paths with 0 nights at or above the trigger, with 1, ...]
+    simulations = Integer()
+    seed = BigInt()
+    model_version = Varchar(length=80)
+    data_hash = Varchar(length=80)
+    workflow_id = Varchar(length=200)
+    created_at = Timestamptz()

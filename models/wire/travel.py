@@ -19,3 +19,38 @@ class ValidatedEvent(msgspec.Struct):
 
 class ValidatedEvents(msgspec.Struct):
     validated_events: list[ValidatedEvent]
+
+
+class CoverageItem(msgspec.Struct):
+    id: str
+    name: str
+    definition: str
+
+
+class Coverages(msgspec.Struct):
+    coverages: list[CoverageItem]
+
+
+class TravelQuoteRequest(msgspec.Struct):
+    """POST /quotes: `max_payout` in INR a night, `qty` the nights insured (at most the stay's)."""
+
+    coverage_id: str
+    max_payout: Decimal
+    qty: int
+    technical_client_ref: str
+
+
+class TravelQuote(msgspec.Struct):
+    quote_id: str
+    technical_rate: Decimal  # risk price per unit of maximum payout (max_payout x qty), 6 places
+    risk_price: Decimal  # INR, 2 places
+
+
+class TravelPolicyRequest(msgspec.Struct):
+    quote_id: str
+    acceptance: bool
+
+
+class TravelPolicy(msgspec.Struct):
+    policy_id: str | None  # null when the quote is declined
+    confirmation_message: str

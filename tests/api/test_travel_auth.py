@@ -29,10 +29,10 @@ async def test_travel_auth_failures(http, tenant, other_tenant):
     key = tenant.credentials["api_key"]
     assert_problem(await http.get(path(tenant.id)), 401)
     assert_problem(await http.get(path(tenant.id), headers={"Authorization": "Bearer pk_wrong"}), 401)
-    # Key of tenant A on tenant B's path, or with B's header.
-    assert_problem(await http.get(path(other_tenant.id), headers={"Authorization": f"Bearer {key}"}), 403)
+    # Key of tenant A on tenant B's path, or with B's header: it does not authenticate B (401).
+    assert_problem(await http.get(path(other_tenant.id), headers={"Authorization": f"Bearer {key}"}), 401)
     r = await http.get(path(tenant.id), headers={"Authorization": f"Bearer {key}", "x-tenant-id": other_tenant.id})
-    assert_problem(r, 403)
+    assert_problem(r, 401)
 
 
 async def test_validated_day_is_required_and_checked(http, tenant):

@@ -1,0 +1,121 @@
+"""The travel surface's coverages (a `coverage` row and its `travel_coverage` pricing per stay
+and trigger) and the nearest monitoring target of a place (docs/travel.md)."""
+
+from __future__ import annotations
+
+import math
+import uuid
+from dataclasses import dataclass
+from decimal import Decimal
+
+from models.clock import utcnow
+from models.db.core import json_value, write_transaction
+from models.db.records import CoverageRow, record
+from models.db.tables import Coverage, MonitoringTarget, TravelCoverage
+from models.domain.index_catalog import BY_CODE
+from models.domain.money import to_minor
+from models.domain.statuses import CoverageStatus
+from models.domain.travel import CURRENCY, INDEX_CODE, Stay, cover_name, travel_coverage_id
+from models.temporal.travel import PricedStay
+
+EARTH_RADIUS_KM = 6371.0088
+_TARGETS: list[tuple[str, float, float]] | None = None  # (id, lat, lon); reference data, fixed
+
+
+@dataclass(frozen=True, slots=True)
+class TravelCover:
+    coverage: CoverageRow
+    night_counts: list[int]
+
+
+async def nearest_target(latitude: float, longitude: float) -> tuple[str, float] | None:
+    """The monitoring target nearest to the place and its great-circle distance (km)."""
+    global _TARGETS
+    if _TARGETS is None:
+        rows = await MonitoringTarget.select(MonitoringTarget.id, MonitoringTarget.latitude, MonitoringTarget.longitude)
+        _TARGETS = [(r["id"], float(r["latitude"]), float(r["longitude"])) for r in rows]
+    if not _TARGETS:
+        return None
+    la, lo = math.radians(latitude), math.radians(longitude)
+    best, best_h = None, 2.0
+    for target_id, lat, lon in _TARGETS:
+        # haversine term; the smallest is the nearest
+        h = math.sin((math.radians(lat) - la) / 2) ** 2 + math.cos(la) * math.cos(math.radians(lat)) * math.sin(
+            (math.radians(lon) - lo) / 2
+        ) ** 2
+        if h < best_h:
+            best, best_h = target_id, h
+    return best, 2 * EARTH_RADIUS_KM * math.asin(math.sqrt(min(best_h, 1.0)))
+
+
+async def travel_covers(ids: list[uuid.UUID]) -> dict[uuid.UUID, TravelCover]:
+    if not ids:
+        return {}
+    travel = {r["coverage_id"]: r for r in await TravelCoverage.select().where(TravelCoverage.coverage_id.is_in(ids))}
+    if not travel:
+        return {}
+    rows = await Coverage.select().where(Coverage.id.is_in(list(travel)))
+    return {
+        r["id"]: TravelCover(record(CoverageRow, r), [int(n) for n in json_value(travel[r["id"]]["night_counts"])])
+        for r in rows
+    }
+
+
+async def insert_travel_coverages(priced: PricedStay, risk_carrier: str, expected_loss_ratio: Decimal) -> list[uuid.UUID]:
+    """The stay's coverages, ACTIVE with their price, and their distributions, in one
+    transaction; rows that exist are left as they are (a retry, or a concurrent request)."""
+    stay = Stay(priced.first_night, priced.last_night)
+    target = priced.site.target_id
+    now = utcnow()
+    coverages, travel, ids = [], [], []
+    for item in priced.by_trigger:
+        coverage_id = travel_coverage_id(target, stay, item.trigger)
+        ids.append(coverage_id)
+        paths = sum(item.night_counts)
+        expected_nights = Decimal(sum(k * n for k, n in enumerate(item.night_counts))) / Decimal(paths)
+        rate = expected_nights / Decimal(stay.nights)  # expected loss per unit of limit
+        coverages.append(Coverage(
+            id=coverage_id,
+            monitoring_target_id=target,
+            index_definition_id=BY_CODE[INDEX_CODE].id,
+            risk_period_start=stay.first_night,
+            risk_period_end=stay.last_night,
+            label=f"{cover_name(item.trigger, stay)} · {priced.site.target_name}",
+            risk_carrier=risk_carrier,
+            currency=CURRENCY,
+            status=CoverageStatus.ACTIVE,
+            ui_state="active",
+            direction="ABOVE",
+            trigger=item.trigger,
+            exit=None,
+            limit_minor=to_minor(Decimal(stay.nights), CURRENCY),  # one unit: 1 INR a night
+            min_payout_minor=0,
+            payout_per_unit_minor=to_minor(Decimal(1), CURRENCY),
+            risk_premium_minor=int((expected_nights * 100).to_integral_value()),
+            risk_premium_pct=rate.quantize(Decimal("0.0000000001")),
+            gross_premium_indication_pct=(rate / expected_loss_ratio).quantize(Decimal("0.0000000001")),
+            expected_loss_ratio=expected_loss_ratio,
+            simulations=paths,
+            pricing_version=1,
+            created_by="travel",
+            created_at=now,
+            updated_at=now,
+        ))
+        travel.append(TravelCoverage(
+            coverage_id=coverage_id,
+            monitoring_target_id=target,
+            first_night=stay.first_night,
+            last_night=stay.last_night,
+            trigger=item.trigger,
+            night_counts=list(item.night_counts),
+            simulations=paths,
+            seed=priced.seed,
+            model_version=priced.model_version,
+            data_hash=priced.data_hash,
+            workflow_id=priced.workflow_id,
+            created_at=now,
+        ))
+    async with write_transaction():
+        await Coverage.insert(*coverages).on_conflict(action="DO NOTHING")
+        await TravelCoverage.insert(*travel).on_conflict(action="DO NOTHING")
+    return ids

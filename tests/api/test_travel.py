@@ -166,7 +166,7 @@ async def tenant_status(tenant, policy_id: str) -> str:
         r = await tenant.get("/policies", params={"size": 100, "page": page})
         assert r.status_code == 200, r.text
         found = [p["status"] for p in r.json()["content"] if p["id"] == policy_id]
-        if found or r.json().get("last", True):
+        if found or page + 1 >= r.json()["totalPages"]:
             assert found, f"policy {policy_id} not listed"
             return found[0]
         page += 1

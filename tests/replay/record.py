@@ -597,6 +597,24 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
         await handle.result()
         return {"observations-run": await handle.fetch_history()}
 
+    async def travel_stay(env, queue):
+        """The hotel-rain covers of a 3-night stay priced and recorded."""
+        from models.domain.travel import TRIGGERS_MM
+        from models.temporal.travel import TRAVEL_COVERAGES_WORKFLOW, TravelCoveragesInput, travel_coverages_workflow_id
+
+        first = (await env.get_current_time()).date() + dt.timedelta(days=10)
+        last = first + dt.timedelta(days=2)
+        target = "IN-19.125N-072.875E"
+        handle = await env.client.start_workflow(
+            TRAVEL_COVERAGES_WORKFLOW,
+            TravelCoveragesInput(target_id=target, first_night=first, last_night=last, triggers=list(TRIGGERS_MM),
+                                 simulations=2048, seed=1),
+            id=travel_coverages_workflow_id(target, first, last), task_queue=queue,
+        )
+        await handle.result()
+        return {"travel-coverages": await handle.fetch_history()}
+
+    await run(("travel-coverages",), travel_stay)
     await run(("observations-run",), observations)
     await run(("webhook-dispatch", "webhook-delivery"), webhooks)
     await run(("policy-expired", "settlement", "claim-report"), settled)

@@ -4,6 +4,7 @@ only."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import uuid
 from decimal import Decimal
@@ -258,3 +259,33 @@ async def test_nights_paid_are_read_by_day(http, tenant, offered):
     mine = [e for e in r.json()["validated_events"] if e["policy_id"] == policy_id]
     assert mine == [{"policy_id": policy_id, "event_type": "DAYTIME_RAIN", "validated_day": str(at.date()),
                      "validated_amount": 2000}] or [Decimal(str(e["validated_amount"])) for e in mine] == [Decimal(2000)]
+
+
+async def test_a_stay_over_a_month_end_is_settled_as_one_period(http, tenant, temporal_env):
+    """The policy's one period is the stay, whatever months it spans: its settlement
+    workflow is the one of the stay's coverage (a period per calendar month would match no
+    coverage and never settle)."""
+    from models.temporal.ids import settlement_workflow_id
+
+    today = dt.date.today()
+    month_end = dt.date(today.year + (today.month >= 11), (today.month + 1) % 12 + 1, 1) - dt.timedelta(days=1)
+    check_in = month_end - dt.timedelta(days=1)  # nights: the last two of the month, the first of the next
+    r = await get_coverages(http, tenant, **MUMBAI, time_range=f"{check_in}/{check_in + dt.timedelta(days=3)}")
+    assert r.status_code == 200, r.text
+    cover = r.json()["coverages"][1]
+    q = (await quote(http, tenant, cover["id"], ref="booking-month-end")).json()
+    assert (await decide(http, tenant, q["quote_id"], True)).status_code == 200
+    row = await TravelCoverage.select().where(TravelCoverage.coverage_id == uuid.UUID(cover["id"])).first()
+    assert row["first_night"].month != row["last_night"].month
+    from temporalio.service import RPCError
+
+    handle = temporal_env.client.get_workflow_handle(
+        settlement_workflow_id(row["monitoring_target_id"], row["first_night"], row["last_night"]))
+    for _ in range(100):  # the policy's workflow starts it right after the activation answers
+        try:
+            assert (await handle.describe()).status is not None
+            break
+        except RPCError:
+            await asyncio.sleep(0.1)
+    else:
+        raise AssertionError("no settlement workflow for the stay's period")

@@ -11,7 +11,10 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated
 
-from litestar import Controller, get, post
+import re
+
+import msgspec
+from litestar import Controller, Request, get, post
 from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, JSONBody, QueryParameter
 from temporalio.client import Client
@@ -19,11 +22,13 @@ from temporalio.client import Client
 from api.auth.tokens import Principal
 from api.deps import provide_temporal
 from api.openapi_docs import AUTHED, problems, tenant_header
+from api.problems import InvalidInput
 from api.responses import DecimalNumberResponse
 from api.settlement.responses import validated_events as validated_events_of
 from api.travel import service
 from models.db import settlement as settlement_db
 from models.settings import Settings
+from models.wire.common import FieldError
 from models.wire.travel import (
     Coverages,
     TravelPolicy,
@@ -32,6 +37,20 @@ from models.wire.travel import (
     TravelQuoteRequest,
     ValidatedEvents,
 )
+
+
+_AT = re.compile(r"at `\$\.([A-Za-z_]+)")
+
+
+async def strict_body(request: Request, kind: type):
+    """The body decoded again without type coercion: `qty: "3"` or `acceptance: 1` is a
+    400 naming the field, not a silent conversion (a 0 would decline a quote)."""
+    try:
+        return msgspec.json.decode(await request.body(), type=kind, strict=True)
+    except msgspec.ValidationError as err:
+        found = _AT.search(str(err))
+        field = found.group(1) if found else "body"
+        raise InvalidInput(f"{field}: {err}", errors=[FieldError(field=field, message=str(err))]) from None
 
 
 class TravelEventController(Controller):
@@ -80,12 +99,14 @@ class TravelEventController(Controller):
     )
     async def create_quote(
         self,
+        request: Request,
         tenant_id: FromPath[str],
         data: JSONBody[TravelQuoteRequest],
         principal: NamedDependency[Principal],
         temporal: NamedDependency[Client],
         settings: NamedDependency[Settings],
     ) -> DecimalNumberResponse:
+        data = await strict_body(request, TravelQuoteRequest)
         quote_id, priced = await service.create_quote(data, principal.tenant_id, temporal, settings)
         body = TravelQuote(quote_id=str(quote_id), technical_rate=priced.technical_rate, risk_price=priced.risk_price)
         return DecimalNumberResponse(body, status_code=200)
@@ -104,12 +125,14 @@ class TravelEventController(Controller):
     )
     async def decide(
         self,
+        request: Request,
         tenant_id: FromPath[str],
         data: JSONBody[TravelPolicyRequest],
         principal: NamedDependency[Principal],
         temporal: NamedDependency[Client],
         settings: NamedDependency[Settings],
     ) -> TravelPolicy:
+        data = await strict_body(request, TravelPolicyRequest)
         policy_id, message = await service.decide(data, principal.tenant_id, temporal, settings)
         return TravelPolicy(policy_id=None if policy_id is None else str(policy_id), confirmation_message=message)
 

@@ -56,12 +56,18 @@ async def coverages_for(lat: str | None, long: str | None, time_range: str | Non
                         settings: Settings) -> list[CoverageItem]:
     """The stay's hotel-rain covers at the nearest target; none for a place outside the
     served area (farther than SERVED_RADIUS_KM from every target)."""
-    try:
-        latitude = travel.parse_coordinate(lat, "lat", 90)
-        longitude = travel.parse_coordinate(long, "long", 180)
-        stay = travel.parse_stay(time_range, today_in_india())
-    except travel.TravelInputError as err:
-        raise invalid(err.field, err.message) from None
+    errors: list[FieldError] = []
+    parsed = []
+    for parse in (lambda: travel.parse_coordinate(lat, "lat", 90), lambda: travel.parse_coordinate(long, "long", 180),
+                  lambda: travel.parse_stay(time_range, today_in_india())):
+        try:
+            parsed.append(parse())
+        except travel.TravelInputError as err:
+            errors.append(FieldError(field=err.field, message=err.message))
+    if errors:  # every parameter at fault at once
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise InvalidInput(f"{errors[0].field}: {errors[0].message}{more}", errors=errors)
+    latitude, longitude, stay = parsed
     near = await travel_db.nearest_target(latitude, longitude)
     if near is None or near[1] > travel.SERVED_RADIUS_KM:
         return []
@@ -185,9 +191,9 @@ async def create_quote(data: TravelQuoteRequest, tenant_id: str, temporal: Clien
 def _confirmation(policy_id: uuid.UUID, row) -> str:
     nights = (row.risk_period_to - row.risk_period_from).days + 1
     return (
-        f"Policy {policy_id} is in force: hotel-rain cover at {row.monitoring_target_id} for {nights} night(s), "
-        f"{row.risk_period_from} to {row.risk_period_to}; each night whose daytime rain reaches the trigger is paid "
-        f"automatically (reference {row.external_ref})."
+        f"Policy {policy_id} is accepted: hotel-rain cover at {row.monitoring_target_id} for {nights} night(s), "
+        f"{row.risk_period_from} to {row.risk_period_to}, monitored from the first night; each night whose daytime "
+        f"rain reaches the trigger is paid automatically (reference {row.external_ref})."
     )
 
 

@@ -112,6 +112,11 @@ async def test_stays_that_end_first_are_past_or_too_long_are_refused(http, tenan
         assert body["errors"][0]["field"] == "time_range" and why in body["detail"], (time_range, body)
 
 
+async def test_every_parameter_at_fault_is_listed(http, tenant):
+    body = assert_problem(await get_coverages(http, tenant, lat="", long="", time_range=""), 400)
+    assert [e["field"] for e in body["errors"]] == ["lat", "long", "time_range"]
+
+
 async def test_a_place_outside_the_served_area_gets_no_covers(http, tenant):
     r = await get_coverages(http, tenant, lat="48.8566", long="2.3522", time_range="{}/{}".format(*stay()))  # Paris
     assert r.status_code == 200, r.text
@@ -156,6 +161,12 @@ async def test_bad_quotes_are_refused(http, tenant, offered):
         body = assert_problem(await quote(http, tenant, **args), 400)
         assert any(e["field"] == field for e in body.get("errors", [])) or field in body["detail"], (body_changes, body)
     assert_problem(await quote(http, tenant, str(uuid.uuid4())), 404)
+    # No coercion: a string where the spec says integer is refused, naming the field.
+    for changes, field in (({"qty": "3"}, "qty"), ({"qty": True}, "qty"), ({"qty": 2.5}, "qty"),
+                           ({"technical_client_ref": 7}, "technical_client_ref")):
+        body = {"coverage_id": cid, "max_payout": 1500, "qty": 3, "technical_client_ref": "b", **changes}
+        r = await http.post(f"/travel/{tenant.id}/quotes", headers=key_headers(tenant), json=body)
+        assert assert_problem(r, 400)["errors"][0]["field"] == field, (changes, r.text)
     r = await http.post(f"/travel/{tenant.id}/quotes", headers=key_headers(tenant), json={"coverage_id": cid})
     assert_problem(r, 400)
 
@@ -209,6 +220,14 @@ async def test_declining_and_expired_quotes(http, tenant, other_tenant, offered)
     assert_problem(await decide(http, other_tenant, q["quote_id"], True), 404)
     r = await http.post(f"/travel/{tenant.id}/policies", headers=key_headers(tenant), json={"quote_id": q["quote_id"]})
     assert_problem(r, 400)
+    # acceptance must be a boolean: a 0 or 1 never decides a quote.
+    live = (await quote(http, tenant, covers[0]["id"], ref="booking-live")).json()
+    for value in (0, 1, "true"):
+        r = await http.post(f"/travel/{tenant.id}/policies", headers=key_headers(tenant),
+                            json={"quote_id": live["quote_id"], "acceptance": value})
+        assert assert_problem(r, 400)["errors"][0]["field"] == "acceptance", r.text
+    stored = await Quote.select(Quote.status).where(Quote.id == uuid.UUID(live["quote_id"])).first()
+    assert stored["status"] == "CREATED"
 
 
 async def test_a_wrong_or_another_tenants_key_is_401(http, tenant, other_tenant):

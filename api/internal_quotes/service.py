@@ -27,10 +27,12 @@ from models.db import quotes as quotes_db
 from models.db.core import scoped_update
 from models.db.records import QuoteRow
 from models.db.tables import BusinessPartner, Quote
+from models.domain.index_catalog import BY_ID
 from models.domain.lifecycle import line_item_ids
 from models.domain.money import MoneyError, to_minor
 from models.domain.quotes import QuoteError, build_fast_quote
 from models.domain.statuses import CoverageStatus, QuoteStatus
+from models.domain.travel import INDEX_CODE as TRAVEL_INDEX
 from models.settings import Settings
 from models.temporal.ids import quote_workflow_id
 from models.temporal.quotes import CREATED_UPDATE, QUOTE_WORKFLOW, QuoteWorkflowInput
@@ -70,6 +72,10 @@ async def _covers(data: NewFastQuote, errors: list[FieldError]) -> list:
             errors.append(FieldError(f"coverageIds[{i}]", f"unknown coverage {cid}"))
         elif row.status != CoverageStatus.ACTIVE or not row.priced:
             errors.append(FieldError(f"coverageIds[{i}]", f"coverage {cid} is not active (status {row.status}): it has no price yet"))
+        elif BY_ID[row.index_definition_id].code == TRAVEL_INDEX:
+            # Its stay is one period whatever months it spans, which only a travel quote's
+            # conversion knows: it would never be settled under a fast quote.
+            errors.append(FieldError(f"coverageIds[{i}]", f"coverage {cid} is a hotel-rain cover: it is sold on the travel surface only"))
         elif row.risk_period_start <= dt.date.today():
             errors.append(FieldError(f"coverageIds[{i}]", f"coverage {cid}'s risk period has started: it is no longer sold"))
         else:

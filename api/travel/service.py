@@ -16,7 +16,7 @@ import datetime as dt
 import uuid
 from decimal import Decimal
 
-from temporalio.client import Client, WithStartWorkflowOperation
+from temporalio.client import Client, WithStartWorkflowOperation, WorkflowFailureError
 from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDConflictPolicy
 
 from api.catalogue.service import snapshot
@@ -92,6 +92,12 @@ async def coverages_for(lat: str | None, long: str | None, time_range: str | Non
             raise Unavailable(
                 "the stay's covers are still being priced; ask again in a few seconds", headers={"Retry-After": "5"}
             ) from None
+        except WorkflowFailureError:
+            # The pricing failed for good (its workflow, in the Temporal UI, says why); the
+            # next request tries again.
+            raise Unavailable(
+                "the stay's covers could not be priced just now; ask again later", headers={"Retry-After": "60"}
+            ) from None
         covers = await travel_db.travel_covers(ids)
     return [
         CoverageItem(
@@ -128,11 +134,6 @@ def _check_quote_request(data: TravelQuoteRequest, nights: int) -> Decimal:
         errors.append(FieldError("qty", "must be at least 1 night"))
     elif data.qty > nights:
         errors.append(FieldError("qty", f"the coverage's stay has {nights} night(s); qty may be at most {nights}"))
-    ref = data.technical_client_ref
-    if not ref.strip():
-        errors.append(FieldError("technical_client_ref", "must not be empty"))
-    elif len(ref) > 200:
-        errors.append(FieldError("technical_client_ref", "may be at most 200 characters"))
     if errors:
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
         raise InvalidInput(f"{errors[0].field}: {errors[0].message}{more}", errors=errors)

@@ -32,6 +32,8 @@ from piccolo.columns import (
 from piccolo.table import Table
 
 RATE = (12, 8)  # digits, decimal places: rates (fractions) and index values
+# Units of cover held: a travel line item holds max_payout units (INR a night, up to 1,000,000).
+QUANTITY = (20, 8)
 
 
 class Tenant(Table, tablename="tenant"):
@@ -164,7 +166,7 @@ class LineItem(Table, tablename="line_item"):
     period_start = Date()
     period_end = Date()
     currency = Varchar(length=3)
-    quantity = Numeric(digits=RATE)
+    quantity = Numeric(digits=QUANTITY)
     sum_insured_minor = BigInt()
     total_sum_insured_minor = BigInt()
     min_payout_minor = BigInt()
@@ -215,7 +217,7 @@ class PolicyItem(Table, tablename="policy_item"):
     coverage_id = UUID()
     name = Varchar(length=200, null=True, default=None)
     description = Text(null=True, default=None)
-    quantity = Numeric(digits=RATE)
+    quantity = Numeric(digits=QUANTITY)
     currency = Varchar(length=3)
     sum_insured_minor = BigInt()
     total_sum_insured_minor = BigInt()

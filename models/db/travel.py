@@ -33,9 +33,10 @@ async def nearest_target(latitude: float, longitude: float) -> tuple[str, float]
     global _TARGETS
     if _TARGETS is None:
         rows = await MonitoringTarget.select(MonitoringTarget.id, MonitoringTarget.latitude, MonitoringTarget.longitude)
-        _TARGETS = [(r["id"], float(r["latitude"]), float(r["longitude"])) for r in rows]
-    if not _TARGETS:
-        return None
+        targets = [(r["id"], float(r["latitude"]), float(r["longitude"])) for r in rows]
+        if not targets:
+            return None  # reference data not loaded yet: look again next time
+        _TARGETS = targets
     la, lo = math.radians(latitude), math.radians(longitude)
     best, best_h = None, 2.0
     for target_id, lat, lon in _TARGETS:

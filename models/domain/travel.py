@@ -84,21 +84,25 @@ def parse_stay(time_range: str | None, today: dt.date) -> Stay:
         raise TravelInputError(field, f"{time_range!r} is not an ISO 8601 interval <start>/<end>")
     check_in = _local_date(parts[0], field)
     duration = _DURATION.match(parts[1].strip())
-    check_out = check_in + dt.timedelta(days=int(duration.group(1))) if duration else _local_date(parts[1], field)
+    if duration and int(duration.group(1)) > MAX_NIGHTS:
+        raise TravelInputError(field, f"has {int(duration.group(1))} nights; at most {MAX_NIGHTS} are covered")
+    try:
+        check_out = check_in + dt.timedelta(days=int(duration.group(1))) if duration else _local_date(parts[1], field)
+    except OverflowError:
+        raise TravelInputError(field, f"{time_range!r} ends after the year 9999") from None
     if check_out < check_in:
         raise TravelInputError(field, f"ends ({check_out}) before it starts ({check_in})")
     if check_out == check_in:
         raise TravelInputError(field, "covers no night: check-out must be after check-in")
+    if (check_out - check_in).days > MAX_NIGHTS:
+        raise TravelInputError(field, f"has {(check_out - check_in).days} nights; at most {MAX_NIGHTS} are covered")
     if check_in <= today:
         raise TravelInputError(
             field, f"starts on {check_in}, which is not after today ({today}, India): cover is sold before the stay only"
         )
     if (check_in - today).days > MAX_DAYS_AHEAD:
         raise TravelInputError(field, f"starts more than {MAX_DAYS_AHEAD} days ahead")
-    stay = Stay(check_in, check_out - dt.timedelta(days=1))
-    if stay.nights > MAX_NIGHTS:
-        raise TravelInputError(field, f"has {stay.nights} nights; at most {MAX_NIGHTS} are covered")
-    return stay
+    return Stay(check_in, check_out - dt.timedelta(days=1))
 
 
 def parse_coordinate(value: str | None, field: str, bound: float) -> float:

@@ -7,6 +7,8 @@ from decimal import Decimal
 
 import msgspec
 
+from models.wire.common import ShortText
+
 # --- travel surface (snake_case as the spec gives it) -----------------------------------------
 
 
@@ -37,7 +39,7 @@ class TravelQuoteRequest(msgspec.Struct):
     coverage_id: str
     max_payout: Decimal
     qty: int
-    technical_client_ref: str
+    technical_client_ref: ShortText
 
 
 class TravelQuote(msgspec.Struct):

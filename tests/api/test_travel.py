@@ -106,6 +106,9 @@ async def test_stays_that_end_first_are_past_or_too_long_are_refused(http, tenan
         f"{yesterday}/{yesterday + dt.timedelta(days=2)}": "not after today",
         f"{check_in}/{check_in + dt.timedelta(days=31)}": "at most 30",
         f"{check_in}T15:00:00/{check_out}T11:00:00": "no offset",
+        f"{check_in}/P3000000D": "at most 30",
+        "9999-12-31/P1D": "9999",
+        f"{check_in}/99999-01-01": "not an ISO 8601",
     }
     for time_range, why in cases.items():
         body = assert_problem(await get_coverages(http, tenant, **MUMBAI, time_range=time_range), 400)
@@ -161,6 +164,10 @@ async def test_bad_quotes_are_refused(http, tenant, offered):
         body = assert_problem(await quote(http, tenant, **args), 400)
         assert any(e["field"] == field for e in body.get("errors", [])) or field in body["detail"], (body_changes, body)
     assert_problem(await quote(http, tenant, str(uuid.uuid4())), 404)
+    # Money exact: a JSON number finer than the paisa is refused, not rounded through a float.
+    r = await http.post(f"/travel/{tenant.id}/quotes", headers={**key_headers(tenant), "content-type": "application/json"}, content=(
+        '{"coverage_id": "%s", "max_payout": 1500.0000000000001, "qty": 3, "technical_client_ref": "b"}' % cid))
+    assert assert_problem(r, 400)["errors"][0]["field"] == "max_payout"
     # No coercion: a string where the spec says integer is refused, naming the field.
     for changes, field in (({"qty": "3"}, "qty"), ({"qty": True}, "qty"), ({"qty": 2.5}, "qty"),
                            ({"technical_client_ref": 7}, "technical_client_ref")):
@@ -200,6 +207,29 @@ async def test_accepting_makes_one_active_policy_visible_on_the_tenant_surface(h
     cancelled = await tenant.delete(f"/policies/{body['policy_id']}")
     assert cancelled.status_code in (200, 204), cancelled.text
     assert await tenant_status(tenant, body["policy_id"]) == "CANCELED"
+
+
+async def test_the_largest_nightly_payout_is_quoted_and_sold(http, tenant, offered):
+    """1,000,000 INR a night: the line item holds a million units (the quantity column
+    holds it on PostgreSQL too)."""
+    _, _, covers = offered
+    r = await quote(http, tenant, covers[2]["id"], max_payout=1_000_000, ref="booking-palace")
+    assert r.status_code == 200, r.text
+    accepted = await decide(http, tenant, r.json()["quote_id"], True)
+    assert accepted.status_code == 200, accepted.text
+    over = await quote(http, tenant, covers[2]["id"], max_payout="1000000.01")
+    assert assert_problem(over, 400)["errors"][0]["field"] == "max_payout"
+
+
+async def test_a_hotel_rain_cover_is_not_sold_by_fast_quote(tenant, offered):
+    from tests.api.test_fast_quotes import PARTNER, new_fast_quote
+
+    _, _, covers = offered
+    partner = await tenant.post("/internal/business-partners", json=PARTNER)
+    assert partner.status_code == 201, partner.text
+    r = await tenant.post("/internal/fast-quotes", json=new_fast_quote(partner.json()["id"], [covers[0]["id"]]))
+    problem = assert_problem(r, 400)
+    assert problem["errors"][0]["field"] == "coverageIds[0]" and "travel surface" in problem["detail"], problem
 
 
 async def test_declining_and_expired_quotes(http, tenant, other_tenant, offered):

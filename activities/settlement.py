@@ -21,7 +21,7 @@ from models.db import settlement as settlement_db
 from models.db import settlement_sql
 from models.db.core import write_transaction
 from models.db.records import LineItemRow, records
-from models.db.settlement import HeldLineItem, PeriodCoverage
+from models.db.settlement import HeldLineItem, IndexRecord, PeriodCoverage
 from models.db.webhooks import outbox_values
 from models.domain.index_catalog import BY_CODE
 from models.domain.lifecycle import day_start
@@ -103,34 +103,46 @@ async def settle_period(request: SettlePeriodInput) -> SettlePeriodOutcome:
                 await _record_indices(ready)
             written, cursor = await _write_events(request, ready, memo)
         # The uniform line items, their payouts and messages, (the indices) and the states in
-        # one transaction: on SQLite each commit is a sync of the log.
-        async with write_transaction():
+        # one transaction, shared with the other settlements finishing now: on SQLite each
+        # commit is a sync of the log (models/db/group_commit.py).
+
+        async def final_write() -> dict[uuid.UUID, tuple[int, int]]:
+            current = shapes
             if others:
-                shapes, _ = await settlement_sql.classify(ids, request.start, request.end, first, last)
+                current, _ = await settlement_sql.classify(ids, request.start, request.end, first, last)
             else:
                 await _record_indices(ready)
-            for cid, (n, paid) in (await _write_uniform(request, ready, memo, shapes, cursor)).items():
-                before = written.get(cid, (0, 0))
-                written[cid] = (before[0] + n, before[1] + paid)
-            for cid, (c, outcome, _) in ready.items():
-                events, paid = written.get(cid, (0, 0))
-                await settlement_db.save_state(
-                    cid, request.target_id, request.start, request.end, "SETTLED", "", outcome.revision, outcome.value
-                )
-                results[cid] = CoverageSettled(cid, c.index_code, "SETTLED", outcome.revision, outcome.value, "", events, paid)
+            uniform = await _write_uniform(request, ready, memo, current)
+            await settlement_db.save_settled(
+                request.target_id, request.start, request.end,
+                {cid: (outcome.revision, outcome.value) for cid, (_, outcome, _) in ready.items()},
+            )
+            return uniform
+
+        for cid, (n, paid) in (await settlement_db.final_writes.run(final_write)).items():
+            before = written.get(cid, (0, 0))
+            written[cid] = (before[0] + n, before[1] + paid)
+        activity.heartbeat(*([str(cursor)] if cursor is not None else []))
+        for cid, (c, outcome, _) in ready.items():
+            events, paid = written.get(cid, (0, 0))
+            results[cid] = CoverageSettled(cid, c.index_code, "SETTLED", outcome.revision, outcome.value, "", events, paid)
     return SettlePeriodOutcome(coverages=[results[c.coverage_id] for c in coverages])
 
 
 async def _record_indices(ready) -> None:
     """Each ready cover's index and its daily path, as the claim explanation shows them."""
-    for c, outcome, simulated in ready.values():
-        path = [
-            {"day": v.day.isoformat(), "value": plain(v.value), "revision": v.revision, "counted": v.day in outcome.counted_days}
-            for v in outcome.path
-        ]
-        await settlement_db.record_index(
-            c.coverage_id, outcome.revision, c.index_code, INDEX_DATA[c.index_code][0], outcome.value, path, simulated
+    await settlement_db.record_indices([
+        IndexRecord(
+            c.coverage_id, outcome.revision, c.index_code, INDEX_DATA[c.index_code][0], outcome.value,
+            [
+                {"day": v.day.isoformat(), "value": plain(v.value), "revision": v.revision,
+                 "counted": v.day in outcome.counted_days}
+                for v in outcome.path
+            ],
+            simulated,
         )
+        for c, outcome, simulated in ready.values()
+    ])
 
 
 def _moments(request: SettlePeriodInput) -> tuple[dt.datetime, dt.datetime]:
@@ -140,13 +152,13 @@ def _moments(request: SettlePeriodInput) -> tuple[dt.datetime, dt.datetime]:
 
 
 async def _write_uniform(
-    request: SettlePeriodInput, ready, memo: dict, shapes: list[settlement_sql.UniformShape], cursor: uuid.UUID | None
+    request: SettlePeriodInput, ready, memo: dict, shapes: list[settlement_sql.UniformShape]
 ) -> dict[uuid.UUID, tuple[int, int]]:
     """The line items in force all through the period with no event yet, set-based: the
     payout rule once per distinct terms (`shapes`), the rows by the database
     (models/db/settlement_sql.py): each shape's events, then the run's payouts and, once per
-    cover and amount paid, its webhook messages. Inside the caller's write transaction;
-    heartbeats keep the pages' resume point (`cursor`). Returns (events, paid minor) by
+    cover and amount paid, its webhook messages. Inside the caller's write transaction (a
+    group commit's job: no activity context here). Returns (events, paid minor) by
     coverage."""
     first, last = _moments(request)
     ids = list(ready)
@@ -167,7 +179,6 @@ async def _write_uniform(
             written[e["coverage_id"]] = (n + shape.count, paid + e["payout_minor"] * shape.count)
             if t.payout_minor != 0:
                 paying.setdefault((t.coverage_id, t.revision, t.payout_minor, t.currency), t)
-        activity.heartbeat(*([str(cursor)] if cursor is not None else []))
     if paying:
         await settlement_sql.write_run_payouts(ids, request.at)
         for template in paying.values():

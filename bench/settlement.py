@@ -83,7 +83,12 @@ async def settle_month(
     busy = 0.0
     spans = []
     for target in targets:
-        history = await temporal.get_workflow_handle(settlement_workflow_id(target, *month)).fetch_history()
+        handle = temporal.get_workflow_handle(settlement_workflow_id(target, *month))
+        while True:  # the states are committed just before the activity reports its completion
+            history = await handle.fetch_history()
+            if any(e.HasField("activity_task_completed_event_attributes") for e in history.events):
+                break
+            await asyncio.sleep(0.05)
         tasks += sum(1 for e in history.events if e.HasField("workflow_task_completed_event_attributes"))
         # The settle activity: from its start to its completion, as the server recorded them.
         started = next(e.event_time.ToDatetime() for e in history.events if e.HasField("activity_task_started_event_attributes"))

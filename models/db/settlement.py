@@ -12,6 +12,7 @@ from decimal import Decimal
 import msgspec
 
 from models.clock import utcnow
+from models.db.group_commit import GroupCommit
 from models.db.core import bulk_insert, insert_rows, json_value, scoped_select, write_transaction
 from models.db.records import LineItemRow, records
 from models.db.tables import (
@@ -160,22 +161,30 @@ async def write_settled(events: list[dict], payouts: list[dict], messages: list[
         await write_outbox(messages or [])
 
 
-async def record_index(
-    coverage_id: uuid.UUID, revision: int, index_code: str, data_set: str, value: Decimal, path: list, simulated: bool
-) -> None:
+@dataclass(frozen=True, slots=True)
+class IndexRecord:
+    """A coverage's index at one revision of the data, with its daily path."""
+
+    coverage_id: uuid.UUID
+    revision: int
+    index_code: str
+    data_set: str
+    value: Decimal
+    path: list
+    simulated: bool
+
+
+async def record_indices(records_: list[IndexRecord]) -> None:
+    """The indices, one multi-row insert; a record that exists is left as it is."""
+    now = utcnow()
     await insert_rows(
         [
             SettlementIndex(
-                id=f"{coverage_id}:r{revision}",
-                coverage_id=coverage_id,
-                revision=revision,
-                index_code=index_code,
-                data_set=data_set,
-                index_value=value,
-                path=path,
-                simulated=simulated,
-                computed_at=utcnow(),
+                id=f"{r.coverage_id}:r{r.revision}", coverage_id=r.coverage_id, revision=r.revision,
+                index_code=r.index_code, data_set=r.data_set, index_value=r.value, path=r.path,
+                simulated=r.simulated, computed_at=now,
             )
+            for r in records_
         ],
         on_conflict_nothing=True,
     )
@@ -225,6 +234,40 @@ async def save_state(
             await Settlement.update({getattr(Settlement, k): v for k, v in values.items()}).where(
                 Settlement.coverage_id == coverage_id
             )
+
+
+async def save_settled(target_id: str, start: dt.date, end: dt.date, settled: dict[uuid.UUID, tuple[int, Decimal]]) -> None:
+    """Several coverages SETTLED at once (`settled`: coverage → (revision, index value)), with
+    their totals from the events written: one totals query, one look-up, one insert of the
+    new rows. Inside the caller's transaction."""
+    ids = list(settled)
+    marks = ", ".join("{}" for _ in ids)
+    totals = {
+        r["coverage_id"]: r
+        for r in await ParametricEvent.raw(
+            "SELECT coverage_id, COUNT(DISTINCT policy_id) AS policies, COALESCE(SUM(payout_minor), 0) AS paid "
+            f"FROM parametric_event WHERE coverage_id IN ({marks}) GROUP BY coverage_id",
+            *ids,
+        )
+    }
+    now = utcnow()
+    existing = {r["coverage_id"] for r in await Settlement.select(Settlement.coverage_id).where(Settlement.coverage_id.is_in(ids))}
+    new = []
+    for coverage_id, (revision, value) in settled.items():
+        total = totals.get(coverage_id)
+        values = dict(
+            monitoring_target_id=target_id, period_start=start, period_end=end, state="SETTLED", revision=revision,
+            index_value=value, detail="", policies=int(total["policies"]) if total else 0,
+            paid_minor=int(total["paid"]) if total else 0, updated_at=now,
+        )
+        if coverage_id in existing:
+            await Settlement.update({getattr(Settlement, k): v for k, v in values.items()}).where(
+                Settlement.coverage_id == coverage_id
+            )
+        else:
+            new.append(Settlement(coverage_id=coverage_id, **values))
+    if new:
+        await Settlement.insert(*new)
 
 
 async def _flagged_messages(coverage_id, target_id, start, end, detail, at) -> list:
@@ -338,3 +381,8 @@ async def target_of(coverage_id: uuid.UUID) -> str | None:
 async def states_of(coverage_ids: list[uuid.UUID]) -> dict[uuid.UUID, str]:
     rows = await Settlement.select(Settlement.coverage_id, Settlement.state).where(Settlement.coverage_id.is_in(coverage_ids))
     return {r["coverage_id"]: r["state"] for r in rows}
+
+
+# The final write of each settlement run (uniform rows, index records, states): runs of a
+# month end that finish together commit together (models/db/group_commit.py).
+final_writes = GroupCommit(write_transaction, lambda sql: ParametricEvent.raw(sql))

@@ -72,6 +72,13 @@ async def dispatch_pending(limit: int) -> list[str]:
     leaves thousands of messages, most of them for tenants with no endpoint."""
     now = utcnow()
     async with write_transaction():
+        # Messages of tenants with no enabled endpoint have no one to go to: closed in one
+        # statement (a month end leaves thousands), not read and matched a page at a time.
+        await WebhookMessage.raw(
+            "UPDATE webhook_message SET dispatched_at = {} WHERE dispatched_at IS NULL AND NOT EXISTS "
+            "(SELECT 1 FROM webhook_endpoint e WHERE e.tenant_id = webhook_message.tenant_id AND e.status = 'ENABLED')",
+            now,
+        )
         messages = await WebhookMessage.raw(
             "SELECT id, tenant_id, event_type FROM webhook_message WHERE dispatched_at IS NULL "
             "ORDER BY created_at LIMIT {}",

@@ -60,13 +60,16 @@ async def test_a_3_night_stay_with_rain_on_one_night_pays_exactly_that_night(ski
     now = await env.get_current_time()
     first = now.date() + dt.timedelta(days=10)
     stay = travel.Stay(first, first + dt.timedelta(days=2))
-    ids = await env.client.execute_workflow(
-        TravelCoveragesWorkflow.run,
-        TravelCoveragesInput(target_id=target, first_night=stay.first_night, last_night=stay.last_night,
-                             triggers=list(travel.TRIGGERS_MM), simulations=4096, seed=7),
-        id=travel_coverages_workflow_id(target, stay.first_night, stay.last_night),
-        task_queue=worker,
-    )
+    # Priced with time skipping off: waiting on a result unlocks skipping, and the policy
+    # workflow started next would otherwise be skipped past its activation deadline.
+    with env.auto_time_skipping_disabled():
+        ids = await env.client.execute_workflow(
+            TravelCoveragesWorkflow.run,
+            TravelCoveragesInput(target_id=target, first_night=stay.first_night, last_night=stay.last_night,
+                                 triggers=list(travel.TRIGGERS_MM), simulations=4096, seed=7),
+            id=travel_coverages_workflow_id(target, stay.first_night, stay.last_night),
+            task_queue=worker,
+        )
     coverage_id = travel.travel_coverage_id(target, stay, Decimal(10))
     assert str(coverage_id) in ids
     cover = (await travel_db.travel_covers([coverage_id]))[coverage_id]

@@ -1,5 +1,4 @@
-from piccolo.apps.migrations.auto.migration_manager import MigrationManager
-from piccolo.engine.finder import engine_finder
+from models.db.index_migrations import index_migration
 
 ID = "2026-11-25T21:00:00:000000"
 VERSION = "1.38.0"
@@ -17,16 +16,4 @@ INDEXES = {
 
 
 async def forwards():
-    manager = MigrationManager(migration_id=ID, app_name="parametric", description=DESCRIPTION)
-
-    async def create_indexes():
-        for name, on in INDEXES.items():
-            await engine_finder().run_ddl(f"CREATE INDEX IF NOT EXISTS {name} ON {on}")
-
-    async def drop_indexes():
-        for name in INDEXES:
-            await engine_finder().run_ddl(f"DROP INDEX IF EXISTS {name}")
-
-    manager.add_raw(create_indexes)
-    manager.add_raw_backwards(drop_indexes)
-    return manager
+    return index_migration(ID, DESCRIPTION, INDEXES)

@@ -8,8 +8,13 @@ writes nothing twice; a page's events and payouts commit together.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import datetime as dt
 import uuid
+import weakref
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from decimal import Decimal
 
 import msgspec
@@ -73,51 +78,75 @@ def _describe_missing(outcome: IndexOutcome) -> str:
 @activity.defn
 async def settle_period(request: SettlePeriodInput) -> SettlePeriodOutcome:
     """Settle every cover of the target over [start, end] whose data is complete and final,
-    for all policies in force; record the others as WAITING (or FLAGGED past the window)."""
-    coverages = await settlement_db.coverages_with_exposure(request.target_id, request.start, request.end)
+    for all policies in force; record the others as WAITING (or FLAGGED past the window).
+
+    A month end wakes every target's settlement at once, and on SQLite their writes take
+    turns on one writer, which is the critical path. So (docs/settlement.md, "A month end"):
+    - from its start, the activity tells the shared final transaction (`final_writes`) that
+      its job is coming, and the settlements finishing now share one commit
+      (models/db/group_commit.py);
+    - the reads take turns (`_read_turn`): one read at a time stays ahead of the writer
+      (a target's reads take about a quarter of its writes) instead of competing with it
+      for the cores."""
+    with settlement_db.final_writes.expecting():
+        return await _settle_period(request)
+
+
+async def _settle_period(request: SettlePeriodInput) -> SettlePeriodOutcome:
     results: dict[uuid.UUID, CoverageSettled] = {}
     ready: dict[uuid.UUID, tuple[PeriodCoverage, IndexOutcome, bool]] = {}
-    for c in coverages:
-        values, simulated = await observations_db.daily_values(request.target_id, c.index_code, request.start, request.end)
-        outcome = period_index(c.index_code, request.start, request.end, values, c.trigger)
-        if not outcome.complete:
-            state = "FLAGGED" if request.flag_missing else "WAITING"
-            detail = _describe_missing(outcome)
-            await settlement_db.save_state(c.coverage_id, request.target_id, request.start, request.end, state, detail)
-            results[c.coverage_id] = CoverageSettled(c.coverage_id, c.index_code, state, detail=detail)
-            continue
-        ready[c.coverage_id] = (c, outcome, simulated)
+    incomplete: list[tuple[PeriodCoverage, IndexOutcome]] = []
+    async with _read_turn():
+        coverages = await settlement_db.coverages_with_exposure(request.target_id, request.start, request.end)
+        for c in coverages:
+            values, simulated = await observations_db.daily_values(request.target_id, c.index_code, request.start, request.end)
+            outcome = period_index(c.index_code, request.start, request.end, values, c.trigger)
+            if outcome.complete:
+                ready[c.coverage_id] = (c, outcome, simulated)
+            else:
+                incomplete.append((c, outcome))
+        if ready:
+            memo: dict = {}  # line items alike (covers, quantity, sum insured, ...) settle alike
+            ids = list(ready)
+            first, last = _moments(request)
+            shapes, others = await settlement_sql.classify(ids, request.start, request.end, first, last)
+            # The payout rule and the rows' templates are worked out before the shared
+            # transaction, which then spends its time on the statements alone. Per-policy
+            # pages (below) change what is uniform: then it is classified again in there.
+            prepared = None if others else await _prepare_uniform(request, ready, memo, shapes)
+    # Writes of its own after the read turn: each waits for the write lock.
+    for c, outcome in incomplete:
+        state = "FLAGGED" if request.flag_missing else "WAITING"
+        detail = _describe_missing(outcome)
+        await settlement_db.save_state(c.coverage_id, request.target_id, request.start, request.end, state, detail)
+        results[c.coverage_id] = CoverageSettled(c.coverage_id, c.index_code, state, detail=detail)
     if ready:
-        memo: dict = {}  # line items alike (covers, quantity, sum insured, ...) settle alike
-        ids = list(ready)
-        first, last = _moments(request)
-        shapes, others = await settlement_sql.classify(ids, request.start, request.end, first, last)
         written: dict[uuid.UUID, tuple[int, int]] = {}
         cursor = None
+        indices = _index_records(ready)
         if others:
             # The line items that need a policy-by-policy look (activated or cancelled
             # within the period, settled before) a page at a time, after the indices they
             # explain themselves by. The pages come first: the uniform pass's events would
             # otherwise send its line items the per-policy way too.
             async with write_transaction():
-                await _record_indices(ready)
+                await settlement_db.record_indices(indices)
             written, cursor = await _write_events(request, ready, memo)
+        settled = {cid: (outcome.revision, outcome.value) for cid, (_, outcome, _) in ready.items()}
         # The uniform line items, their payouts and messages, (the indices) and the states in
         # one transaction, shared with the other settlements finishing now: on SQLite each
         # commit is a sync of the log (models/db/group_commit.py).
 
         async def final_write() -> dict[uuid.UUID, tuple[int, int]]:
-            current = shapes
-            if others:
+            uniform = prepared
+            if uniform is None:
                 current, _ = await settlement_sql.classify(ids, request.start, request.end, first, last)
+                uniform = await _prepare_uniform(request, ready, memo, current)
             else:
-                await _record_indices(ready)
-            uniform = await _write_uniform(request, ready, memo, current)
-            await settlement_db.save_settled(
-                request.target_id, request.start, request.end,
-                {cid: (outcome.revision, outcome.value) for cid, (_, outcome, _) in ready.items()},
-            )
-            return uniform
+                await settlement_db.record_indices(indices)
+            written_now = await _write_uniform(request, uniform)
+            await settlement_db.save_settled(request.target_id, request.start, request.end, settled)
+            return written_now
 
         for cid, (n, paid) in (await settlement_db.final_writes.run(final_write)).items():
             before = written.get(cid, (0, 0))
@@ -129,9 +158,44 @@ async def settle_period(request: SettlePeriodInput) -> SettlePeriodOutcome:
     return SettlePeriodOutcome(coverages=[results[c.coverage_id] for c in coverages])
 
 
-async def _record_indices(ready) -> None:
+_READ_TURNS: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]" = weakref.WeakKeyDictionary()
+READ_TURN_HEARTBEAT = 10.0  # seconds between heartbeats while waiting for a read turn
+
+
+@contextlib.asynccontextmanager
+async def _read_turn() -> AsyncIterator[None]:
+    """One settlement of this worker reads at a time. A target's reads (its coverages,
+    daily values, line item shapes and payout templates: about 5 ms at 500 policies)
+    take about a quarter of its share of the single writer, so one at a time keeps the
+    writer fed; 20 at once slowed it by contending for the cores: a month end of 20 targets
+    took 0.63-0.64 s with every read at once, 0.54-0.56 s taking turns
+    (bench/settlement.py --small 200, two runs each, the semaphore's size changed by
+    hand). Waiting heartbeats with the details this attempt started from, so a long queue
+    neither times the activity out nor loses its resume point."""
+    loop = asyncio.get_running_loop()
+    turn = _READ_TURNS.get(loop)
+    if turn is None:
+        turn = _READ_TURNS[loop] = asyncio.Semaphore(1)
+
+    async def keep_alive() -> None:
+        while True:
+            await asyncio.sleep(READ_TURN_HEARTBEAT)
+            activity.heartbeat(*activity.info().heartbeat_details)
+
+    alive = asyncio.create_task(keep_alive())
+    try:
+        await turn.acquire()
+    finally:
+        alive.cancel()
+    try:
+        yield
+    finally:
+        turn.release()
+
+
+def _index_records(ready) -> list[IndexRecord]:
     """Each ready cover's index and its daily path, as the claim explanation shows them."""
-    await settlement_db.record_indices([
+    return [
         IndexRecord(
             c.coverage_id, outcome.revision, c.index_code, INDEX_DATA[c.index_code][0], outcome.value,
             [
@@ -142,7 +206,7 @@ async def _record_indices(ready) -> None:
             simulated,
         )
         for c, outcome, simulated in ready.values()
-    ])
+    ]
 
 
 def _moments(request: SettlePeriodInput) -> tuple[dt.datetime, dt.datetime]:
@@ -151,39 +215,58 @@ def _moments(request: SettlePeriodInput) -> tuple[dt.datetime, dt.datetime]:
     return day_start(request.start + dt.timedelta(days=1)), day_start(request.end + dt.timedelta(days=1))
 
 
-async def _write_uniform(
+@dataclass(frozen=True, slots=True)
+class UniformWrite:
+    """What the set-based statements of a run write (`_prepare_uniform`)."""
+
+    shapes: list[tuple[settlement_sql.UniformShape, list[settlement_sql.EventTemplate]]]
+    paying: list[settlement_sql.EventTemplate]  # once per cover and amount paid: its messages
+    written: dict[uuid.UUID, tuple[int, int]]  # (events, paid minor) by coverage
+    coverage_ids: list[uuid.UUID]  # the run's ready coverages
+
+
+async def _prepare_uniform(
     request: SettlePeriodInput, ready, memo: dict, shapes: list[settlement_sql.UniformShape]
-) -> dict[uuid.UUID, tuple[int, int]]:
-    """The line items in force all through the period with no event yet, set-based: the
-    payout rule once per distinct terms (`shapes`), the rows by the database
-    (models/db/settlement_sql.py): each shape's events, then the run's payouts and, once per
-    cover and amount paid, its webhook messages. Inside the caller's write transaction (a
-    group commit's job: no activity context here). Returns (events, paid minor) by
-    coverage."""
-    first, last = _moments(request)
-    ids = list(ready)
+) -> UniformWrite:
+    """The line items in force all through the period with no event yet: the payout rule
+    once per distinct terms (`shapes`) and the event templates the database copies to every
+    line item of a shape."""
+    first, _ = _moments(request)
     samples = await settlement_sql.sample_line_items([s.sample_id for s in shapes])
     written: dict[uuid.UUID, tuple[int, int]] = {}
     paying: dict[tuple, settlement_sql.EventTemplate] = {}
+    planned = []
     for shape in shapes:
         [item] = records(LineItemRow, [samples[shape.sample_id]])
         # Any policy of the shape: in force all through, nothing paid before.
         held = HeldLineItem(item.tenant_id, UNIFORM_POLICY, PolicyStatus.ACTIVE, first, None, item, {}, {})
         events = _settle_held(request, held, ready, memo)
         templates = [_template(e) for e in events]
-        await settlement_sql.write_uniform(
-            shape, templates, request.start, request.end, ids, first, last, request.at, request.at.date()
-        )
+        planned.append((shape, templates))
         for e, t in zip(events, templates):
             n, paid = written.get(e["coverage_id"], (0, 0))
             written[e["coverage_id"]] = (n + shape.count, paid + e["payout_minor"] * shape.count)
             if t.payout_minor != 0:
                 paying.setdefault((t.coverage_id, t.revision, t.payout_minor, t.currency), t)
-    if paying:
+    return UniformWrite(planned, list(paying.values()), written, list(ready))
+
+
+async def _write_uniform(request: SettlePeriodInput, uniform: UniformWrite) -> dict[uuid.UUID, tuple[int, int]]:
+    """The set-based writes (models/db/settlement_sql.py): each shape's events, then the run's
+    payouts and, once per cover and amount paid, its webhook messages. Inside the caller's
+    write transaction (a group commit's job: no activity context here). Returns (events,
+    paid minor) by coverage."""
+    first, last = _moments(request)
+    ids = uniform.coverage_ids
+    for shape, templates in uniform.shapes:
+        await settlement_sql.write_uniform(
+            shape, templates, request.start, request.end, ids, first, last, request.at, request.at.date()
+        )
+    if uniform.paying:
         await settlement_sql.write_run_payouts(ids, request.at)
-        for template in paying.values():
+        for template in uniform.paying:
             await settlement_sql.write_run_messages(template, request.at)
-    return written
+    return uniform.written
 
 
 def _template(event: dict) -> settlement_sql.EventTemplate:

@@ -105,3 +105,97 @@ async def test_a_failed_commit_fails_every_job_of_the_batch(setup):
     results = await asyncio.gather(group.run(job), group.run(job), return_exceptions=True)
     assert all(isinstance(r, Boom) for r in results), results
     assert committed(path) == set()
+
+
+def grouped(Thing, linger: float) -> GroupCommit:
+    return GroupCommit(lambda: Thing._meta.db.transaction(transaction_type=TransactionType.immediate), Thing.raw, linger)
+
+
+def inserting(Thing, name: str):
+    async def job() -> str:
+        await Thing.insert(Thing(name=name, n=1))
+        return name
+
+    return job
+
+
+async def test_expected_jobs_join_the_open_transaction_and_share_its_commit(setup):
+    path, Thing, _ = setup
+    group = grouped(Thing, linger=5.0)
+    seen_at_answer = {}
+
+    async def later(name: str, delay: float) -> None:
+        with group.expecting():
+            await asyncio.sleep(delay)  # reading, say
+            await group.run(inserting(Thing, name))
+        seen_at_answer[name] = committed(path)
+
+    async def now() -> None:
+        await group.run(inserting(Thing, "first"))
+        seen_at_answer["first"] = committed(path)
+
+    async def started_expecting():
+        tasks = [asyncio.create_task(later("b", 0.05)), asyncio.create_task(later("c", 0.15))]
+        await asyncio.sleep(0)  # both have said they are coming
+        await now()
+        await asyncio.gather(*tasks)
+
+    await started_expecting()
+    assert group.batches == 1
+    # The first job's caller hears of it only with the later ones committed: one commit.
+    assert seen_at_answer == {name: {"first", "b", "c"} for name in ("first", "b", "c")}
+
+
+async def test_an_expectation_ended_without_a_job_does_not_hold_the_commit(setup):
+    path, Thing, _ = setup
+    group = grouped(Thing, linger=5.0)
+
+    async def changes_its_mind() -> None:
+        with group.expecting():
+            await asyncio.sleep(0.05)
+
+    loop = asyncio.get_running_loop()
+    other = asyncio.create_task(changes_its_mind())
+    await asyncio.sleep(0)
+    t0 = loop.time()
+    await group.run(inserting(Thing, "a"))
+    assert loop.time() - t0 < 1.0  # answered when the other stopped expecting, not after the 5 s linger
+    assert committed(path) == {"a"}
+    await other
+
+
+async def test_the_linger_caps_how_long_a_commit_waits_for_expected_jobs(setup):
+    path, Thing, _ = setup
+    group = grouped(Thing, linger=0.2)
+    release = asyncio.Event()
+
+    async def slow() -> None:
+        with group.expecting():
+            await release.wait()
+            await group.run(inserting(Thing, "slow"))
+
+    loop = asyncio.get_running_loop()
+    other = asyncio.create_task(slow())
+    await asyncio.sleep(0)
+    t0 = loop.time()
+    await group.run(inserting(Thing, "a"))
+    waited = loop.time() - t0
+    assert 0.15 <= waited < 2.0, waited
+    assert committed(path) == {"a"}
+    release.set()
+    await other
+    assert committed(path) == {"a", "slow"} and group.batches == 2
+
+
+async def test_a_task_taking_a_write_transaction_of_its_own_stops_being_expected(setup, database):
+    """`write_transaction()` ends the current task's expectation: the lingering writer holds the
+    write lock that transaction waits for."""
+    from models.db.core import write_transaction
+
+    _, Thing, _ = setup
+    group = grouped(Thing, linger=5.0)
+    with group.expecting():
+        assert group._queue().expected == 1
+        async with write_transaction():
+            assert group._queue().expected == 0
+    assert group._queue().expected == 0

@@ -89,6 +89,10 @@ async def test_uniform_line_items_are_settled_as_each_policy_would_be(database):
         assert Decimal(got["index_value"]) == want["index_value"]
         assert json_value(got["explanation"]) == want["explanation"]
     payouts = await Payout.select().where(Payout.policy_id.is_in(ids))
+    # The ids the database made up (uniform path) are stored as every UUID column's text is.
+    for table in ("parametric_event", "payout"):
+        stored = await ParametricEvent.raw(f"SELECT CAST(id AS TEXT) AS id FROM {table} WHERE tenant_id = {{}}", seeded["tenant"])
+        assert stored and all(str(uuid.UUID(r["id"])) == r["id"] for r in stored), table
     paying = {k: e for k, e in events.items() if e["payout_minor"] != 0}
     assert sorted((p["settlement_key"], p["amount_minor"], p["event_id"]) for p in payouts) == sorted(
         (k, e["payout_minor"], e["id"]) for k, e in paying.items()

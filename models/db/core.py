@@ -20,6 +20,8 @@ from piccolo.query import Objects, Select
 from piccolo.table import Table
 from piccolo.utils.encoding import dump_json
 
+from models.db.group_commit import stop_expecting
+
 
 async def migrate(quiet: bool = True) -> None:
     """Apply the checked-in migrations (idempotent)."""
@@ -169,7 +171,11 @@ def _sql_value(value: Any, is_json: bool) -> Any:
 def write_transaction():
     """A transaction that takes the write lock when it begins: on SQLite an IMMEDIATE
     transaction waits for other writers (busy timeout) instead of failing with "database is
-    locked" when it upgrades from reading to writing. PostgreSQL: a plain transaction."""
+    locked" when it upgrades from reading to writing. PostgreSQL: a plain transaction.
+
+    A task that said a group-commit job of it is coming stops saying so here: the group's
+    lingering writer holds the write lock this transaction waits for."""
+    stop_expecting()
     engine = engine_finder()
     if engine.engine_type == "sqlite":
         from piccolo.engine.sqlite import TransactionType

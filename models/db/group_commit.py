@@ -8,6 +8,17 @@ written to the log once per transaction: 20 transactions took 2.4 s where one to
 (bench/settlement.py, docs/settlement.md). Jobs that arrive while a batch is being written
 are written together in the next one.
 
+Expected arrivals (`expecting()`): a task that will submit a job soon (a settlement still
+reading its data) says so. While jobs are expected, the writer keeps its transaction open,
+runs each job as it arrives and commits once none is expected any more, or `linger`
+seconds after the transaction began, whichever comes first. PostgreSQL's `commit_delay`
+with `commit_siblings` is the same idea. A month end's 20 settlements then share one commit
+instead of three: a commit is 60 ms and more on SQLite (the sync of the log, often a
+checkpoint), on the critical path (docs/settlement.md, "A month end").
+A task stops expecting when it submits its job, or when it takes a write transaction of its
+own (`models.db.core.write_transaction` calls `stop_expecting()`): the lingering writer
+holds the write lock, so waiting for that task would only stall both until `linger`.
+
 What a job may rely on:
 - it runs in a transaction (inside a savepoint); its writes are committed, or none of them
   is, before its caller gets its result;
@@ -17,64 +28,90 @@ What a job may rely on:
   batch was written);
 - it runs in the writer's task, not its caller's: it must not use the caller's context
   (an activity's heartbeat, say). Its caller's cancellation does not stop a job that has
-  started; a job not started yet is dropped.
+  started; a job not started yet is dropped;
+- its caller may wait up to `linger` seconds past its job for the commit (other expected
+  jobs joining the transaction).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 Job = Callable[[], Awaitable[Any]]
 
+LINGER = 1.0  # seconds a transaction stays open for expected jobs at most
+
 
 class GroupCommit:
-    def __init__(self, transaction: Callable[[], Any], raw: Callable[[str], Awaitable[Any]]) -> None:
+    def __init__(self, transaction: Callable[[], Any], raw: Callable[[str], Awaitable[Any]], linger: float = LINGER) -> None:
         """`transaction()`: an async context manager of a write transaction; `raw(sql)` runs
-        a statement in it (the savepoints)."""
+        a statement in it (the savepoints); `linger`: seconds a transaction waits for
+        expected jobs at most."""
         self._transaction = transaction
         self._raw = raw
+        self._linger = linger
         self._queues: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # loop → _Queue
         self.batches = 0  # transactions committed (for tests and benchmarks)
 
-    async def run(self, job: Callable[[], Awaitable[T]]) -> T:
+    def _queue(self) -> "_Queue":
         loop = asyncio.get_running_loop()
         queue = self._queues.get(loop)
         if queue is None:
             queue = self._queues[loop] = _Queue()
+        return queue
+
+    @contextlib.contextmanager
+    def expecting(self) -> Iterator["Expectation"]:
+        """The current task will submit a job soon: a transaction being written waits for it
+        (up to `linger`). Ends at the block's end, at `done()`, or when the task runs a job."""
+        queue = self._queue()
+        expectation = Expectation(queue)
+        queue.expected += 1
+        token = _current.set(expectation)
+        try:
+            yield expectation
+        finally:
+            _current.reset(token)
+            expectation.done()
+
+    async def run(self, job: Callable[[], Awaitable[T]]) -> T:
+        loop = asyncio.get_running_loop()
+        queue = self._queue()
         future: asyncio.Future = loop.create_future()
         queue.jobs.append((job, future))
+        expectation = _current.get()
+        if expectation is not None and expectation.queue is queue:
+            expectation.done()  # after the append: a lingering writer sees the job, not a gap
+        queue.changed.set()
         if queue.writer is None or queue.writer.done():
             queue.writer = loop.create_task(self._write(queue))
         return await future
 
     async def _write(self, queue: "_Queue") -> None:
+        loop = asyncio.get_running_loop()
         while queue.jobs:
-            batch, queue.jobs = queue.jobs, []
-            batch = [(job, future) for job, future in batch if not future.cancelled()]
-            if not batch:
-                continue
-            outcomes: list[tuple[bool, Any]] = []
+            ran: list[tuple[asyncio.Future, bool, Any]] = []
             try:
                 async with self._transaction():
-                    for i, (job, _) in enumerate(batch):
-                        name = f"group_job_{i}"
-                        await self._raw(f"SAVEPOINT {name}")
-                        try:
-                            value = await job()
-                        except Exception as exc:  # noqa: BLE001 - handed to the job's caller
-                            await self._raw(f"ROLLBACK TO SAVEPOINT {name}")
-                            await self._raw(f"RELEASE SAVEPOINT {name}")
-                            outcomes.append((False, exc))
-                        else:
-                            await self._raw(f"RELEASE SAVEPOINT {name}")
-                            outcomes.append((True, value))
+                    closes_at = loop.time() + self._linger
+                    while True:
+                        batch, queue.jobs = queue.jobs, []
+                        for job, future in batch:
+                            if future.cancelled():
+                                continue
+                            ok, value = await self._savepoint(len(ran), job)
+                            ran.append((future, ok, value))
+                        if not await self._more_expected(queue, closes_at - loop.time()):
+                            break
             except BaseException as exc:  # the transaction failed: nothing of the batch is written
                 failure = exc if isinstance(exc, Exception) else RuntimeError(f"the group write was interrupted: {exc!r}")
-                for _, future in batch:
+                for future, _, _ in ran:
                     if not future.done():
                         future.set_exception(failure)
                 if not isinstance(exc, Exception):
@@ -85,7 +122,7 @@ class GroupCommit:
                     raise
                 continue
             self.batches += 1
-            for (_, future), (ok, value) in zip(batch, outcomes):
+            for future, ok, value in ran:
                 if future.done():
                     continue
                 if ok:
@@ -93,10 +130,70 @@ class GroupCommit:
                 else:
                     future.set_exception(value)
 
+    async def _savepoint(self, i: int, job: Job) -> tuple[bool, Any]:
+        """Run one job in a savepoint of its own: (True, its value) or (False, its exception),
+        rolled back alone."""
+        name = f"group_job_{i}"
+        await self._raw(f"SAVEPOINT {name}")
+        try:
+            value = await job()
+        except Exception as exc:  # noqa: BLE001 - handed to the job's caller
+            await self._raw(f"ROLLBACK TO SAVEPOINT {name}")
+            await self._raw(f"RELEASE SAVEPOINT {name}")
+            return False, exc
+        await self._raw(f"RELEASE SAVEPOINT {name}")
+        return True, value
+
+    @staticmethod
+    async def _more_expected(queue: "_Queue", remaining: float) -> bool:
+        """Whether the open transaction takes more jobs: some are queued, or some are
+        expected and one arrives within `remaining` seconds."""
+        while not queue.jobs:
+            if queue.expected <= 0 or remaining <= 0:
+                return False
+            queue.changed.clear()
+            started = asyncio.get_running_loop().time()
+            try:
+                await asyncio.wait_for(queue.changed.wait(), remaining)
+            except asyncio.TimeoutError:
+                return bool(queue.jobs)
+            remaining -= asyncio.get_running_loop().time() - started
+        return True
+
+
+class Expectation:
+    """A task's word that a job of it is coming (see `GroupCommit.expecting`)."""
+
+    __slots__ = ("queue", "_done")
+
+    def __init__(self, queue: "_Queue") -> None:
+        self.queue = queue
+        self._done = False
+
+    def done(self) -> None:
+        """No job is coming from this task after all, or it is about to take a write
+        transaction of its own (which a lingering writer would block)."""
+        if not self._done:
+            self._done = True
+            self.queue.expected -= 1
+            self.queue.changed.set()
+
+
+def stop_expecting() -> None:
+    """End the current task's expectation, if it has one (it is about to write on its own)."""
+    expectation = _current.get()
+    if expectation is not None:
+        expectation.done()
+
+
+_current: contextvars.ContextVar[Expectation | None] = contextvars.ContextVar("group_commit_expectation", default=None)
+
 
 class _Queue:
-    __slots__ = ("jobs", "writer")
+    __slots__ = ("jobs", "writer", "expected", "changed")
 
     def __init__(self) -> None:
         self.jobs: list[tuple[Job, asyncio.Future]] = []
         self.writer: asyncio.Task | None = None
+        self.expected = 0  # tasks that said a job of theirs is coming
+        self.changed = asyncio.Event()  # a job arrived or an expectation ended

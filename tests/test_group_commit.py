@@ -199,3 +199,83 @@ async def test_a_task_taking_a_write_transaction_of_its_own_stops_being_expected
         async with write_transaction():
             assert group._queue().expected == 0
     assert group._queue().expected == 0
+
+
+async def test_a_failed_begin_fails_its_callers_at_once(setup):
+    """Nothing is written and every caller hears of it, instead of the writer trying again."""
+    _, Thing, _ = setup
+    attempts = 0
+
+    class Unavailable(Exception):
+        pass
+
+    class GiveUp(BaseException):
+        """Ends a writer that keeps trying (it would never yield to the event loop)."""
+
+    class NoBegin:
+        async def __aenter__(self):
+            nonlocal attempts
+            attempts += 1
+            if attempts > 3:
+                raise GiveUp()
+            raise Unavailable("database unavailable")
+
+        async def __aexit__(self, *exc):
+            return False
+
+    group = GroupCommit(NoBegin, Thing.raw, linger=5.0)
+    results = await asyncio.wait_for(
+        asyncio.gather(group.run(inserting(Thing, "a")), group.run(inserting(Thing, "b")), return_exceptions=True), 5
+    )
+    assert all(isinstance(r, Unavailable) for r in results), results
+    assert attempts == 1
+
+
+async def test_a_failing_savepoint_statement_fails_every_caller_of_the_transaction(setup):
+    """When rolling a failed job back to its savepoint fails too (on SQLite an I/O error
+    rolls the whole transaction back), the job that ran, the one running and those not run
+    yet all get an exception: none is left waiting, nothing is committed."""
+    path, Thing, _ = setup
+
+    async def raw(sql: str):
+        if sql.startswith("ROLLBACK TO"):
+            raise sqlite3.OperationalError("no such savepoint: group_job_1")
+        return await Thing.raw(sql)
+
+    group = GroupCommit(lambda: Thing._meta.db.transaction(transaction_type=TransactionType.immediate), raw, linger=5.0)
+
+    async def failing() -> None:
+        raise ValueError("this job fails")
+
+    results = await asyncio.wait_for(
+        asyncio.gather(group.run(inserting(Thing, "a")), group.run(failing), group.run(inserting(Thing, "c")),
+                       return_exceptions=True),
+        5,
+    )
+    assert all(isinstance(r, Exception) for r in results), results
+    assert committed(path) == set()
+
+
+async def test_the_linger_caps_a_transaction_even_while_jobs_keep_arriving(setup):
+    """Jobs of 60 ms arriving every 50 ms: one is always queued when the writer looks, and
+    the transaction still ends at its linger; the rest go in the next ones."""
+    path, Thing, _ = setup
+    group = grouped(Thing, linger=0.2)
+    names = [f"j{i}" for i in range(16)]
+
+    def slow_insert(name: str):
+        async def job() -> str:
+            await Thing.insert(Thing(name=name, n=1))
+            await asyncio.sleep(0.06)
+            return name
+
+        return job
+
+    async def arriving(i: int, name: str) -> None:
+        with group.expecting():
+            await asyncio.sleep(0.05 * i)
+            await group.run(slow_insert(name))
+
+    await asyncio.wait_for(asyncio.gather(*(arriving(i, n) for i, n in enumerate(names))), 10)
+    assert committed(path) == set(names)
+    assert group.batches >= 3  # about 1 s of jobs, transactions of at most 0.2 s and one job

@@ -90,28 +90,36 @@ class GroupCommit:
             expectation.done()  # after the append: a lingering writer sees the job, not a gap
         queue.changed.set()
         if queue.writer is None or queue.writer.done():
-            queue.writer = loop.create_task(self._write(queue))
+            # A context of its own: the writer serves every caller, it carries none of theirs
+            # (an expectation, an activity, a transaction).
+            queue.writer = loop.create_task(self._write(queue), context=contextvars.Context())
         return await future
 
     async def _write(self, queue: "_Queue") -> None:
         loop = asyncio.get_running_loop()
         while queue.jobs:
+            # Taken off the queue before BEGIN: if BEGIN fails, these callers hear of it.
+            pending, queue.jobs = [(j, f) for j, f in queue.jobs if not f.cancelled()], []
+            if not pending:
+                continue
             ran: list[tuple[asyncio.Future, bool, Any]] = []
             try:
                 async with self._transaction():
                     closes_at = loop.time() + self._linger
                     while True:
-                        batch, queue.jobs = queue.jobs, []
-                        for job, future in batch:
-                            if future.cancelled():
-                                continue
-                            ok, value = await self._savepoint(len(ran), job)
-                            ran.append((future, ok, value))
+                        while pending:
+                            job, future = pending[0]
+                            if not future.cancelled():
+                                ok, value = await self._savepoint(len(ran), job)
+                                ran.append((future, ok, value))
+                            pending.pop(0)
                         if not await self._more_expected(queue, closes_at - loop.time()):
                             break
-            except BaseException as exc:  # the transaction failed: nothing of the batch is written
+                        pending, queue.jobs = queue.jobs, []
+            except BaseException as exc:  # the transaction failed: nothing of it is written
                 failure = exc if isinstance(exc, Exception) else RuntimeError(f"the group write was interrupted: {exc!r}")
-                for future, _, _ in ran:
+                # Every caller of the transaction: the jobs that ran, the one running, those not run yet.
+                for future in [f for f, _, _ in ran] + [f for _, f in pending]:
                     if not future.done():
                         future.set_exception(failure)
                 if not isinstance(exc, Exception):
@@ -146,19 +154,21 @@ class GroupCommit:
 
     @staticmethod
     async def _more_expected(queue: "_Queue", remaining: float) -> bool:
-        """Whether the open transaction takes more jobs: some are queued, or some are
-        expected and one arrives within `remaining` seconds."""
-        while not queue.jobs:
-            if queue.expected <= 0 or remaining <= 0:
+        """Whether the open transaction takes more jobs: it is within its linger
+        (`remaining` seconds left) and some are queued, or some are expected and one
+        arrives in time. Jobs queued past the linger go in the next transaction."""
+        loop = asyncio.get_running_loop()
+        while remaining > 0 and not queue.jobs:
+            if queue.expected <= 0:
                 return False
             queue.changed.clear()
-            started = asyncio.get_running_loop().time()
+            started = loop.time()
             try:
                 await asyncio.wait_for(queue.changed.wait(), remaining)
             except asyncio.TimeoutError:
-                return bool(queue.jobs)
-            remaining -= asyncio.get_running_loop().time() - started
-        return True
+                return False
+            remaining -= loop.time() - started
+        return remaining > 0
 
 
 class Expectation:

@@ -5,8 +5,8 @@ Why: a month end starts a settlement per target and period at once, and each end
 write transaction. On SQLite a commit is a sync of the log, and the pages every settlement
 touches (the same index pages of `parametric_event`, `payout`, `webhook_message`) were
 written to the log once per transaction: 20 transactions took 2.4 s where one took 1.85 s
-(bench/settlement.py, docs/settlement.md). Jobs that arrive while a batch is being written
-are written together in the next one.
+(bench/settlement.py, docs/settlement.md). Jobs that arrive while a transaction is open
+join it, until `linger` seconds after it began; later ones go in the next transaction.
 
 Expected arrivals (`expecting()`): a task that will submit a job soon (a settlement still
 reading its data) says so. While jobs are expected, the writer keeps its transaction open,
@@ -29,8 +29,8 @@ What a job may rely on:
 - it runs in the writer's task, not its caller's: it must not use the caller's context
   (an activity's heartbeat, say). Its caller's cancellation does not stop a job that has
   started; a job not started yet is dropped;
-- its caller may wait up to `linger` seconds past its job for the commit (other expected
-  jobs joining the transaction).
+- its caller may wait for the commit until `linger` seconds after the transaction began,
+  plus the jobs running then (other jobs joining the transaction).
 """
 
 from __future__ import annotations

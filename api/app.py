@@ -17,6 +17,7 @@ from temporalio.client import Client
 
 from api.auth.controller import TokenController, jwks
 from api.auth.middleware import PUBLIC_PATHS, AuthMiddleware
+from api.auth.roles import authorize, undeclared
 from api.auth.tokens import TokenService
 from api.catalogue.controller import IndexDefinitionController, PincodeMappingController
 from api.catalogue.coverages import CoverageController
@@ -107,8 +108,9 @@ def create_app(settings: Settings | None = None, temporal_client: Client | None 
             }
         ),
     )
-    return Litestar(
+    app = Litestar(
         route_handlers=ROUTES,
+        guards=[authorize],
         lifespan=[lifespan],
         state=State(
             {
@@ -129,6 +131,10 @@ def create_app(settings: Settings | None = None, temporal_client: Client | None 
         logging_config=None,
         debug=False,
     )
+    missing = undeclared(h for route in app.routes for h in getattr(route, "route_handlers", ()))
+    if missing:  # every route says who may call it (api/auth/roles.py); refuse to start otherwise
+        raise RuntimeError(f"routes that declare no callers: {missing}")
+    return app
 
 
 def app_factory() -> Litestar:

@@ -380,10 +380,66 @@ def tenants_list() -> None:
                     if c["tenant_id"] == t["id"]
                 ],
             }
-            for t in await Tenant.select().order_by(Tenant.name)
+            for t in await Tenant.select().where(Tenant.kind == "TENANT").order_by(Tenant.name)
         ]
 
     click.echo(json.dumps(_tenant_command(listing), indent=2))
+
+
+@main.group()
+def staff() -> None:
+    """The platform operator's staff: data, actuary and operations roles (docs/roles.md)."""
+
+
+@staff.command("create")
+@click.argument("name")
+@click.option(
+    "--role", "roles", multiple=True, required=True, type=click.Choice(["data", "actuary", "operations"]),
+    help="data: observations and their revisions; actuary: pricing reruns and publication; "
+    "operations: cross-tenant reads and payout holds. Repeat for several.",
+)
+def staff_create(name: str, roles: tuple[str, ...]) -> None:
+    """Create staff member NAME with ROLES; prints {tenant_id, client_id, client_secret,
+    scope, roles} as JSON, once. The token comes from the same token endpoint (with the
+    printed tenant_id), and staff send that tenant_id as x-tenant-id."""
+    from api.auth.tenants import StaffExists, TenantExists, create_staff
+
+    try:
+        credentials = _tenant_command(lambda: create_staff(name, list(roles), load_settings().scope))
+    except (StaffExists, TenantExists, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(json.dumps(credentials.to_dict(), indent=2))
+
+
+@staff.command("list")
+def staff_list() -> None:
+    """Staff members, their roles and client ids (never secrets), as JSON."""
+
+    async def listing():
+        from api.auth.tenants import platform_tenant_id
+        from models.db.tables import ApiClient
+
+        tenant_id = await platform_tenant_id()
+        if tenant_id is None:
+            return []
+        rows = await ApiClient.select(ApiClient.id, ApiClient.name, ApiClient.roles, ApiClient.disabled).where(
+            ApiClient.tenant_id == tenant_id
+        ).order_by(ApiClient.name)
+        return [{"name": r["name"], "client_id": str(r["id"]), "roles": r["roles"].split(","),
+                 "disabled": r["disabled"]} for r in rows]
+
+    click.echo(json.dumps(_tenant_command(listing), indent=2))
+
+
+@staff.command("disable")
+@click.argument("client_id", type=click.UUID)
+def staff_disable(client_id) -> None:
+    """Revoke staff client CLIENT_ID: no new tokens (issued ones run out within the hour)."""
+    from api.auth.tenants import disable_client
+
+    if not _tenant_command(lambda: disable_client(str(client_id))):
+        raise click.ClickException(f"no client {client_id}")
+    click.echo(f"client {client_id} disabled", err=True)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from importlib.metadata import PackageNotFoundError, version
 
+from api.auth.roles import Caller, callers
 from litestar import Request, Response, get
 from litestar.openapi.datastructures import ResponseSpec
 
@@ -36,6 +37,7 @@ async def _temporal(request: Request) -> ComponentHealth:
 
 @get(
     "/health",
+    opt=callers(Caller.PUBLIC),
     operation_id="getHealth",
     summary="Database and Temporal reachable (200 ok, 503 degraded)",
     tags=["Operations"],

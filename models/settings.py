@@ -69,6 +69,8 @@ class Settings:
     # open-meteo, nasa-power, simulated); none by default. `make dev` runs `simulated`.
     observation_providers: tuple[str, ...] = ()
     imd_grid_dir: Path | None = None  # where ops drop IMD's .grd files (imd-grid provider)
+    # With an external issuer: the tenant id whose tokens may carry staff roles (unset: none).
+    external_platform_tenant: str | None = None
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -130,4 +132,5 @@ def load_settings() -> Settings:
         request_deadline_seconds=float(_env("REQUEST_DEADLINE_SECONDS", "20")),
         observation_providers=tuple(p.strip() for p in _env("OBSERVATION_PROVIDERS", "").split(",") if p.strip()),
         imd_grid_dir=Path(_env("IMD_GRID_DIR", str(var_dir / "imd-grid"))),
+        external_platform_tenant=os.environ.get("AUTH_PLATFORM_TENANT") or None,
     )

@@ -208,6 +208,34 @@ def make_tenant(http, settings):
 
 
 @pytest.fixture(scope="session")
+def make_staff(http, settings):
+    """A staff client of the platform operator (`parametric staff create NAME --role R`):
+    it calls like a tenant client, with the platform tenant's id as x-tenant-id."""
+    from api.auth.tenants import create_staff
+
+    async def _make(*roles: str, name: str | None = None) -> Tenant:
+        credentials = await create_staff(name or f"s-{uuid.uuid4().hex[:8]}", list(roles), settings.scope)
+        return Tenant(credentials.to_dict(), http)
+
+    return _make
+
+
+@pytest.fixture(scope="session")
+async def data_staff(make_staff) -> Tenant:
+    return await make_staff("data", name="dana")
+
+
+@pytest.fixture(scope="session")
+async def actuary(make_staff) -> Tenant:
+    return await make_staff("actuary", name="arun")
+
+
+@pytest.fixture(scope="session")
+async def operations_staff(make_staff) -> Tenant:
+    return await make_staff("operations", name="olga")
+
+
+@pytest.fixture(scope="session")
 async def tenant(make_tenant) -> Tenant:
     return await make_tenant(internal=True, name="acme")
 

@@ -13,12 +13,13 @@ from litestar import Controller, Request, Response, get, post
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath
 
-from api.auth.tenants import authenticate_client
+from api.auth.tenants import authenticate_client, roles_of
 from api.auth.tokens import TokenService
 from api.problems import NotFound
 from api.ratelimit import RateLimited
 from models.db.tables import Tenant
 from models.wire.auth import OAuthError, TokenResponse
+from api.auth.roles import Caller, callers
 
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 
@@ -55,6 +56,7 @@ async def _known_tenant(tenant_id: str) -> None:
 
 
 class TokenController(Controller):
+    opt = callers(Caller.PUBLIC)
     path = "/auth/{tenant_id:str}"
     tags = ["Authentication"]
     security = [{}]
@@ -108,7 +110,9 @@ class TokenController(Controller):
             )
         if fields["scope"].split() != [settings.scope]:
             return _oauth_error(400, "invalid_scope", f"the scope must be {settings.scope}")
-        access_token, ttl = tokens.issue(str(client.tenant_id), str(client.id), bool(client.internal))
+        access_token, ttl = tokens.issue(
+            str(client.tenant_id), str(client.id), bool(client.internal), roles_of(client), client.name
+        )
         body = TokenResponse(access_token=access_token, token_type="Bearer", expires_in=ttl, scope=settings.scope)
         return Response(content=msgspec.json.encode(body), media_type="application/json", headers=NO_STORE)
 
@@ -137,6 +141,6 @@ class TokenController(Controller):
         }
 
 
-@get("/.well-known/jwks.json", operation_id="getJwks", summary="The token signing keys (JWKS)", tags=["Authentication"], security=[{}])
+@get("/.well-known/jwks.json", operation_id="getJwks", summary="The token signing keys (JWKS)", tags=["Authentication"], security=[{}], opt=callers(Caller.PUBLIC))
 async def jwks(request: Request) -> dict[str, Any]:
     return request.app.state.tokens.keys.jwks

@@ -2,7 +2,9 @@
 
 - Tenant and internal surfaces: `Authorization: Bearer <access token>` and `x-tenant-id`.
   Missing header → 400; no, invalid or expired token → 401 with `WWW-Authenticate`;
-  token tenant ≠ header → 403; `/internal/*` without the internal role → 403.
+  token tenant ≠ header → 403. Which callers a route takes (a tenant's client, one with the
+  internal role, a staff role) is the route's own declaration, checked by the guard of
+  api/auth/roles.py (403).
 - Travel surface `/travel/{tenant_id}/...`: `Authorization: Bearer <api key>` (an access
   token works too); the key's tenant must be the path's tenant (else 403); `x-tenant-id`
   is optional there and must match when sent.
@@ -72,8 +74,6 @@ class AuthMiddleware(AbstractAuthenticationMiddleware):
         principal = await self._verify(tokens, _bearer(connection))
         if not same_tenant(principal.tenant_id, header_tenant):
             raise PermissionDeniedException(detail=f"the token does not belong to tenant {header_tenant!r}")
-        if connection.url.path.startswith("/internal") and not principal.internal:
-            raise PermissionDeniedException(detail="the internal surface needs a client with the internal role")
         connection.app.state.client_limiter.check(principal.client_id)
         return AuthenticationResult(user=principal, auth=None)
 

@@ -59,6 +59,71 @@ def hash_secret(secret: str) -> str:
     return SECRET_SCHEME + hashlib.sha256(secret.encode()).hexdigest()
 
 
+@dataclass(frozen=True, slots=True)
+class StaffCredentials:
+    tenant_id: str  # the platform tenant: the staff client's x-tenant-id
+    client_id: str
+    client_secret: str
+    scope: str
+    roles: list[str]
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+PLATFORM_TENANT_NAME = "platform"
+STAFF_ROLES = ("data", "actuary", "operations")
+
+
+class StaffExists(ValueError):
+    pass
+
+
+async def platform_tenant_id() -> uuid.UUID | None:
+    row = await Tenant.select(Tenant.id).where(Tenant.kind == "PLATFORM").first()
+    return row["id"] if row else None
+
+
+async def create_staff(name: str, roles: list[str], scope: str) -> StaffCredentials:
+    """A staff client NAME of the platform operator with `roles` (the platform tenant is
+    made on first use); returns its secret, once. Staff names are unique: the name is who
+    the audit trail says ran, approved or published something."""
+    name = check_tenant_name(name)
+    unknown = [r for r in roles if r not in STAFF_ROLES]
+    if not roles or unknown:
+        raise ValueError(f"roles are {', '.join(STAFF_ROLES)} (at least one); unknown: {', '.join(unknown)}")
+    roles = sorted(set(roles))
+    async with write_transaction():
+        tenant_id = await platform_tenant_id()
+        if tenant_id is None:
+            if await Tenant.exists().where(Tenant.name == PLATFORM_TENANT_NAME):
+                raise TenantExists(f"a tenant named {PLATFORM_TENANT_NAME!r} exists and is not the platform's")
+            tenant_id = uuid.uuid4()
+            await Tenant.insert(Tenant(id=tenant_id, name=PLATFORM_TENANT_NAME, created_at=utcnow(), kind="PLATFORM"))
+        if await ApiClient.exists().where((ApiClient.tenant_id == tenant_id) & (ApiClient.name == name)):
+            raise StaffExists(f"staff member {name!r} exists")
+        client_secret = secrets.token_urlsafe(32)
+        client = ApiClient(
+            id=uuid.uuid4(),
+            tenant_id=tenant_id,
+            name=name,
+            secret_hash=hash_secret(client_secret),
+            # Staff have no API key (the travel surface is a tenant's): an unknowable digest.
+            api_key_sha256=api_key_digest("staff_" + secrets.token_urlsafe(32)),
+            internal=False,
+            disabled=False,
+            created_at=utcnow(),
+            roles=",".join(roles),
+        )
+        await client.save()
+    return StaffCredentials(str(tenant_id), str(client.id), client_secret, scope, roles)
+
+
+def roles_of(client: ApiClient) -> tuple[str, ...]:
+    """A client's staff roles (empty for a tenant's client)."""
+    return tuple(r for r in (client.roles or "").split(",") if r)
+
+
 async def create_tenant(name: str, internal: bool, scope: str) -> NewCredentials:
     """Create tenant NAME with its first client; returns the secrets, once."""
     name = check_tenant_name(name)
@@ -73,8 +138,8 @@ async def create_tenant(name: str, internal: bool, scope: str) -> NewCredentials
 async def add_client(name: str, internal: bool, scope: str) -> NewCredentials:
     """Another client (own secret and API key) for the existing tenant NAME."""
     tenant = await Tenant.objects().where(Tenant.name == check_tenant_name(name)).first()
-    if tenant is None:
-        raise UnknownTenant(f"no tenant named {name!r}")
+    if tenant is None or tenant.kind == "PLATFORM":
+        raise UnknownTenant(f"no tenant named {name!r}" + (" (staff are made by `parametric staff create`)" if tenant else ""))
     return await create_client(str(tenant.id), tenant.name, internal, scope)
 
 
@@ -132,4 +197,4 @@ async def authenticate_client(tenant_id: str, client_id: str, client_secret: str
 
 async def client_for_api_key(api_key: str) -> ApiClient | None:
     client = await ApiClient.objects().where(ApiClient.api_key_sha256 == api_key_digest(api_key)).first()
-    return client if client is not None and not client.disabled else None
+    return client if client is not None and not client.disabled and not roles_of(client) else None

@@ -22,6 +22,23 @@ class Principal:
     client_id: str
     internal: bool
     via: str  # "token" | "api_key"
+    # Staff roles (data, actuary, operations: api/auth/roles.py); empty for a tenant's client.
+    roles: frozenset[str] = frozenset()
+    name: str = ""  # the staff member's name (shown as who ran, approved or published)
+
+    @property
+    def staff(self) -> bool:
+        return bool(self.roles)
+
+    @property
+    def actor(self) -> str:
+        """How the audit trail names this caller: a staff member by name; a tenant's client
+        by its id (never shown to another tenant)."""
+        return f"staff:{self.name}" if self.staff else f"client:{self.client_id}"
+
+
+# The staff roles a token can carry (api/auth/roles.py names who may do what with them).
+STAFF_ROLES = frozenset({"data", "actuary", "operations"})
 
 
 class TokenError(Exception):
@@ -49,16 +66,22 @@ class TokenService:
     def external(self) -> bool:
         return self.settings.external_jwks_url is not None
 
-    def issue(self, tenant_id: str, client_id: str, internal: bool) -> tuple[str, int]:
+    def issue(
+        self, tenant_id: str, client_id: str, internal: bool, staff_roles: tuple[str, ...] = (), name: str = ""
+    ) -> tuple[str, int]:
+        """A signed access token. A staff client's token carries its staff roles (and its
+        name); a tenant client's the internal role when it has it."""
         now = int(time.time())
         ttl = self.settings.token_ttl_seconds
+        roles = sorted(staff_roles) if staff_roles else ([self.settings.internal_role] if internal else [])
         claims = {
             "iss": self.settings.issuer_for(tenant_id),
             "aud": self.settings.audience,
             "sub": client_id,
             "azp": client_id,
             self.settings.tenant_claim: tenant_id,
-            "roles": [self.settings.internal_role] if internal else [],
+            "roles": roles,
+            **({"name": name} if staff_roles and name else {}),
             "scp": ".default",
             "iat": now,
             "nbf": now,
@@ -136,10 +159,20 @@ class TokenService:
         if claims["iss"] != expected_iss:
             raise TokenError("token issuer does not match its tenant")
         roles = claims.get("roles") or []
+        if not isinstance(roles, list):
+            roles = []
+        staff = frozenset(r for r in roles if isinstance(r, str) and r in STAFF_ROLES)
+        if staff and self.external and tenant_id != (self.settings.external_platform_tenant or ""):
+            # An external issuer's staff roles count only for the platform operator's own
+            # tenant (AUTH_PLATFORM_TENANT): a tenant's directory cannot make its clients staff.
+            staff = frozenset()
+        client_id = str(claims.get("azp") or claims["sub"])
         principal = Principal(
             tenant_id=tenant_id,
-            client_id=str(claims.get("azp") or claims["sub"]),
-            internal=isinstance(roles, list) and self.settings.internal_role in roles,
+            client_id=client_id,
+            internal=not staff and self.settings.internal_role in roles,
             via="token",
+            roles=staff,
+            name=str(claims.get("name") or client_id) if staff else "",
         )
         return principal, claims

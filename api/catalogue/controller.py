@@ -13,9 +13,11 @@ from api.openapi_docs import AUTHED, problems, tenant_header
 from models.db.tables import IndexDefinition, MonitoringTarget, PincodeMapping
 from models.wire.common import ContentEnvelope
 from models.wire.tenant import IndexDefinitionOut
+from api.auth.roles import REFERENCE_DATA_READERS
 
 
 class IndexDefinitionController(Controller):
+    opt = REFERENCE_DATA_READERS
     path = "/index-definitions"
     tags = ["Tenant surface"]
     parameters = tenant_header()
@@ -38,6 +40,7 @@ class IndexDefinitionController(Controller):
 
 
 class PincodeMappingController(Controller):
+    opt = REFERENCE_DATA_READERS
     path = "/pincode-mapping"
     tags = ["Tenant surface"]
     parameters = tenant_header()

@@ -32,6 +32,7 @@ from models.db.tables import Coverage, MonitoringTarget
 from models.domain.periods import month_slots
 from models.settings import Settings
 from models.wire.internal import CoverageFull, RichPage
+from api.auth.roles import CATALOGUE_READERS
 
 PIN_RE = re.compile(r"^[1-9][0-9]{5}$")
 DEFAULT_SIZE = 15  # the page size of the spec's coverage list sample
@@ -54,6 +55,7 @@ async def _target_from_query(target_name: str | None, monitoring_target_id: str 
 
 
 class CoverageController(Controller):
+    opt = CATALOGUE_READERS
     path = "/internal/coverages"
     tags = ["Internal surface"]
     parameters = tenant_header()

@@ -13,6 +13,7 @@ from api.auth.tokens import Principal
 from api.openapi_docs import AUTHED, problems, tenant_header
 from api.problems import NotFound
 from models.db.files import readable_file
+from api.auth.roles import Caller, callers
 
 
 def file_response(request: Request, row: dict | None, file_id: uuid.UUID) -> Response[bytes]:
@@ -34,6 +35,7 @@ def file_response(request: Request, row: dict | None, file_id: uuid.UUID) -> Res
 
 
 class InternalFileController(Controller):
+    opt = callers(Caller.TENANT_INTERNAL, Caller.DATA, Caller.ACTUARY, Caller.OPERATIONS)
     path = "/internal/files"
     tags = ["Internal surface"]
     parameters = tenant_header()
@@ -52,6 +54,7 @@ class InternalFileController(Controller):
 
 
 class TenantFileController(Controller):
+    opt = callers(Caller.TENANT)
     path = "/files"
     tags = ["Tenant surface"]
     parameters = tenant_header()

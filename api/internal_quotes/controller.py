@@ -29,6 +29,7 @@ from api.policies.service import activate_policy, policy_or_404
 from models.domain.statuses import QuoteStatus
 from models.settings import Settings
 from models.wire.internal import AcceptQuote, InternalPolicy, InternalQuote, NewFastQuote, NewPolicyFromQuote
+from api.auth.roles import Caller, callers
 
 
 async def _quote(tenant_id: str, quote_id: uuid.UUID) -> InternalQuote:
@@ -36,6 +37,7 @@ async def _quote(tenant_id: str, quote_id: uuid.UUID) -> InternalQuote:
 
 
 class FastQuoteController(Controller):
+    opt = callers(Caller.TENANT_INTERNAL)
     path = "/internal"
     tags = ["Internal surface"]
     parameters = tenant_header()

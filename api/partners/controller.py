@@ -31,9 +31,11 @@ from models.temporal.partners import (
 )
 from models.temporal.search_attributes import PARTNER_ROLE, TENANT_ID
 from models.wire.internal import BusinessPartner, NewBusinessPartner
+from api.auth.roles import Caller, callers
 
 
 class BusinessPartnerController(Controller):
+    opt = callers(Caller.TENANT_INTERNAL)
     path = "/internal/business-partners"
     tags = ["Internal surface"]
     parameters = tenant_header()

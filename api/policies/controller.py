@@ -28,6 +28,7 @@ from models.domain.statuses import STORED_POLICY_STATUSES, PolicyStatus
 from models.settings import Settings
 from models.wire.common import Page
 from models.wire.tenant import PolicyListItem, PolicyOut
+from api.auth.roles import Caller, callers
 
 # The statuses a policy row can hold (the query parameter is checked against them).
 PolicyStatusParam = Literal[tuple(s.value for s in STORED_POLICY_STATUSES)]  # type: ignore[valid-type]
@@ -47,6 +48,7 @@ class DocumentPending(msgspec.Struct, rename="camel"):
 
 
 class PolicyController(Controller):
+    opt = callers(Caller.TENANT)
     path = "/policies"
     tags = ["Tenant surface"]
     parameters = tenant_header()

@@ -21,9 +21,11 @@ from models.db import catalogue as catalogue_db
 from models.db import pricing as pricing_db
 from models.settings import Settings
 from models.wire.internal import NewPricingRun, PricingRunOut
+from api.auth.roles import Caller, callers
 
 
 class PricingRunController(Controller):
+    opt = callers(Caller.TENANT_INTERNAL, Caller.ACTUARY, Caller.OPERATIONS)
     path = "/internal/coverages"
     tags = ["Internal surface"]
     parameters = tenant_header()
@@ -58,6 +60,7 @@ class PricingRunController(Controller):
         summary="Rerun the pricing with other settings (simulations, seed, expected loss ratio)",
         description="Answers 202 with the queued run and its Location; poll it until COMPLETED.",
         status_code=202,
+        opt=callers(Caller.ACTUARY),
         responses=problems(*AUTHED, 404, 503),
     )
     async def start_run(

@@ -11,6 +11,7 @@ from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, JSONBody, QueryParameter
 from temporalio.client import Client
 
+from api.auth.roles import Caller, callers
 from api.auth.tokens import Principal
 from api.deps import provide_temporal
 from api.idempotency import HEADER as IDEMPOTENCY_KEY
@@ -36,6 +37,7 @@ SizeParam = Annotated[int, QueryParameter(description="Items per page (1-100)")]
 
 
 class QuoteController(Controller):
+    opt = callers(Caller.TENANT)
     path = "/quotes"
     tags = ["Tenant surface"]
     parameters = tenant_header()

@@ -44,6 +44,7 @@ from models.wire.settlement import (
     SettlementView,
 )
 from models.wire.travel import ValidatedEvents
+from api.auth.roles import Caller, callers
 
 OBSERVATION_BATCH_BYTES = 8 * 1024 * 1024
 ValidatedDay = Annotated[dt.date, QueryParameter(description="YYYY-MM-DD: the day the events were validated")]
@@ -58,6 +59,7 @@ def _row_in(o) -> ObservationIn:
 
 
 class ObservationController(Controller):
+    opt = callers(Caller.DATA)
     path = "/internal/observations"
     tags = ["Internal surface"]
     parameters = tenant_header()
@@ -95,6 +97,7 @@ class ObservationController(Controller):
 
 
 class SettlementController(Controller):
+    opt = callers(Caller.TENANT_INTERNAL, Caller.OPERATIONS)
     path = "/internal/settlements"
     tags = ["Internal surface"]
     parameters = tenant_header()
@@ -212,10 +215,12 @@ class _EventRoutes(Controller):
 
 
 class InternalEventController(_EventRoutes):
+    opt = callers(Caller.TENANT_INTERNAL)
     path = "/internal"
     tags = ["Internal surface"]
 
 
 class TenantEventController(_EventRoutes):
+    opt = callers(Caller.TENANT)
     path = "/"
     tags = ["Tenant surface"]

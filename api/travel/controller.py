@@ -19,6 +19,7 @@ from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, JSONBody, QueryParameter
 from temporalio.client import Client
 
+from api.auth.roles import Caller, callers
 from api.auth.tokens import Principal
 from api.deps import provide_temporal
 from api.openapi_docs import AUTHED, problems, tenant_header
@@ -54,6 +55,7 @@ async def strict_body(request: Request, kind: type):
 
 
 class TravelEventController(Controller):
+    opt = callers(Caller.TRAVEL)
     path = "/travel/{tenant_id:str}"
     tags = ["Travel sample surface"]
     parameters = tenant_header(required=False)

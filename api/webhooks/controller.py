@@ -21,6 +21,7 @@ from models.domain.webhooks import EVENT_TYPES
 from models.settings import Settings
 from models.wire.common import FieldError
 from models.wire.webhooks import CreatedWebhookEndpoint, NewWebhookEndpoint, WebhookDeliveryView, WebhookEndpointView
+from api.auth.roles import Caller, callers
 
 
 def _view(row: dict, cls=WebhookEndpointView, **extra):
@@ -49,6 +50,7 @@ async def _endpoint_or_404(principal: Principal, endpoint_id: uuid.UUID) -> dict
 
 
 class WebhookEndpointController(Controller):
+    opt = callers(Caller.TENANT_INTERNAL)
     path = "/internal/webhook-endpoints"
     tags = ["Internal surface"]
     parameters = tenant_header()

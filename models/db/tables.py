@@ -40,6 +40,9 @@ class Tenant(Table, tablename="tenant"):
     id = UUID(primary_key=True)
     name = Varchar(length=100, unique=True)
     created_at = Timestamptz()
+    # TENANT: an insurer or distributor; PLATFORM: the operator's own, whose clients are
+    # staff (at most one; api/auth/tenants.py).
+    kind = Varchar(length=20, default="TENANT")
 
 
 class ApiClient(Table, tablename="api_client"):
@@ -54,6 +57,9 @@ class ApiClient(Table, tablename="api_client"):
     internal = Boolean(default=False)
     disabled = Boolean(default=False)
     created_at = Timestamptz()
+    # A staff client's roles, comma-separated (data, actuary, operations); "" for a
+    # tenant's client. `name` is then the staff member's name, unique among staff.
+    roles = Varchar(length=200, default="")
 
 
 class IndexDefinition(Table, tablename="index_definition"):

@@ -144,11 +144,11 @@ async def test_asking_again_creates_nothing_new(bengaluru_catalogue, tenant):
     assert {c["id"] for c in again["content"]} == {c["id"] for c in first["content"]}
 
 
-async def test_reprice_keeps_every_run_and_reproduces_with_the_same_seed(bengaluru_catalogue, tenant):
+async def test_reprice_keeps_every_run_and_reproduces_with_the_same_seed(bengaluru_catalogue, tenant, actuary):
     _, body = bengaluru_catalogue
     coverage = body["content"][0]
     path = f"/internal/coverages/{coverage['id']}/pricing-runs"
-    r = await tenant.post(path, json={"simulations": 20000, "expectedLossRatio": 0.5})
+    r = await actuary.post(path, json={"simulations": 20000, "expectedLossRatio": 0.5})
     assert r.status_code == 202, r.text
     assert r.headers["location"] == f"{path}/2"
     assert r.json()["status"] in ("QUEUED", "RUNNING")
@@ -159,7 +159,7 @@ async def test_reprice_keeps_every_run_and_reproduces_with_the_same_seed(bengalu
     assert Decimal(str(run2["grossPremium"]["amount"])) == pytest.approx(
         Decimal(str(run2["riskPremium"]["amount"])) / Decimal("0.5"), abs=Decimal("0.01")
     )
-    r = await tenant.post(path, json={"simulations": 20000, "expectedLossRatio": 0.5})
+    r = await actuary.post(path, json={"simulations": 20000, "expectedLossRatio": 0.5})
     run3 = await _wait_run(tenant, path, 3)
     # Same inputs, same numbers to the last digit.
     assert run3["metrics"] == run2["metrics"]
@@ -198,9 +198,23 @@ async def test_bad_catalogue_queries(tenant, query, status):
     assert_problem(await tenant.get(f"/internal/coverages?{query}"), status)
 
 
-async def test_bad_pricing_run_requests(tenant, bengaluru_catalogue):
+async def test_bad_pricing_run_requests(actuary, bengaluru_catalogue):
     _, body = bengaluru_catalogue
     path = f"/internal/coverages/{body['content'][0]['id']}/pricing-runs"
     for bad in ({"simulations": 10}, {"expectedLossRatio": 0}, {"expectedLossRatio": "NaN"}, {"seed": -1}):
-        assert_problem(await tenant.post(path, json=bad), 400)
-    assert_problem(await tenant.post("/internal/coverages/00000000-0000-0000-0000-000000000000/pricing-runs", json={}), 404)
+        assert_problem(await actuary.post(path, json=bad), 400)
+    assert_problem(await actuary.post("/internal/coverages/00000000-0000-0000-0000-000000000000/pricing-runs", json={}), 404)
+
+
+async def test_tenants_cannot_reprice_the_shared_catalogue(tenant, bengaluru_catalogue):
+    """Issue 24, finding 2: a tenant's internal client published a rerun as the price every
+    tenant pays. Reruns are the actuaries' (403); the price stays."""
+    _, body = bengaluru_catalogue
+    coverage = body["content"][0]
+    before = (await tenant.get(f"/internal/coverages/{coverage['id']}")).json()
+    path = f"/internal/coverages/{coverage['id']}/pricing-runs"
+    refused = assert_problem(await tenant.post(path, json={"simulations": 1000, "expectedLossRatio": 1}), 403)
+    assert "actuaries" in refused["detail"]
+    after = (await tenant.get(f"/internal/coverages/{coverage['id']}")).json()
+    assert after["grossPremiumIndicationPct"] == before["grossPremiumIndicationPct"]
+    assert after["riskPremium"] == before["riskPremium"]

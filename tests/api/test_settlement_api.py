@@ -33,21 +33,21 @@ async def _count() -> int:
     return await Observation.count()
 
 
-async def test_a_batch_is_stored_replayed_unchanged_and_revised(tenant):
+async def test_a_batch_is_stored_replayed_unchanged_and_revised(data_staff):
     day = (dt.date.today() - dt.timedelta(days=400)).isoformat()
     other = (dt.date.today() - dt.timedelta(days=399)).isoformat()
-    r = await tenant.post("/internal/observations", json={"observations": [obs(day, 12.5), obs(other, 0)]})
+    r = await data_staff.post("/internal/observations", json={"observations": [obs(day, 12.5), obs(other, 0)]})
     assert r.status_code == 200, r.text
     assert r.json() == {"received": 2, "new": 2, "revised": 0, "unchanged": 0, "settlementsNotified": 0}
-    again = await tenant.post("/internal/observations", json={"observations": [obs(day, 12.5), obs(other, 0)]})
+    again = await data_staff.post("/internal/observations", json={"observations": [obs(day, 12.5), obs(other, 0)]})
     assert again.json() == {"received": 2, "new": 0, "revised": 0, "unchanged": 2, "settlementsNotified": 0}
-    revised = await tenant.post("/internal/observations", json={"observations": [obs(day, "12.75")]})
+    revised = await data_staff.post("/internal/observations", json={"observations": [obs(day, "12.75")]})
     assert revised.json()["revised"] == 1
     values = await observations_db.latest_values(TARGET, "IMD-RF-DAILY", "rainfall_mm", dt.date.fromisoformat(day), dt.date.fromisoformat(day))
     assert [(v.value, v.revision) for v in values] == [(Decimal("12.75"), 2)]
 
 
-async def test_a_bad_batch_names_every_row_at_fault_and_writes_nothing(tenant):
+async def test_a_bad_batch_names_every_row_at_fault_and_writes_nothing(data_staff):
     day = (dt.date.today() - dt.timedelta(days=10)).isoformat()
     earlier = (dt.date.today() - dt.timedelta(days=11)).isoformat()
     future = (dt.date.today() + dt.timedelta(days=2)).isoformat()
@@ -63,7 +63,7 @@ async def test_a_bad_batch_names_every_row_at_fault_and_writes_nothing(tenant):
         obs(future, 4),  # in the future
         obs(earlier, 5, source="", monitoringTargetId="IN-00.000N-000.000E"),  # empty source, unknown target
     ]
-    problem = assert_problem(await tenant.post("/internal/observations", json={"observations": batch}), 400)
+    problem = assert_problem(await data_staff.post("/internal/observations", json={"observations": batch}), 400)
     fields = {e["field"] for e in problem["errors"]}
     assert fields == {
         "observations[1].value", "observations[3]", "observations[4].hour",
@@ -73,18 +73,25 @@ async def test_a_bad_batch_names_every_row_at_fault_and_writes_nothing(tenant):
     assert "nothing was written" in problem["detail"]
     assert await _count() == before
     unknown = assert_problem(
-        await tenant.post("/internal/observations", json={"observations": [obs(day, 3, monitoringTargetId="IN-00.000N-000.000E")]}), 400
+        await data_staff.post("/internal/observations", json={"observations": [obs(day, 3, monitoringTargetId="IN-00.000N-000.000E")]}), 400
     )
     assert unknown["errors"] == [{"field": "observations[0].monitoringTargetId", "message": "unknown monitoring target 'IN-00.000N-000.000E'"}]
-    assert_problem(await tenant.post("/internal/observations", json={"observations": []}), 400)
-    assert_problem(await tenant.post("/internal/observations", json={"observations": [obs(day, "NaN")]}), 400)
+    assert_problem(await data_staff.post("/internal/observations", json={"observations": []}), 400)
+    assert_problem(await data_staff.post("/internal/observations", json={"observations": [obs(day, "NaN")]}), 400)
     assert await _count() == before
 
 
-async def test_tenant_clients_cannot_post_observations(make_tenant):
+async def test_tenant_clients_cannot_post_observations(make_tenant, tenant):
     outsider = await make_tenant(internal=False)
     assert_problem(await outsider.post("/internal/observations", json={"observations": []}), 403)
     assert_problem(await outsider.get("/internal/settlements"), 403)
+    # Issue 24, finding 1: a tenant's internal client moved every tenant's payouts by posting
+    # final rows for any target. Observations are the data staff's: 403, nothing stored.
+    day = (dt.date.today() - dt.timedelta(days=300)).isoformat()
+    before = await _count()
+    refused = assert_problem(await tenant.post("/internal/observations", json={"observations": [obs(day, 250)]}), 403)
+    assert "data staff" in refused["detail"]
+    assert await _count() == before
 
 
 @pytest.fixture(scope="module")

@@ -42,6 +42,11 @@ class DomainError(Exception):
 class InvalidInput(DomainError):
     status, slug, title = 400, "invalid-input", "Invalid input"
 
+    @classmethod
+    def of_field(cls, field: str, message: str) -> "InvalidInput":
+        """A 400 naming one field: `detail` "<field>: <message>" and `errors` [{field, message}]."""
+        return cls(f"{field}: {message}", errors=[FieldError(field=field, message=message)])
+
 
 class NotFound(DomainError):
     status, slug, title = 404, "not-found", "Resource not found"

@@ -85,8 +85,8 @@ class CoverageController(Controller):
     ) -> RichPage[CoverageFull]:
         check_size(size, settings.max_page_size)
         target_id = await _target_from_query(target_name, monitoring_target_id)
-        query = Coverage.select()
-        count = Coverage.count()
+        query = Coverage.select().where(catalogue_db.in_catalogue())
+        count = Coverage.count().where(catalogue_db.in_catalogue())
         if target_id is not None:
             if period_from or period_to:
                 start = period_from or dt.date.today()
@@ -122,7 +122,7 @@ class CoverageController(Controller):
         responses=problems(*AUTHED, 404),
     )
     async def get_coverage(self, coverage_id: FromPath[uuid.UUID]) -> CoverageFull:
-        row = await catalogue_db.coverage_row(coverage_id)
+        row = await catalogue_db.catalogue_coverage_row(coverage_id)
         if row is None:
             raise NotFound(f"coverage {coverage_id} does not exist")
         names = await target_names({row.monitoring_target_id})

@@ -43,10 +43,6 @@ from models.wire.internal import NewFastQuote
 FAST_QUOTE_SEED = 20261125  # the joint pricing's seed: a quote's figures are reproducible
 
 
-def _invalid(field: str, message: str) -> InvalidInput:
-    return InvalidInput(f"{field}: {message}", errors=[FieldError(field=field, message=message)])
-
-
 async def fast_quote_or_404(tenant_id: str, quote_id: uuid.UUID) -> QuoteRow:
     """The tenant's fast quote; another tenant's (or a tenant-surface) quote is a 404."""
     row = await quotes_db.quote_row(tenant_id, quote_id)
@@ -134,7 +130,7 @@ async def create_fast_quote(data: NewFastQuote, tenant_id: str, temporal: Client
             today=dt.date.today(),
         )
     except QuoteError as err:
-        raise _invalid("coverageIds", str(err)) from None
+        raise InvalidInput.of_field("coverageIds", str(err)) from None
     start, end = draft.risk_period_from, draft.risk_period_to
     attributes = [
         SearchAttributePair(TENANT_ID, tenant_id),

@@ -21,7 +21,7 @@ from api.deps import provide_temporal
 from api.openapi_docs import AUTHED, problems, tenant_header
 from api.pagination import check_size
 from api.policies.service import policy_or_404
-from api.problems import NotFound
+from api.problems import InvalidInput, NotFound
 from api.settlement import responses
 from api.settlement.monitoring import policy_monitoring
 from api.settlement.observations import refusal
@@ -44,7 +44,7 @@ from models.wire.settlement import (
     SettlementView,
 )
 from models.wire.travel import ValidatedEvents
-from api.auth.roles import Caller, callers
+from api.auth.roles import Caller, callers, is_staff
 
 OBSERVATION_BATCH_BYTES = 8 * 1024 * 1024
 ValidatedDay = Annotated[dt.date, QueryParameter(description="YYYY-MM-DD: the day the events were validated")]
@@ -105,17 +105,33 @@ class SettlementController(Controller):
     @get(
         operation_id="listSettlements",
         summary="Settlement state per catalogue coverage (FLAGGED: data missing past its window)",
+        description=(
+            "A tenant's internal client sees the coverages its own policies hold, with its own policy "
+            "count and payouts; operations staff see the whole book (or one tenant with `tenantId`)."
+        ),
         responses=problems(*AUTHED),
     )
     async def list_settlements(
         self,
         settings: NamedDependency[Settings],
+        principal: NamedDependency[Principal],
         state_filter: Annotated[Literal["WAITING", "SETTLED", "FLAGGED"] | None, QueryParameter(name="state")] = None,
         target_id: Annotated[str | None, QueryParameter(name="targetId")] = None,
+        tenant_filter: Annotated[
+            uuid.UUID | None,
+            QueryParameter(name="tenantId", description="Operations staff: one tenant's view (its policies and payouts)"),
+        ] = None,
         size: Annotated[int, QueryParameter(description="At most this many, latest period first (1-100)")] = 100,
     ) -> list[SettlementView]:
         check_size(size, settings.max_page_size)
-        return [responses.settlement_view(r) for r in await settlement_db.list_settlements(state_filter, target_id, size)]
+        if is_staff(principal, Caller.OPERATIONS):
+            scope = tenant_filter  # the whole book, or the tenant asked for
+        elif tenant_filter is not None and str(tenant_filter) != principal.tenant_id:
+            raise InvalidInput.of_field("tenantId", "only operations staff read another tenant's settlements")
+        else:
+            scope = principal.tenant_id  # a tenant sees the coverages its policies hold, its own totals
+        rows = await settlement_db.list_settlements(state_filter, target_id, size, tenant_id=scope)
+        return [responses.settlement_view(r) for r in rows]
 
 
 async def _explanation(principal: Principal, event_id: uuid.UUID) -> ClaimExplanation:

@@ -44,8 +44,7 @@ from models.wire.travel import CoverageItem, TravelPolicyRequest, TravelQuoteReq
 STAY_SEED = 20261210  # the stay pricing's seed: the same stay is priced the same everywhere
 
 
-def invalid(field: str, message: str) -> InvalidInput:
-    return InvalidInput(f"{field}: {message}", errors=[FieldError(field=field, message=message)])
+invalid = InvalidInput.of_field
 
 
 def today_in_india() -> dt.date:
@@ -106,7 +105,7 @@ async def coverages_for(lat: str | None, long: str | None, time_range: str | Non
             definition=travel.cover_definition(trigger, stay, target_id),
         )
         for cid, trigger in zip(ids, travel.TRIGGERS_MM)
-        if cid in covers
+        if cid in covers and travel.offered(covers[cid].night_counts)
     ]
 
 
@@ -152,6 +151,9 @@ async def create_quote(data: TravelQuoteRequest, tenant_id: str, temporal: Clien
     nights = (row.risk_period_end - row.risk_period_start).days + 1
     max_payout = _check_quote_request(data, nights)
     priced = travel.price(cover.night_counts, max_payout, data.qty)
+    if priced.risk_price <= 0:  # a cover nobody pays for is not sold (issue 24)
+        raise invalid("max_payout", f"at {max_payout} INR a night for {data.qty} night(s) the premium rounds to "
+                                    "0.00 INR: this cover is not offered at that amount")
     quote_id = uuid.uuid4()
     draft = travel.build_travel_quote(
         quote_id=quote_id,

@@ -15,7 +15,7 @@ from models.db.tables import (
     PincodeMapping,
     PricingRun,
 )
-from models.domain.index_catalog import BY_CODE, BY_ID
+from models.domain.index_catalog import BY_CODE, BY_ID, CATALOGUE_INDEX_IDS
 from models.domain.money import to_minor
 from models.domain.statuses import CoverageStatus
 from models.domain.terms import CoverageSlot, CoverTerms, catalogue_coverage_id
@@ -201,7 +201,18 @@ async def insert_priced_coverages(
 
 
 async def coverage_row(coverage_id: uuid.UUID) -> CoverageRow | None:
+    """Any coverage row (catalogue or a travel stay's)."""
     return record(CoverageRow, await Coverage.select().where(Coverage.id == coverage_id).first())
+
+
+def in_catalogue():
+    """The condition that keeps the monthly catalogue's rows (not travel stays' covers)."""
+    return Coverage.index_definition_id.is_in(list(CATALOGUE_INDEX_IDS))
+
+
+async def catalogue_coverage_row(coverage_id: uuid.UUID) -> CoverageRow | None:
+    """A coverage of the shared catalogue; None for a travel stay's cover (one tenant's)."""
+    return record(CoverageRow, await Coverage.select().where((Coverage.id == coverage_id) & in_catalogue()).first())
 
 
 async def target_names(target_ids: set[str]) -> dict[str, str]:

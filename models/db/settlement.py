@@ -331,17 +331,47 @@ async def index_of(coverage_id: uuid.UUID, revision: int) -> dict | None:
     return await SettlementIndex.select().where(SettlementIndex.id == f"{coverage_id}:r{revision}").first()
 
 
-async def list_settlements(state: str | None, target_id: str | None, limit: int) -> list[dict]:
-    condition = None
+async def list_settlements(
+    state: str | None, target_id: str | None, limit: int, tenant_id: str | uuid.UUID | None = None
+) -> list[dict]:
+    """Settlement rows, latest period first. With `tenant_id`, only the coverages the tenant's
+    policies hold, and `policies` / `paid_minor` counted over the tenant's own events: one
+    tenant never sees another's policy counts or payouts. Without it (operations staff), the
+    whole book's totals as settlement recorded them."""
+    where, args = [], []
     if state:
-        condition = Settlement.state == state
+        where.append("s.state = {}")
+        args.append(state)
     if target_id:
-        c = Settlement.monitoring_target_id == target_id
-        condition = c if condition is None else condition & c
-    query = Settlement.select()
-    if condition is not None:
-        query = query.where(condition)
-    return await query.order_by(Settlement.period_end, ascending=False).limit(limit)
+        where.append("s.monitoring_target_id = {}")
+        args.append(target_id)
+    if tenant_id is None:
+        columns = "s.policies, s.paid_minor"
+    else:
+        tenant = uuid.UUID(str(tenant_id))
+        where.append("s.coverage_id IN (SELECT coverage_id FROM policy_item WHERE tenant_id = {})")
+        columns = (
+            "(SELECT COUNT(DISTINCT e.policy_id) FROM parametric_event e WHERE e.coverage_id = s.coverage_id "
+            "AND e.tenant_id = {}) AS policies, "
+            "(SELECT COALESCE(SUM(e.payout_minor), 0) FROM parametric_event e WHERE e.coverage_id = s.coverage_id "
+            "AND e.tenant_id = {}) AS paid_minor"
+        )
+        args = [tenant, tenant, *args, tenant]
+    sql = (
+        "SELECT s.coverage_id, s.monitoring_target_id, s.period_start, s.period_end, s.state, s.revision, "
+        f"s.index_value, s.detail, s.updated_at, {columns} FROM settlement s"
+        + (f" WHERE {' AND '.join(where)}" if where else "")
+        + " ORDER BY s.period_end DESC, s.coverage_id LIMIT {}"
+    )
+    rows = await Settlement.raw(sql, *args, limit)
+    for r in rows:  # raw rows: the same Python types as a Piccolo select on both engines
+        r["coverage_id"] = r["coverage_id"] if isinstance(r["coverage_id"], uuid.UUID) else uuid.UUID(str(r["coverage_id"]))
+        for day in ("period_start", "period_end"):
+            if isinstance(r[day], str):
+                r[day] = dt.date.fromisoformat(r[day])
+        if isinstance(r["updated_at"], str):
+            r["updated_at"] = dt.datetime.fromisoformat(r["updated_at"])
+    return rows
 
 
 async def exposed_targets() -> list[dict]:

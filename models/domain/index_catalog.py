@@ -129,3 +129,7 @@ INDEX_DEFINITIONS: tuple[IndexDefinitionSpec, ...] = (
 
 BY_CODE: dict[str, IndexDefinitionSpec] = {d.code: d for d in INDEX_DEFINITIONS}
 BY_ID: dict[uuid.UUID, IndexDefinitionSpec] = {d.id: d for d in INDEX_DEFINITIONS}
+# The monthly catalogue every tenant buys from. The travel surface's hotel-rain covers (the
+# hourly index) are coverage rows too, but each is priced for one stay of one tenant's
+# guest: they are never listed, read or repriced as catalogue coverages (issue 24).
+CATALOGUE_INDEX_IDS: tuple[uuid.UUID, ...] = tuple(d.id for d in INDEX_DEFINITIONS if d.hours is None)

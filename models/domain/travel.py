@@ -152,6 +152,12 @@ class TravelPrice:
     expected_nights: Decimal  # expected nights paid, capped at qty (exact from the simulation)
 
 
+def offered(night_counts: list[int]) -> bool:
+    """Whether a stay's cover is offered: some simulated path pays a night. A cover no path
+    pays has a premium of 0 at any amount, and is not sold (issue 24)."""
+    return any(n > 0 for n in night_counts[1:])
+
+
 def price(night_counts: list[int], max_payout: Decimal, qty: int, currency: str = CURRENCY) -> TravelPrice:
     """The risk price (expected payout) of `qty` nights at `max_payout` each, from the
     simulation's paths by nights at or above the trigger (`night_counts[k]`: paths with k

@@ -1,8 +1,14 @@
 """Idempotency-Key for creation calls: the first response is replayed for the same key and
-body; another body with the key is a 422; a key whose first request is still running is a 409."""
+body; another body with the key is a 422; a key whose first request is still running is a 409.
+
+The first request holds the key for a lease (`LEASE`, longer than any request waits). If
+its API process dies, the key is not left answering 409 for ever: a retry with the same body
+after the lease takes the claim over and runs the request again (creation is idempotent by
+itself: the quote's id follows from the key, api/quotes/service.py)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import uuid
 
@@ -14,6 +20,9 @@ from models.db.core import scoped_select
 from models.db.tables import IdempotencyRecord
 
 HEADER = "idempotency-key"
+# How long a first request holds its key: longer than the longest a request waits (a new
+# target's catalogue pricing, api/deps.py CATALOGUE_DEADLINE: 90 s).
+LEASE = dt.timedelta(seconds=120)
 
 
 def check_key(key: str) -> None:
@@ -40,28 +49,39 @@ class Idempotency:
     async def begin(self) -> Response | None:
         if self.key is None:
             return None
+        now = utcnow()
         first = await IdempotencyRecord.insert(
             IdempotencyRecord(
-                tenant_id=self.tenant, key=self.key, request_sha256=self.digest, status="IN_FLIGHT", created_at=utcnow()
+                tenant_id=self.tenant, key=self.key, request_sha256=self.digest, status="IN_FLIGHT", created_at=now,
+                lease_until=now + LEASE,
             )
         ).on_conflict(action="DO NOTHING").returning(IdempotencyRecord.id)
         if first:  # the unique (tenant, key) settles concurrent first requests
             return None
         record = await scoped_select(IdempotencyRecord, self.tenant).where(IdempotencyRecord.key == self.key).first()
+        if record is not None and record["request_sha256"] != self.digest:
+            raise KeyReused("this Idempotency-Key was used with a different request body")
         if record is None or record["status"] != "DONE":
-            if record is not None and record["request_sha256"] != self.digest:
-                raise KeyReused("this Idempotency-Key was used with a different request body")
+            if record is not None and await self._take_over(now):
+                return None
             raise Conflict(
                 "the first request with this Idempotency-Key is still in flight", headers={"Retry-After": "1"}
             )
-        if record["request_sha256"] != self.digest:
-            raise KeyReused("this Idempotency-Key was used with a different request body")
         return Response(
             content=record["response_body"].encode(),
             status_code=record["response_status"],
             media_type="application/json",
             headers={"Idempotent-Replayed": "true"},
         )
+
+    async def _take_over(self, now: dt.datetime) -> bool:
+        """Claim a key whose first request's lease ran out (its process died); one of several
+        retries at once wins (a conditional update)."""
+        lapsed = IdempotencyRecord.lease_until.is_null() | (IdempotencyRecord.lease_until < now)
+        taken = await IdempotencyRecord.update({IdempotencyRecord.lease_until: now + LEASE}).where(
+            self._where & (IdempotencyRecord.status == "IN_FLIGHT") & lapsed
+        ).returning(IdempotencyRecord.id)
+        return bool(taken)
 
     async def complete(self, status: int, body: bytes) -> None:
         if self.key is not None:

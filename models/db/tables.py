@@ -393,23 +393,32 @@ class IdempotencyRecord(Table, tablename="idempotency_record"):
     response_status = Integer(null=True, default=None)
     response_body = Text(null=True, default=None)
     created_at = Timestamptz()
+    # IN_FLIGHT: the claim holds until then; a request with the key after it (the first
+    # request's API process died) takes the claim over. Null on rows from before leases.
+    lease_until = Timestamptz(null=True, default=None)
 
 
 class WebhookEndpoint(Table, tablename="webhook_endpoint"):
     """A tenant's receiver of signed webhooks (Standard Webhooks). The secret signs every
-    message (HMAC-SHA256) and is shown once, at registration."""
+    message (HMAC-SHA256) and is shown once, at registration or rotation; after a rotation
+    the previous one signs too until `previous_secret_expires_at`. Secrets are sealed at rest
+    (models/db/webhook_secrets.py). A deleted endpoint keeps its row (status DELETED, secrets
+    erased) for the deliveries that name it."""
 
     id = UUID(primary_key=True)
     tenant_id = UUID(index=True)
     url = Varchar(length=2000)
     description = Varchar(length=200, default="")
     event_types = JSON()  # list of event types, or ["*"]
-    secret = Varchar(length=100)  # whsec_<base64>
-    status = Varchar(length=20, default="ENABLED")  # ENABLED | DISABLED
+    secret = Varchar(length=100)  # enc1:<sealed>; whsec_<base64> in rows of before sealing
+    status = Varchar(length=20, default="ENABLED")  # ENABLED | DISABLED | DELETED
     disabled_reason = Text(default="")
     failed_deliveries = Integer(default=0)  # in a row; reset by a delivered message
     created_at = Timestamptz()
     updated_at = Timestamptz()
+    previous_secret = Varchar(length=100, default="")  # sealed like `secret`; "" when none
+    previous_secret_expires_at = Timestamptz(null=True, default=None)  # it signs until then
+    secret_rotated_at = Timestamptz(null=True, default=None)
 
 
 class WebhookMessage(Table, tablename="webhook_message"):

@@ -323,3 +323,36 @@ async def test_unknown_ids_are_404(tenant):
         tenant.delete("/policies/7d0a8f0e-0000-4000-8000-000000000000"),
     ):
         assert_problem(await call, 404)
+
+
+async def test_a_key_left_in_flight_by_a_dead_process_is_taken_over_after_its_lease(tenant):
+    """Issue 25, finding 4: an IN_FLIGHT Idempotency-Key row had no expiry, so a key whose
+    API process was killed mid-request answered 409 for ever. The claim now has a lease:
+    within it a retry is 409, after it the retry runs the request (the same quote)."""
+    import hashlib
+    import uuid
+
+    import msgspec
+
+    from api.idempotency import LEASE
+    from models.clock import utcnow
+    from models.db.tables import IdempotencyRecord
+    from models.wire.tenant import NewQuote
+
+    headers = {"Idempotency-Key": "killed-mid-request"}
+    body = new_quote()
+    digest = hashlib.sha256(msgspec.json.encode(msgspec.convert(body, NewQuote))).hexdigest()
+    started = utcnow()
+    # What a process killed right after claiming the key leaves behind.
+    await IdempotencyRecord.insert(IdempotencyRecord(
+        tenant_id=uuid.UUID(tenant.id), key="killed-mid-request", request_sha256=digest, status="IN_FLIGHT",
+        created_at=started, lease_until=started + LEASE,
+    ))
+    assert_problem(await tenant.post("/quotes", json=body, headers=headers), 409)  # still within its lease
+    await IdempotencyRecord.update({IdempotencyRecord.lease_until: utcnow() - dt.timedelta(seconds=1)}).where(
+        IdempotencyRecord.key == "killed-mid-request"
+    )
+    retried = await tenant.post("/quotes", json=body, headers=headers)
+    assert retried.status_code == 200, retried.text
+    again = await tenant.post("/quotes", json=body, headers=headers)
+    assert again.json() == retried.json() and again.headers.get("idempotent-replayed") == "true"

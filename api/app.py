@@ -41,6 +41,7 @@ from api.settlement.controller import (
     SettlementController,
     TenantEventController,
 )
+from api.settlement.revisions import ObservationRevisionController
 from api.travel.controller import TravelEventController
 from api.webhooks.controller import WebhookEndpointController
 from models.db.core import close_pool, open_pool
@@ -56,6 +57,7 @@ ROUTES = [
     FastQuoteController,
     TravelEventController,
     ObservationController,
+    ObservationRevisionController,
     SettlementController,
     InternalEventController,
     TenantEventController,

@@ -139,16 +139,24 @@ def observations() -> None:
 @observations.command("import")
 @click.argument("csv_file", type=click.Path(exists=True, dir_okay=False))
 @click.option("--chunk", default=5000, show_default=True, help="Rows per transaction.")
-def observations_import(csv_file: str, chunk: int) -> None:
+@click.option("--reason", default="", help="Why: required when the file revises stored values.")
+def observations_import(csv_file: str, chunk: int, reason: str) -> None:
     """Import CSV_FILE (header: monitoring_target_id,data_set,variable,day,hour,value,source
     [,quality,provisional,simulated]). The whole file is validated first, as a POST batch
-    is: one bad row and nothing is written. Re-importing a file changes nothing."""
+    is: one bad row and nothing is written; a file revising stored values needs --reason.
+    Revisions that would change a settled amount are held for a data staff member's
+    approval (four eyes). Re-importing a file changes nothing. The values record
+    `cli:<os user>` as their submitter."""
     import csv
+    import getpass
 
+    from models.db import observation_revisions as revisions_db
     from models.db import observations as observations_db
     from models.db.core import close_pool, open_pool
-    from models.domain.observations import CSV_COLUMNS
+    from models.domain.observations import CSV_COLUMNS, Provenance
     from models.temporal.client import connect
+    from models.temporal.observations import held_input, hold_in_temporal
+    from models.temporal.queues import task_queue
     from models.temporal.settlement import tell_settlements
 
     settings = load_settings()
@@ -158,6 +166,7 @@ def observations_import(csv_file: str, chunk: int) -> None:
         if unknown:
             raise click.ClickException(f"unknown column(s) {', '.join(unknown)}; the columns are {','.join(CSV_COLUMNS)}")
         records = list(reader)
+    provenance = Provenance(submitted_by=f"cli:{getpass.getuser()}", reason=reason.strip())
 
     async def _run() -> None:
         await open_pool()
@@ -169,21 +178,43 @@ def observations_import(csv_file: str, chunk: int) -> None:
                     click.echo(f"{where}: {p.field + ': ' if p.field else ''}{p.message}", err=True)
                 more = " (first 20 shown)" if len(problems) > 20 else ""
                 raise click.ClickException(f"{len(problems)} problem(s){more}; nothing was written")
-            totals = [0, 0, 0]
+            if not provenance.reason:
+                revising = sum(
+                    1 for i in await observations_db.received(rows) if i.stored is not None and not i.unchanged
+                )
+                if revising:
+                    raise click.ClickException(
+                        f"the file revises {revising} stored value(s): say why with --reason; nothing was written"
+                    )
+            totals = dict(new=0, revised=0, unchanged=0, held=0)
+            stored, held_ids = [], []
             with click.progressbar(length=len(rows), label=f"Importing {len(rows)} rows") as bar:
                 for i in range(0, len(rows), chunk):
-                    outcome = await observations_db.store_batch(rows[i : i + chunk])
-                    totals = [totals[0] + outcome.new, totals[1] + outcome.revised, totals[2] + outcome.unchanged]
+                    outcome = await revisions_db.submit_batch(rows[i : i + chunk], provenance)
+                    for name in totals:
+                        totals[name] += getattr(outcome, name)
+                    stored += outcome.stored
+                    if outcome.revision_id is not None:
+                        held_ids.append(outcome.revision_id)
                     bar.update(len(rows[i : i + chunk]))
             notified = 0
-            if totals[0] or totals[1]:
+            if stored or held_ids:
                 try:
                     client = await connect(settings, retries=1)
-                    notified = await tell_settlements(client, settings.task_queue, await observations_db.periods_touched(rows))
+                    lifecycle = task_queue(settings.task_queue, "lifecycle")
+                    for revision_id in held_ids:
+                        await hold_in_temporal(client, lifecycle, held_input(await revisions_db.revision(revision_id)))
+                    if stored:
+                        notified = await tell_settlements(client, lifecycle, await observations_db.periods_touched(stored))
                 except Exception as exc:  # Temporal not running: settlements read the data when due
-                    click.echo(f"warning: settlements not told ({exc}); waiting ones retry daily", err=True)
-            click.echo(json.dumps({"rows": len(rows), "new": totals[0], "revised": totals[1],
-                                   "unchanged": totals[2], "settlementsNotified": notified}))
+                    click.echo(f"warning: settlements not told ({exc}); waiting ones retry daily, and held "
+                               "revisions get their workflows at the next daily run or their decision", err=True)
+            if held_ids:
+                click.echo(f"{totals['held']} revision(s) held for approval by a data staff member (four eyes): "
+                           + ", ".join(f"/internal/observation-revisions/{r}" for r in held_ids), err=True)
+            click.echo(json.dumps({"rows": len(rows), "new": totals["new"], "revised": totals["revised"],
+                                   "unchanged": totals["unchanged"], "held": totals["held"],
+                                   "heldRevisionIds": [str(r) for r in held_ids], "settlementsNotified": notified}))
         finally:
             await close_pool()
 

@@ -112,5 +112,7 @@ async def test_observations_import_validates_the_whole_file_then_reports_new_rev
     again = json.loads(run_cli("observations", "import", str(tmp_path / "good.csv")).stdout.strip().splitlines()[-1])
     assert (again["new"], again["revised"], again["unchanged"]) == (0, 0, 10)
     (tmp_path / "revised.csv").write_text(header + "IN-12.875N-077.625E,IMD-RF-DAILY,rainfall_mm,2024-06-01,,9,IMD,GOOD,false\n")
-    revised = json.loads(run_cli("observations", "import", str(tmp_path / "revised.csv")).stdout.strip().splitlines()[-1])
-    assert (revised["new"], revised["revised"]) == (0, 1)
+    unexplained = run_cli("observations", "import", str(tmp_path / "revised.csv"))  # a revision says why
+    assert unexplained.returncode != 0 and "--reason" in unexplained.stderr
+    revised = json.loads(run_cli("observations", "import", str(tmp_path / "revised.csv"), "--reason", "re-read").stdout.strip().splitlines()[-1])
+    assert (revised["new"], revised["revised"], revised["held"]) == (0, 1, 0)

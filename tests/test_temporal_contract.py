@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 from temporalio.workflow import _Definition
 
-from models.temporal import catalogue, partners, policies, pricing, quotes
+from models.temporal import catalogue, observations, partners, policies, pricing, quotes
 from workflows.catalogue import CatalogueWorkflow
 from workflows.documents import CoverageDocumentsWorkflow, PolicyScheduleWorkflow
+from workflows.observations import ObservationRevisionWorkflow
 from workflows.partners import BusinessPartnerWorkflow
 from workflows.policies import PolicyWorkflow
 from workflows.pricing import CoveragePricingWorkflow
@@ -30,6 +31,10 @@ CONTRACT = [
     (CoveragePricingWorkflow, pricing.COVERAGE_PRICING_WORKFLOW, {"queries": [pricing.STAGE_QUERY]}),
     (CoverageDocumentsWorkflow, pricing.COVERAGE_DOCUMENTS_WORKFLOW, {}),
     (BusinessPartnerWorkflow, partners.BUSINESS_PARTNER_WORKFLOW, {}),
+    (ObservationRevisionWorkflow, observations.OBSERVATION_REVISION_WORKFLOW, {
+        "updates": [observations.DECIDE_UPDATE],
+        "queries": [observations.REVISION_STATUS_QUERY],
+    }),
 ]
 
 

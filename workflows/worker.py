@@ -69,7 +69,7 @@ from activities.quotes import (
     reject_quote,
     transition_quote,
 )
-from activities.observations import ingest_observations
+from activities.observations import decide_observation_revision, ingest_observations
 from activities.settlement import policy_settled, settle_period, start_settlements
 from activities.travel import price_stay_nights, record_travel_coverages
 from activities.webhooks import deliver_webhook, dispatch_webhooks, finish_webhook_delivery
@@ -81,7 +81,7 @@ from workflows.partners import BusinessPartnerWorkflow
 from workflows.policies import PolicyWorkflow
 from workflows.pricing import CoveragePricingWorkflow
 from workflows.quotes import QuoteWorkflow
-from workflows.observations import ObservationIngestWorkflow
+from workflows.observations import ObservationIngestWorkflow, ObservationRevisionWorkflow
 from workflows.settlement import SettlementWorkflow
 from workflows.travel import TravelCoveragesWorkflow
 from workflows.webhooks import WebhookDeliveryWorkflow, WebhookDispatchWorkflow
@@ -101,6 +101,7 @@ WORKFLOWS = [
     WebhookDeliveryWorkflow,
     WebhookDispatchWorkflow,
     ObservationIngestWorkflow,
+    ObservationRevisionWorkflow,
     ClaimReportWorkflow,
 ]
 LIFECYCLE_ACTIVITIES = [
@@ -133,6 +134,7 @@ LIFECYCLE_ACTIVITIES = [
     start_settlements,
     dispatch_webhooks,
     ingest_observations,
+    decide_observation_revision,
     # Workflows started before the per-queue split or the checked transitions call these
     # on the lifecycle queue (docs/workflow-versioning.md, "Retiring a patch").
     persist_quote,

@@ -25,15 +25,16 @@ from api.problems import InvalidInput, NotFound
 from api.settlement import responses
 from api.settlement.monitoring import policy_monitoring
 from api.settlement.observations import refusal
+from api.settlement.observations import submit as submit_observations
 from models.db import observations as observations_db
 from models.db import settlement as settlement_db
-from models.domain.observations import ObservationIn
+from models.domain.observations import ObservationIn, Provenance
 from api.documents.controller import file_response
 from api.lifecycle import RETRY_AFTER
 from models.db.files import file_id_for, readable_file
 from models.settings import Settings
 from models.temporal.ids import claim_report_workflow_id
-from models.temporal.settlement import CLAIM_REPORT_WORKFLOW, ClaimReportRequest, tell_settlements
+from models.temporal.settlement import CLAIM_REPORT_WORKFLOW, ClaimReportRequest
 from temporalio.common import WorkflowIDConflictPolicy
 from models.wire.settlement import (
     ClaimExplanation,
@@ -71,8 +72,11 @@ class ObservationController(Controller):
         description=(
             "A bad batch answers 400 listing the rows at fault (`errors[].field` = "
             "`observations[i].field`) and writes nothing; a replayed batch changes nothing; a "
-            "different value for the same target, data set, variable, day and hour is a revision. "
-            "Settlements over the days are told (docs/observations.md)."
+            "different value for the same target, data set, variable, day and hour is a revision, "
+            "and a batch with revisions needs a `reason` (400 naming `reason` otherwise). "
+            "Revisions that would change an amount already settled are held until a second data "
+            "staff member approves them (`held`, `heldRevisionId`); the rest is stored. "
+            "Settlements over the stored days are told (docs/observations.md)."
         ),
         status_code=200,
         responses=problems(*AUTHED, 413),
@@ -80,20 +84,15 @@ class ObservationController(Controller):
         request_max_body_size=OBSERVATION_BATCH_BYTES,
     )
     async def post_observations(
-        self, data: JSONBody[ObservationBatch], temporal: NamedDependency[Client], settings: NamedDependency[Settings]
+        self, data: JSONBody[ObservationBatch], principal: NamedDependency[Principal],
+        temporal: NamedDependency[Client], settings: NamedDependency[Settings],
     ) -> ObservationBatchResult:
         rows = [_row_in(o) for o in data.observations]
         problems = await observations_db.validate(rows)
         if problems:
             raise refusal(problems)
-        outcome = await observations_db.store_batch(rows)
-        notified = 0
-        if outcome.new or outcome.revised:
-            notified = await tell_settlements(temporal, settings.task_queue, await observations_db.periods_touched(rows))
-        return ObservationBatchResult(
-            received=len(rows), new=outcome.new, revised=outcome.revised, unchanged=outcome.unchanged,
-            settlements_notified=notified,
-        )
+        provenance = Provenance(submitted_by=principal.actor, reason=(data.reason or "").strip())
+        return await submit_observations(rows, provenance, temporal, settings)
 
 
 class SettlementController(Controller):

@@ -2,11 +2,14 @@
 
 A value is never edited: a later, different value for the same target, data set, variable,
 day and hour is a new row with the next revision; the same value again changes nothing.
+Each row records who submitted it and why (`Provenance`); what the service's ways in submit
+goes through the four-eyes check first (`models.db.observation_revisions`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -16,7 +19,17 @@ from models.db.tables import MonitoringTarget, Observation
 from models.db.tables import Settlement
 from models.domain.settlement import DailyValue, daily_from_hourly
 from models.domain.index_catalog import BY_CODE
-from models.domain.observations import INDEX_DATA, MAX_BATCH, ObservationIn, RowProblem, check_batch, parse_csv_rows, same_reading
+from models.domain.observations import (
+    INDEX_DATA,
+    MAX_BATCH,
+    ObservationIn,
+    Provenance,
+    RowProblem,
+    check_batch,
+    is_final,
+    parse_csv_rows,
+    same_reading,
+)
 
 CHUNK = 500  # keys per IN (...) lookup
 
@@ -59,46 +72,88 @@ async def _latest(keys: list[str]) -> dict[str, tuple[int, Decimal, str, bool]]:
     return latest
 
 
-async def store_batch(rows: list[ObservationIn]) -> StoreOutcome:
-    """Write a validated batch in one transaction; replaying it changes nothing."""
+@dataclass(frozen=True, slots=True)
+class Received:
+    """A received row against the latest stored revision of its key (None: a new key)."""
+
+    row: ObservationIn
+    stored: tuple[int, Decimal, str, bool] | None  # (revision, value, quality, provisional)
+
+    @property
+    def unchanged(self) -> bool:
+        return self.stored is not None and same_reading(self.row.value, self.row.quality, self.row.provisional, self.stored[1:])
+
+    @property
+    def revision(self) -> int:
+        """The revision the row is stored as."""
+        return 1 if self.stored is None else self.stored[0] + 1
+
+
+async def received(rows: list[ObservationIn]) -> list[Received]:
+    """Each row with the latest stored revision of its key."""
+    latest = await _latest(sorted({r.key for r in rows}))
+    return [Received(r, latest.get(r.key)) for r in rows]
+
+
+async def insert_received(items: list[Received], provenance: Provenance) -> None:
+    """Store rows as the next revision of their keys (inside the caller's transaction)."""
     now = utcnow()
-    async with write_transaction():
-        latest = await _latest(sorted({r.key for r in rows}))
-        new = revised = unchanged = 0
-        revised_days: set[tuple[str, str, dt.date]] = set()
-        inserts = []
-        for r in rows:
-            stored = latest.get(r.key)
-            if stored is not None and same_reading(r.value, r.quality, r.provisional, stored[1:]):
-                unchanged += 1
-                continue
-            revision = 1 if stored is None else stored[0] + 1
-            if stored is None:
-                new += 1
-            else:
-                revised += 1
-                if not stored[3]:  # a final value changed: settled covers may change
-                    revised_days.add((r.monitoring_target_id, r.data_set, r.day))
-            inserts.append(
-                Observation(
-                    monitoring_target_id=r.monitoring_target_id,
-                    variable=r.variable,
-                    observed_on=r.day,
-                    hour=r.hour,
-                    value=r.value,
-                    source=r.source,
-                    provisional=r.provisional,
-                    received_at=now,
-                    data_set=r.data_set,
-                    quality=r.quality,
-                    revision=revision,
-                    obs_key=r.key,
-                    simulated=r.simulated,
-                )
+    inserts = []
+    for item in items:
+        r = item.row
+        inserts.append(
+            Observation(
+                monitoring_target_id=r.monitoring_target_id,
+                variable=r.variable,
+                observed_on=r.day,
+                hour=r.hour,
+                value=r.value,
+                source=r.source,
+                provisional=r.provisional,
+                received_at=now,
+                data_set=r.data_set,
+                quality=r.quality,
+                revision=item.revision,
+                obs_key=r.key,
+                simulated=r.simulated,
+                submitted_by=provenance.submitted_by,
+                reason=provenance.reason,
+                approved_by=provenance.approved_by,
             )
-        for i in range(0, len(inserts), CHUNK):
-            await insert_rows(inserts[i : i + CHUNK], without=("id",))
+        )
+    for i in range(0, len(inserts), CHUNK):
+        await insert_rows(inserts[i : i + CHUNK], without=("id",))
+
+
+def outcome_of(items: list[Received]) -> StoreOutcome:
+    """What storing `items` does: new, revised, unchanged (and the final values revised)."""
+    new = revised = unchanged = 0
+    revised_days: set[tuple[str, str, dt.date]] = set()
+    for item in items:
+        if item.unchanged:
+            unchanged += 1
+        elif item.stored is None:
+            new += 1
+        else:
+            revised += 1
+            if is_final(item.stored[2], item.stored[3]):  # a final value changed: settled covers may change
+                revised_days.add((item.row.monitoring_target_id, item.row.data_set, item.row.day))
     return StoreOutcome(new, revised, unchanged, tuple(sorted(revised_days)))
+
+
+# Values stored without saying who sent them: test fixtures and the `make dev` demo, which
+# write to the database directly. The service's ways in (API, CLI, providers) always say.
+DIRECT = Provenance(submitted_by="direct database write")
+
+
+async def store_batch(rows: list[ObservationIn], provenance: Provenance = DIRECT) -> StoreOutcome:
+    """Write a validated batch in one transaction, every row stored (no four-eyes hold: the
+    service's ways in go through `models.db.observation_revisions.submit_batch`); replaying
+    it changes nothing."""
+    async with write_transaction():
+        items = await received(rows)
+        await insert_received([i for i in items if not i.unchanged], provenance)
+    return outcome_of(items)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,9 +168,12 @@ class StoredValue:
 
 
 async def latest_values(
-    target_id: str, data_set: str, variable: str, start: dt.date, end: dt.date
+    target_id: str, data_set: str, variable: str, start: dt.date, end: dt.date,
+    overlay: Sequence[ObservationIn] = (),
 ) -> list[StoredValue]:
-    """The latest revision of each day (and hour) of [start, end] at the target."""
+    """The latest revision of each day (and hour) of [start, end] at the target; with
+    `overlay`, as they would be once those rows were stored (the four-eyes check asks what
+    a revision would change before storing it)."""
     rows = await Observation.select(
         Observation.obs_key,
         Observation.observed_on,
@@ -138,6 +196,14 @@ async def latest_values(
         have = best.get(r["obs_key"])
         if have is None or r["revision"] > have["revision"]:
             best[r["obs_key"]] = r
+    for o in overlay:
+        if (o.monitoring_target_id, o.data_set, o.variable) == (target_id, data_set, variable) and start <= o.day <= end:
+            have = best.get(o.key)
+            best[o.key] = {
+                "observed_on": o.day, "hour": o.hour, "value": o.value, "provisional": o.provisional,
+                "quality": o.quality, "revision": 1 if have is None else have["revision"] + 1,
+                "simulated": o.simulated, "source": o.source,
+            }
     return sorted(
         (
             StoredValue(
@@ -193,11 +259,14 @@ async def periods_touched(rows: list[ObservationIn]) -> list[tuple[str, dt.date,
     return sorted(periods)
 
 
-async def daily_values(target_id: str, index_code: str, start: dt.date, end: dt.date) -> tuple[dict, bool]:
+async def daily_values(
+    target_id: str, index_code: str, start: dt.date, end: dt.date, overlay: Sequence[ObservationIn] = ()
+) -> tuple[dict, bool]:
     """The period's values per day for an index (an hourly index: the day's sum over its
-    set hours; a day lacking one of them is missing) and whether any is simulated."""
+    set hours; a day lacking one of them is missing) and whether any is simulated; with
+    `overlay` applied (`latest_values`)."""
     data_set, variable = INDEX_DATA[index_code]
-    stored = await latest_values(target_id, data_set, variable, start, end)
+    stored = await latest_values(target_id, data_set, variable, start, end, overlay)
     simulated = any(v.simulated for v in stored)
     spec = BY_CODE[index_code]
     if spec.hours is None:

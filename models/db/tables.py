@@ -262,6 +262,31 @@ class Observation(Table, tablename="observation"):
     revision = Integer(default=1)
     obs_key = Varchar(length=160, default="")  # looked up by the unique (obs_key, revision) index
     simulated = Boolean(default=False)
+    # Provenance (docs/observations.md): who or which provider submitted the value
+    # ("staff:<name>", "provider:<name>", "cli:<os user>") and why; a held revision also
+    # names the data staff member who approved it (four eyes).
+    submitted_by = Varchar(length=200, default="unknown (before provenance)")
+    reason = Text(default="")
+    approved_by = Varchar(length=200, default="")
+
+
+class ObservationRevision(Table, tablename="observation_revision"):
+    """Revisions of observations held for a second data principal's approval, because they
+    would change an amount already settled (docs/observations.md, "Four eyes"). The rows are
+    stored only when approved; `settlements` says which settled covers change and how."""
+
+    id = UUID(primary_key=True)
+    state = Varchar(length=20, index=True)  # HELD | APPROVED | REFUSED
+    submitted_by = Varchar(length=200)
+    reason = Text()
+    rows = JSON()  # the held rows, each with the revision it revises and that value
+    row_count = Integer()
+    settlements = JSON()  # [{coverageId, periodStart, periodEnd, settledIndex, revisedIndex, change, ...}]
+    fingerprint = Varchar(length=64, index=True)  # the same held rows submitted again find this one
+    created_at = Timestamptz()
+    decided_by = Varchar(length=200, default="")
+    decided_at = Timestamptz(null=True, default=None)
+    decision_reason = Text(default="")
 
 
 class ParametricEvent(Table, tablename="parametric_event"):

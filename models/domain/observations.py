@@ -9,8 +9,32 @@ import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
 
+from models.domain.index_catalog import BY_CODE
+from models.domain.quotes import CoverSnapshot
+from models.domain.settlement import IndexOutcome, cover_payout_per_unit, plain
+
 QUALITIES = ("GOOD", "ESTIMATED", "SUSPECT")  # SUSPECT values are never settled on
 MAX_BATCH = 20_000
+# Who submitted the values stored before provenance was recorded (the migration says so).
+UNKNOWN_SUBMITTER = "unknown (before provenance)"
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """Who or what submitted stored values and why (docs/observations.md, "Provenance").
+
+    `submitted_by`: "staff:<name>" (a data staff member over the API), "provider:<name>"
+    (the daily run), "cli:<os user>" (`parametric observations import`). `approved_by`: the
+    second data principal who approved a held revision ("" when none was needed)."""
+
+    submitted_by: str
+    reason: str = ""
+    approved_by: str = ""
+
+
+def is_final(quality: str, provisional: bool) -> bool:
+    """Whether settlement may pay on the value: neither provisional nor SUSPECT."""
+    return not provisional and quality != "SUSPECT"
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,3 +205,62 @@ def _parse(kind, text: str, field: str):
     if isinstance(value, Decimal) and not value.is_finite():
         raise ValueError(f"{field}: must be a finite number")
     return value
+
+
+# --- four eyes: does a revision change a settled amount? ---------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SettledIndex:
+    """What a cover's policies were last paid on: the index value and, for a daily-count
+    index, the days that counted."""
+
+    value: Decimal
+    counted_days: frozenset[dt.date] = frozenset()
+
+
+def settled_amount_change(
+    index_code: str, covers: list[CoverSnapshot], settled: SettledIndex | None, revised: IndexOutcome
+) -> str | None:
+    """Why the revised index (`revised`: `period_index` over the stored values with the
+    revision applied) would change what a settled cover pays, or None when it would not.
+
+    The rule (docs/observations.md, "Four eyes") compares per unit of cover, for every set of
+    terms the cover was sold with (`covers`: its snapshots on the policies' line items):
+    - SUM and MAX: the payout per unit (`cover_payout_per_unit`, exact) at the settled index
+      against the one at the revised index. A change inside a flat part of the payout
+      curve (below the trigger, beyond the limit) changes nothing paid;
+    - DAILY_COUNT: the set of counted days (a policy is paid for the counted days it was in
+      force on, so any change of the set may change someone's count);
+    - an index the revision leaves incomplete (a final value made provisional or SUSPECT)
+      would take the cover out of its settled state: counted as a change;
+    - no settled index on record: counted as a change.
+    Conservative: a change per unit may still leave a line item's paid amount the same
+    (its sum insured already paid out by a sibling cover); such a revision is held too."""
+    if settled is None:
+        return "no settled index on record for this cover"
+    if not revised.complete:
+        days = revised.provisional_days or revised.missing_days
+        return f"the revision leaves the index without final values on {len(days)} day(s) (from {days[0]})"
+    if BY_CODE[index_code].aggregation == "DAILY_COUNT":
+        after = frozenset(revised.counted_days)
+        if after == settled.counted_days:
+            return None
+        gained = sorted(after - settled.counted_days)
+        lost = sorted(settled.counted_days - after)
+        parts = [f"counted days {len(settled.counted_days)} → {len(after)}"]
+        if gained:
+            parts.append("now counted: " + ", ".join(d.isoformat() for d in gained))
+        if lost:
+            parts.append("no longer counted: " + ", ".join(d.isoformat() for d in lost))
+        return "; ".join(parts)
+    assert revised.value is not None
+    for cover in covers:
+        before = cover_payout_per_unit(cover, settled.value)
+        after_value = cover_payout_per_unit(cover, revised.value)
+        if before != after_value:
+            return (
+                f"index {plain(settled.value)} → {plain(revised.value)}: payout per unit of cover "
+                f"{plain(before)} → {plain(after_value)} {cover.currency}"
+            )
+    return None

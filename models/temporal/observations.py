@@ -1,10 +1,14 @@
-"""Workflow and activity inputs of observation ingestion (fields only added, with defaults)."""
+"""Workflow and activity inputs of observation ingestion and of held revisions (fields only
+added, with defaults)."""
 
 from __future__ import annotations
 
 import datetime as dt
+import uuid
 
 import msgspec
+from temporalio.client import Client
+from temporalio.common import WorkflowIDConflictPolicy
 
 OBSERVATION_INGEST_WORKFLOW = "ObservationIngestWorkflow"
 INGEST_SCHEDULE_ID = "observations-daily"
@@ -32,3 +36,101 @@ class IngestSummary(msgspec.Struct, frozen=True):
     settlements_notified: int
     refused: int = 0  # rows the validation refused (the batch was not written)
     detail: str = ""
+    held: int = 0  # revisions held for a data staff member's approval (four eyes)
+    held_revisions: list[uuid.UUID] = []
+
+
+# --- held revisions (four eyes) ---------------------------------------------------------------
+
+OBSERVATION_REVISION_WORKFLOW = "ObservationRevisionWorkflow"
+DECIDE_UPDATE = "decide"  # approve or refuse: RevisionDecision → RevisionDecided
+REVISION_STATUS_QUERY = "status"  # → RevisionStatus
+SYSTEM_ACTOR = "system"  # who refuses a revision held past its limit
+# Update failures (ApplicationError types) the API maps to problems.
+NOT_HELD = "NotHeld"  # decided already, or being decided: 409
+FOUR_EYES = "FourEyes"  # the submitter approving their own revision: 403
+STALE_REVISION = "StaleRevision"  # a held value was revised again since: 409
+
+
+def revision_workflow_id(revision_id: uuid.UUID) -> str:
+    return f"observation-revision:{revision_id}"
+
+
+class HeldRevisionInput(msgspec.Struct, frozen=True):
+    """A revision held for a second data principal (the rows are in the database)."""
+
+    revision_id: uuid.UUID
+    submitted_by: str
+    rows: int
+    settlements: int  # settled covers whose payout it would change
+    reason: str = ""
+    held_at: dt.datetime | None = None  # when the rows were held: the hold limit runs from then
+
+
+class RevisionDecision(msgspec.Struct, frozen=True):
+    state: str  # APPROVED | REFUSED
+    decided_by: str  # the deciding principal's actor ("staff:<name>")
+    reason: str = ""
+
+
+class DecideRevisionInput(msgspec.Struct, frozen=True):
+    revision_id: uuid.UUID
+    state: str
+    decided_by: str
+    reason: str = ""
+    task_queue: str = ""  # the lifecycle queue the settlement workflows run on
+
+
+class RevisionDecided(msgspec.Struct, frozen=True):
+    revision_id: uuid.UUID
+    state: str
+    decided_by: str
+    decided_at: dt.datetime
+    stored: int = 0  # rows stored (approved)
+    settlements_notified: int = 0
+
+
+class RevisionStatus(msgspec.Struct, frozen=True):
+    revision_id: uuid.UUID
+    state: str  # HELD | DECIDING | APPROVED | REFUSED
+    submitted_by: str
+    rows: int
+    settlements: int
+    expires_at: dt.datetime  # refused as expired if still held then
+    decided_by: str = ""
+    decision_reason: str = ""
+
+
+def held_input(row: dict) -> HeldRevisionInput:
+    """The workflow input of a held revision (its `observation_revision` row)."""
+    return HeldRevisionInput(
+        revision_id=row["id"], submitted_by=row["submitted_by"], rows=row["row_count"],
+        settlements=len(row["settlements"]), reason=row["reason"], held_at=row["created_at"],
+    )
+
+
+async def hold_in_temporal(client: Client, task_queue: str, held: HeldRevisionInput) -> str:
+    """Start the held revision's workflow (or find it running): ops see it in Temporal, and
+    its decision runs there. Returns its id. The revisions waiting for a decision are the
+    running ones: `WorkflowType = "ObservationRevisionWorkflow" AND ExecutionStatus =
+    "Running"` (no search attribute of its own: the dev server's ten Keyword attributes
+    are taken)."""
+    workflow_id = revision_workflow_id(held.revision_id)
+    await client.start_workflow(
+        OBSERVATION_REVISION_WORKFLOW,
+        held,
+        id=workflow_id,
+        task_queue=task_queue,
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        static_summary=(
+            f"Held observation revision · {held.rows} row(s) by {held.submitted_by} · "
+            f"changes {held.settlements} settled cover(s) · needs a second data staff member"
+        ),
+        static_details=(
+            f"Reason: {held.reason or '(none given)'}\n\n"
+            f"Read it: GET /internal/observation-revisions/{held.revision_id}; decide: POST "
+            f"/internal/observation-revisions/{held.revision_id}/approve (a data staff member other than "
+            f"{held.submitted_by}) or /refuse. Undecided, it is refused as expired."
+        ),
+    )
+    return workflow_id

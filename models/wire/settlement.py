@@ -27,16 +27,83 @@ class NewObservation(CamelStruct):
     simulated: bool = False
 
 
+# Why values are submitted or revised: free text, no control characters.
+Reason = Annotated[str, msgspec.Meta(max_length=1000, pattern=r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*\Z")]
+
+
 class ObservationBatch(CamelStruct):
     observations: list[NewObservation]
+    # Why: optional for new values, required when the batch revises a stored value.
+    reason: Reason | None = None
 
 
 class ObservationBatchResult(CamelStruct):
     received: int
     new: int
-    revised: int
+    revised: int  # revisions stored
     unchanged: int
     settlements_notified: int  # settlement workflows told that data over their period changed
+    held: int = 0  # revisions held for a second data staff member: they would change a settled amount
+    held_revision_id: uuid.UUID | None = None  # GET /internal/observation-revisions/{id}
+
+
+# --- held revisions (four eyes) ---------------------------------------------------------------
+
+
+class HeldObservation(CamelStruct):
+    """A held row, with the stored value it revises."""
+
+    monitoring_target_id: str
+    data_set: str
+    variable: str
+    day: dt.date
+    hour: int | None
+    value: Decimal
+    source: str
+    quality: str
+    provisional: bool
+    simulated: bool
+    revises: int  # the revision it revises (approving needs it to be the latest still)
+    previous_value: Decimal
+    previous_quality: str
+    previous_provisional: bool
+
+
+class SettledCoverChange(CamelStruct):
+    """A settled cover whose payout the revision would change, and how."""
+
+    coverage_id: uuid.UUID
+    monitoring_target_id: str
+    index_code: str
+    period_start: dt.date
+    period_end: dt.date
+    settled_index: Decimal | None
+    revised_index: Decimal | None  # null: the revision leaves the index without final values
+    policies: int  # policies paid on the cover
+    change: str
+
+
+class ObservationRevisionView(CamelStruct):
+    id: uuid.UUID
+    state: str  # HELD | APPROVED | REFUSED
+    submitted_by: str  # staff:<name>, provider:<name> or cli:<os user>
+    reason: str
+    rows: int
+    created_at: dt.datetime
+    settlements: list[SettledCoverChange]
+    decided_by: str  # "" while held; "system" for an expired hold
+    decided_at: dt.datetime | None
+    decision_reason: str
+    workflow_id: str
+    observations: list[HeldObservation] | None = None  # on GET /internal/observation-revisions/{id}
+
+
+class RevisionApproval(CamelStruct):
+    reason: Reason | None = None
+
+
+class RevisionRefusal(CamelStruct):
+    reason: Reason  # required: why the revision is not stored
 
 
 # --- settlements ------------------------------------------------------------------------------

@@ -38,13 +38,27 @@ async def test_a_batch_is_stored_replayed_unchanged_and_revised(data_staff):
     other = (dt.date.today() - dt.timedelta(days=399)).isoformat()
     r = await data_staff.post("/internal/observations", json={"observations": [obs(day, 12.5), obs(other, 0)]})
     assert r.status_code == 200, r.text
-    assert r.json() == {"received": 2, "new": 2, "revised": 0, "unchanged": 0, "settlementsNotified": 0}
+    nothing_held = {"held": 0, "heldRevisionId": None}
+    assert r.json() == {"received": 2, "new": 2, "revised": 0, "unchanged": 0, "settlementsNotified": 0} | nothing_held
     again = await data_staff.post("/internal/observations", json={"observations": [obs(day, 12.5), obs(other, 0)]})
-    assert again.json() == {"received": 2, "new": 0, "revised": 0, "unchanged": 2, "settlementsNotified": 0}
-    revised = await data_staff.post("/internal/observations", json={"observations": [obs(day, "12.75")]})
+    assert again.json() == {"received": 2, "new": 0, "revised": 0, "unchanged": 2, "settlementsNotified": 0} | nothing_held
+    # A revision says why (issue 24): without `reason` it is a 400 naming it, and nothing is written.
+    unexplained = assert_problem(await data_staff.post("/internal/observations", json={"observations": [obs(day, "12.75")]}), 400)
+    assert [e["field"] for e in unexplained["errors"]] == ["reason"] and "nothing was written" in unexplained["detail"]
+    blank = await data_staff.post("/internal/observations", json={"observations": [obs(day, "12.75")], "reason": "  "})
+    assert_problem(blank, 400)
+    revised = await data_staff.post("/internal/observations", json={"observations": [obs(day, "12.75")], "reason": "gauge re-read"})
     assert revised.json()["revised"] == 1
     values = await observations_db.latest_values(TARGET, "IMD-RF-DAILY", "rainfall_mm", dt.date.fromisoformat(day), dt.date.fromisoformat(day))
     assert [(v.value, v.revision) for v in values] == [(Decimal("12.75"), 2)]
+    # Provenance: every stored row names who submitted it and why.
+    rows = await Observation.select(Observation.revision, Observation.submitted_by, Observation.reason, Observation.approved_by).where(
+        Observation.obs_key == f"{TARGET}|IMD-RF-DAILY|rainfall_mm|{day}|"
+    ).order_by(Observation.revision)
+    assert rows == [
+        {"revision": 1, "submitted_by": "staff:dana", "reason": "", "approved_by": ""},
+        {"revision": 2, "submitted_by": "staff:dana", "reason": "gauge re-read", "approved_by": ""},
+    ]
 
 
 async def test_a_bad_batch_names_every_row_at_fault_and_writes_nothing(data_staff):

@@ -614,6 +614,45 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
         await handle.result()
         return {"travel-coverages": await handle.fetch_history()}
 
+    async def observation_revisions(env, queue):
+        """Held observation revisions (four eyes): one approved by a second data principal
+        (its rows stored), one left undecided until it expires."""
+        from models.db import observation_revisions as revisions_db
+        from models.db.tables import ObservationRevision
+        from models.temporal.observations import (
+            DECIDE_UPDATE, RevisionDecided, RevisionDecision, held_input, hold_in_temporal,
+        )
+        from workflows.observations import REVISION_HOLD_LIMIT
+
+        async def held(day: dt.date) -> dict:
+            revision_id = uuid.uuid4()
+            row = {"monitoringTargetId": "IN-12.875N-077.625E", "dataSet": "IMD-RF-DAILY", "variable": "rainfall_mm",
+                   "day": day.isoformat(), "hour": None, "value": "12", "source": "IMD", "quality": "GOOD",
+                   "provisional": False, "simulated": False, "revises": 0, "previousValue": "0",
+                   "previousQuality": "GOOD", "previousProvisional": False}
+            await ObservationRevision.insert(ObservationRevision(
+                id=revision_id, state="HELD", submitted_by="staff:dana", reason="record", rows=[row], row_count=1,
+                settlements=[], fingerprint=revision_id.hex, created_at=dt.datetime.now(dt.timezone.utc),
+            ))
+            return await revisions_db.revision(revision_id)
+
+        today = (await env.get_current_time()).date()
+        with env.auto_time_skipping_disabled():
+            approved = env.client.get_workflow_handle(
+                await hold_in_temporal(env.client, queue, held_input(await held(today - dt.timedelta(days=40))))
+            )
+            await approved.execute_update(DECIDE_UPDATE, RevisionDecision("APPROVED", "staff:devi", "checked"),
+                                          result_type=RevisionDecided)
+            expiring = env.client.get_workflow_handle(
+                await hold_in_temporal(env.client, queue, held_input(await held(today - dt.timedelta(days=41))))
+            )
+        await approved.result()
+        await advance(env, queue, REVISION_HOLD_LIMIT + dt.timedelta(days=1))
+        await expiring.result()
+        return {"observation-revision-approved": await approved.fetch_history(),
+                "observation-revision-expired": await expiring.fetch_history()}
+
+    await run(("observation-revision-approved", "observation-revision-expired"), observation_revisions)
     await run(("travel-coverages",), travel_stay)
     await run(("observations-run",), observations)
     await run(("webhook-dispatch", "webhook-delivery"), webhooks)

@@ -1,10 +1,17 @@
 """Webhook activities: dispatch the outbox into deliveries, and deliver one signed message
 (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature` v1 HMAC-SHA256
-over `id.timestamp.body`, signed with the `standardwebhooks` package)."""
+over `id.timestamp.body`, signed with the `standardwebhooks` package; during a secret's
+rotation overlap, one signature per valid secret, space-separated).
+
+Before every attempt the URL's host is resolved and each address checked
+(`models/domain/webhook_urls.py`); the connection goes to a checked address, with the URL's
+`Host` header and, for https, its name for SNI and the certificate check, so a name that now
+resolves inside the network is never reached."""
 
 from __future__ import annotations
 
 import json
+import ssl
 
 import httpx
 from standardwebhooks import Webhook
@@ -15,9 +22,55 @@ from temporalio.exceptions import ApplicationError
 from models.clock import utcnow
 from models.db import webhooks as webhooks_db
 from models.db.core import json_value
+from models.db.webhook_secrets import SecretUnreadable
+from models.domain.webhook_urls import Refused
 from models.domain.webhooks import TIMEOUT_SECONDS
+from models.settings import load_settings
 from models.temporal.ids import webhook_delivery_workflow_id
 from models.temporal.webhooks import WEBHOOK_DELIVERY_WORKFLOW, DeliveryOutcome, DispatchInput, FinishDeliveryInput
+from models.webhook_resolution import Resolved, Unresolved, policy_of, resolve
+
+# What a failed connection is called in a delivery's lastError: the error's class and our
+# words, never text that came from the receiver.
+_CONNECTION_ERRORS = {
+    httpx.ConnectTimeout: "connecting timed out",
+    httpx.ConnectError: "could not connect: refused, unreachable or the TLS handshake failed",
+    httpx.TimeoutException: f"no answer within {TIMEOUT_SECONDS:.0f} s",
+    httpx.RemoteProtocolError: "the receiver did not answer in HTTP",
+    httpx.TransportError: "the connection failed",
+}
+
+
+def connection_error(exc: httpx.HTTPError) -> str:
+    words = next((w for cls, w in _CONNECTION_ERRORS.items() if isinstance(exc, cls)), "the request failed")
+    return f"{type(exc).__name__} ({words})"
+
+
+# Addresses tried per attempt (the next only when connecting failed): two connect timeouts
+# still fit the activity's 30 s; the attempt after resolves again.
+ADDRESSES_PER_ATTEMPT = 2
+
+
+async def post_pinned(resolved: Resolved, url: str, content: bytes, headers: dict[str, str],
+                      verify: ssl.SSLContext | bool = True) -> int:
+    """POST to the URL at its checked addresses (the next one only if connecting failed, so
+    nothing is sent twice); the answer's status code. Redirects are not followed, proxies and
+    .netrc are not read, the answer's body is not read."""
+    target = httpx.URL(url)
+    host_header = target.netloc.decode("ascii")
+    names = {"sni_hostname": target.raw_host.decode("ascii")}
+    failure: httpx.HTTPError | None = None
+    async with httpx.AsyncClient(timeout=TIMEOUT_SECONDS, follow_redirects=False, trust_env=False, verify=verify) as http:
+        for address in resolved.addresses[:ADDRESSES_PER_ATTEMPT]:
+            pinned = target.copy_with(host=str(address), port=resolved.target.port)
+            try:
+                async with http.stream("POST", pinned, content=content, headers={**headers, "host": host_header},
+                                       extensions=names) as response:
+                    return response.status_code
+            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+                failure = exc
+    assert failure is not None  # resolve() never answers an empty list
+    raise failure
 
 
 @activity.defn
@@ -45,38 +98,55 @@ async def dispatch_webhooks(request: DispatchInput) -> int:
 @activity.defn
 async def deliver_webhook(delivery_id: str) -> DeliveryOutcome:
     """POST the message, signed, to the endpoint; a 2xx answer delivers it. Anything else
-    raises (retried with backoff by the workflow's policy); a disabled or deleted endpoint
-    ends the delivery without sending."""
+    raises (retried with backoff by the workflow's policy). A disabled or deleted endpoint,
+    or a URL that now leads somewhere refused, ends the delivery without sending."""
     job = await webhooks_db.delivery_job(delivery_id)
     if job is None:
         return DeliveryOutcome(delivered=False, detail="the message or the endpoint is gone")
     delivery, message, endpoint = job
     if delivery["status"] == "DELIVERED":
         return DeliveryOutcome(delivered=True, status_code=delivery["last_status_code"], detail="delivered before")
+    if endpoint["status"] == webhooks_db.DELETED:
+        return DeliveryOutcome(delivered=False, detail="not sent: the endpoint was deleted")
     if endpoint["status"] != "ENABLED":
         return DeliveryOutcome(delivered=False, detail=f"endpoint disabled: {endpoint['disabled_reason']}")
-    body = json.dumps(json_value(message["payload"]), separators=(",", ":"), sort_keys=True)
+    url = endpoint["url"]
+    try:
+        resolved = await resolve(url, policy_of(load_settings()))
+    except Refused as exc:  # no connection attempted, and none will be: not retried
+        reason = f"not sent: {exc}"
+        await webhooks_db.record_attempt(delivery_id, None, reason, delivered=False, attempted=False)
+        return DeliveryOutcome(delivered=False, detail=reason)
+    except Unresolved as exc:  # DNS may answer later
+        await webhooks_db.record_attempt(delivery_id, None, str(exc), delivered=False)
+        raise ApplicationError(f"{url}: {exc}", type="WebhookNotDelivered") from None
     now = utcnow()
+    try:
+        secrets = webhooks_db.signing_secrets(endpoint, now)
+    except SecretUnreadable as exc:  # a key configuration to fix: retried meanwhile
+        await webhooks_db.record_attempt(delivery_id, None, "not sent: the service cannot read the endpoint's secret",
+                                         delivered=False, attempted=False)
+        raise ApplicationError(str(exc), type="WebhookSecretUnreadable") from None
+    body = json.dumps(json_value(message["payload"]), separators=(",", ":"), sort_keys=True)
     headers = {
         "content-type": "application/json",
         "webhook-id": message["id"],
         "webhook-timestamp": str(int(now.timestamp())),
-        "webhook-signature": Webhook(endpoint["secret"]).sign(message["id"], now, body),
+        "webhook-signature": " ".join(Webhook(s).sign(message["id"], now, body) for s in secrets),
         "user-agent": "parametric-insurance-webhooks/1",
     }
     try:
-        async with httpx.AsyncClient(timeout=TIMEOUT_SECONDS, follow_redirects=False) as http:
-            response = await http.post(endpoint["url"], content=body.encode(), headers=headers)
+        status = await post_pinned(resolved, url, body.encode(), headers)
     except httpx.HTTPError as exc:
-        error = f"{type(exc).__name__}: {exc}"
+        error = connection_error(exc)
         await webhooks_db.record_attempt(delivery_id, None, error, delivered=False)
-        raise ApplicationError(f"{endpoint['url']}: {error}", type="WebhookNotDelivered") from None
-    if 200 <= response.status_code < 300:
-        await webhooks_db.record_attempt(delivery_id, response.status_code, "", delivered=True)
-        return DeliveryOutcome(delivered=True, status_code=response.status_code)
-    error = f"HTTP {response.status_code}: {response.text[:200]}"
-    await webhooks_db.record_attempt(delivery_id, response.status_code, error, delivered=False)
-    raise ApplicationError(f"{endpoint['url']} answered {error}", type="WebhookNotDelivered")
+        raise ApplicationError(f"{url}: {error}", type="WebhookNotDelivered") from None
+    if 200 <= status < 300:
+        await webhooks_db.record_attempt(delivery_id, status, "", delivered=True)
+        return DeliveryOutcome(delivered=True, status_code=status)
+    error = f"HTTP {status}"  # the status only: what a receiver answers is not ours to keep
+    await webhooks_db.record_attempt(delivery_id, status, error, delivered=False)
+    raise ApplicationError(f"{url} answered {error}", type="WebhookNotDelivered")
 
 
 @activity.defn

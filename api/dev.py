@@ -22,6 +22,7 @@ import httpx
 import yaml
 
 from api.catalogue.service import catalogue_window
+from models.private_files import private_dir
 from models.settings import REPO_ROOT, Settings
 
 DEMO_FILE = "demo-tenant.json"
@@ -38,7 +39,7 @@ def temporal_command(cfg: dict, settings: Settings, binary: str) -> list[str]:
     db_file = Path(cfg["db_filename"])
     if not db_file.is_absolute():
         db_file = REPO_ROOT / db_file
-    db_file.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(db_file.parent)  # var/temporal: 0700, like var/ (models/private_files.py)
     cmd = [
         binary, "server", "start-dev",
         "--ip", host or cfg["ip"],
@@ -118,7 +119,7 @@ async def _prepare(settings: Settings) -> dict:
         except TenantExists:  # its credentials file was lost: give it a new client
             created = await add_client(settings.demo_tenant_name, True, settings.scope)
         credentials = created.to_dict()
-        demo_path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(demo_path.parent)
         fd = os.open(demo_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as fh:
             json.dump(credentials, fh, indent=2)
@@ -188,6 +189,7 @@ def run_dev(settings: Settings) -> int:
     signal.signal(signal.SIGINT, _interrupt)  # also when started in the background (SIGINT ignored)
     signal.signal(signal.SIGTERM, _interrupt)
     signal.signal(signal.SIGHUP, _interrupt)  # a closed terminal stops the children too
+    private_dir(settings.var_dir)  # before anything is written there
     try:
         if _port_open(settings.temporal_address):
             print(f"Temporal already listening on {settings.temporal_address}: using it", file=sys.stderr)

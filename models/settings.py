@@ -71,6 +71,12 @@ class Settings:
     imd_grid_dir: Path | None = None  # where ops drop IMD's .grd files (imd-grid provider)
     # With an external issuer: the tenant id whose tokens may carry staff roles (unset: none).
     external_platform_tenant: str | None = None
+    # Webhooks (docs/webhooks.md): loopback receivers only for a developer's machine and the
+    # tests (never private or link-local ones); the key sealing endpoint secrets at rest
+    # (unset: one kept in var/keys/webhook-secrets.key); the Web UI port webhooks never reach.
+    webhook_allow_loopback: bool = False
+    webhook_secrets_key: str | None = None
+    temporal_ui_port: int = 8233
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -133,4 +139,7 @@ def load_settings() -> Settings:
         observation_providers=tuple(p.strip() for p in _env("OBSERVATION_PROVIDERS", "").split(",") if p.strip()),
         imd_grid_dir=Path(_env("IMD_GRID_DIR", str(var_dir / "imd-grid"))),
         external_platform_tenant=os.environ.get("AUTH_PLATFORM_TENANT") or None,
+        webhook_allow_loopback=_env("WEBHOOK_ALLOW_LOOPBACK", "0").lower() in ("1", "true", "yes"),
+        webhook_secrets_key=os.environ.get("WEBHOOK_SECRETS_KEY") or None,
+        temporal_ui_port=int(_env("TEMPORAL_UI_PORT", "8233")),
     )

@@ -58,6 +58,8 @@ else:
 os.environ.setdefault("PICCOLO_CONF", "models.db.piccolo_conf")
 os.environ.pop("AUTH_JWKS_URL", None)
 os.environ["TOKEN_RATE_PER_SECOND"] = "1000"  # the suite asks for many tokens; limits have their own test
+# The suite's webhook receivers listen on loopback; the refusal tests turn this off.
+os.environ["WEBHOOK_ALLOW_LOOPBACK"] = "1"
 
 import httpx  # noqa: E402
 import uvicorn  # noqa: E402

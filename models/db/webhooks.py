@@ -10,8 +10,11 @@ import uuid
 from models.clock import utcnow
 from models.db.core import bulk_insert, insert_rows, json_value, scoped_select, scoped_update, write_transaction
 from models.db.tables import WebhookDelivery, WebhookEndpoint, WebhookMessage
+from models.db.webhook_secrets import seal, unseal
 from models.domain.webhooks import DISABLE_AFTER, envelope, subscribed
 from models.domain.webhooks import message_id as derived_message_id
+
+DELETED = "DELETED"
 
 
 def new_secret() -> str:
@@ -19,29 +22,111 @@ def new_secret() -> str:
 
 
 async def create_endpoint(tenant_id: str, url: str, event_types: list[str], description: str) -> dict:
+    """The new endpoint's row, its `secret` in the clear (to be shown this once; the
+    database holds it sealed)."""
     now = utcnow()
+    endpoint_id = uuid.uuid4()
+    secret = new_secret()
     row = WebhookEndpoint(
-        id=uuid.uuid4(), tenant_id=uuid.UUID(tenant_id), url=url, description=description,
-        event_types=event_types, secret=new_secret(), created_at=now, updated_at=now,
+        id=endpoint_id, tenant_id=uuid.UUID(tenant_id), url=url, description=description,
+        event_types=event_types, secret=seal(secret, endpoint_id), created_at=now, updated_at=now,
     )
     await WebhookEndpoint.insert(row)
-    return await WebhookEndpoint.select().where(WebhookEndpoint.id == row.id).first()
+    stored = await WebhookEndpoint.select().where(WebhookEndpoint.id == row.id).first()
+    return {**stored, "secret": secret}
+
+
+def _live(tenant_id: str):
+    """The tenant's endpoints that are not deleted."""
+    return scoped_select(WebhookEndpoint, tenant_id).where(WebhookEndpoint.status != DELETED)
 
 
 async def endpoints_of(tenant_id: str) -> list[dict]:
-    return await scoped_select(WebhookEndpoint, tenant_id).order_by(WebhookEndpoint.created_at)
+    return await _live(tenant_id).order_by(WebhookEndpoint.created_at)
 
 
 async def endpoint_of(tenant_id: str, endpoint_id: uuid.UUID) -> dict | None:
-    return await scoped_select(WebhookEndpoint, tenant_id).where(WebhookEndpoint.id == endpoint_id).first()
+    return await _live(tenant_id).where(WebhookEndpoint.id == endpoint_id).first()
 
 
 async def set_endpoint_status(tenant_id: str, endpoint_id: uuid.UUID, status: str, reason: str = "") -> dict | None:
     values = {WebhookEndpoint.status: status, WebhookEndpoint.disabled_reason: reason, WebhookEndpoint.updated_at: utcnow()}
     if status == "ENABLED":
         values[WebhookEndpoint.failed_deliveries] = 0
-    await scoped_update(WebhookEndpoint, tenant_id, values).where(WebhookEndpoint.id == endpoint_id)
+    await scoped_update(WebhookEndpoint, tenant_id, values).where(
+        (WebhookEndpoint.id == endpoint_id) & (WebhookEndpoint.status != DELETED)
+    )
     return await endpoint_of(tenant_id, endpoint_id)
+
+
+async def rotate_secret(tenant_id: str, endpoint_id: uuid.UUID, overlap: dt.timedelta) -> tuple[dict, str] | None:
+    """A new secret for the endpoint: (its row, the new secret in the clear), or None if the
+    tenant has no such endpoint. For `overlap` the secret it replaces signs too (one
+    statement moves it, so concurrent rotations never lose the one a receiver holds); with
+    no overlap it stops at once. A secret older than the replaced one no longer signs."""
+    now = utcnow()
+    secret = new_secret()
+    previous, expires = ("secret", now + overlap) if overlap > dt.timedelta(0) else ("''", None)
+    await WebhookEndpoint.raw(
+        f"UPDATE webhook_endpoint SET previous_secret = {previous}, previous_secret_expires_at = {{}}, "
+        "secret = {}, secret_rotated_at = {}, updated_at = {} WHERE id = {} AND tenant_id = {} AND status != {}",
+        expires, seal(secret, endpoint_id), now, now, endpoint_id, uuid.UUID(str(tenant_id)), DELETED,
+    )
+    row = await endpoint_of(tenant_id, endpoint_id)
+    return (row, secret) if row is not None else None
+
+
+async def delete_endpoint(tenant_id: str, endpoint_id: uuid.UUID) -> bool:
+    """Delete the tenant's endpoint: gone from its lists and look-ups, nothing more is sent
+    to it (deliveries under way end unsent), its secrets erased. The row stays, DELETED,
+    for the delivery records that name it. False if there was no such endpoint."""
+    if await endpoint_of(tenant_id, endpoint_id) is None:
+        return False
+    await scoped_update(WebhookEndpoint, tenant_id, {
+        WebhookEndpoint.status: DELETED, WebhookEndpoint.disabled_reason: "deleted by the tenant",
+        WebhookEndpoint.secret: "", WebhookEndpoint.previous_secret: "",
+        WebhookEndpoint.previous_secret_expires_at: None, WebhookEndpoint.updated_at: utcnow(),
+    }).where(WebhookEndpoint.id == endpoint_id)
+    return True
+
+
+def signing_secrets(endpoint: dict, now: dt.datetime) -> list[str]:
+    """The secrets that sign a message sent now, in the clear: the current one, and the
+    previous one during its overlap (Standard Webhooks: a receiver holding either verifies).
+    Raises `SecretUnreadable` if the configured key does not open them."""
+    out = [unseal(endpoint["secret"], endpoint["id"])]
+    expires = endpoint.get("previous_secret_expires_at")
+    if endpoint.get("previous_secret") and expires is not None and now < expires:
+        out.append(unseal(endpoint["previous_secret"], endpoint["id"]))
+    return out
+
+
+async def seal_plain_secrets() -> int:
+    """Seal the secrets stored in the clear (rows of before sealing at rest, or written by an
+    older process since); returns how many. Reads and writes `id` and `secret` only, as the
+    migration that introduced sealing runs it."""
+    rows = await WebhookEndpoint.raw("SELECT id, secret FROM webhook_endpoint WHERE secret LIKE {}", "whsec%")
+    sealed = 0
+    for row in rows:
+        if row["secret"].startswith("whsec_"):
+            endpoint_id = uuid.UUID(str(row["id"]))
+            await WebhookEndpoint.raw(
+                "UPDATE webhook_endpoint SET secret = {} WHERE id = {} AND secret = {}",
+                seal(row["secret"], endpoint_id), endpoint_id, row["secret"],
+            )
+            sealed += 1
+    return sealed
+
+
+async def unseal_all_secrets() -> int:
+    """The reverse, for going back to code that reads secrets in the clear."""
+    rows = await WebhookEndpoint.raw("SELECT id, secret FROM webhook_endpoint WHERE secret LIKE {}", "enc1:%")
+    for row in rows:
+        endpoint_id = uuid.UUID(str(row["id"]))
+        await WebhookEndpoint.raw(
+            "UPDATE webhook_endpoint SET secret = {} WHERE id = {}", unseal(row["secret"], endpoint_id), endpoint_id
+        )
+    return len(rows)
 
 
 def outbox_values(tenant_id: uuid.UUID, event_type: str, key: str, at: dt.datetime, data: dict,
@@ -122,13 +207,17 @@ async def delivery_job(delivery_id: str) -> tuple[dict, dict, dict] | None:
     return (d, m, e) if m and e else None
 
 
-async def record_attempt(delivery_id: str, status_code: int | None, error: str, delivered: bool) -> None:
+async def record_attempt(delivery_id: str, status_code: int | None, error: str, delivered: bool,
+                         attempted: bool = True) -> None:
+    """An attempt's outcome: the receiver's status code and a reason in our own words, never
+    what the receiver answered (`attempted=False`: refused before connecting, not counted)."""
     values = {
-        WebhookDelivery.attempts: WebhookDelivery.attempts + 1,
         WebhookDelivery.last_status_code: status_code,
         WebhookDelivery.last_error: error[:2000],
         WebhookDelivery.updated_at: utcnow(),
     }
+    if attempted:
+        values[WebhookDelivery.attempts] = WebhookDelivery.attempts + 1
     if delivered:
         values[WebhookDelivery.status] = "DELIVERED"
     await WebhookDelivery.update(values).where(WebhookDelivery.id == delivery_id)

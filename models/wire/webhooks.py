@@ -26,10 +26,20 @@ class WebhookEndpointView(CamelStruct):
     disabled_reason: str
     failed_deliveries: int  # messages in a row not accepted
     created_at: dt.datetime
+    secret_rotated_at: dt.datetime | None  # the last rotation
+    previous_secret_expires_at: dt.datetime | None  # the replaced secret signs too until then
 
 
 class CreatedWebhookEndpoint(WebhookEndpointView):
     secret: str  # shown once: verify signatures with it (Standard Webhooks, whsec_…)
+
+
+MAX_OVERLAP_SECONDS = 7 * 24 * 3600
+
+
+class SecretRotation(CamelStruct):
+    # How long the replaced secret keeps signing beside the new one (0: it stops at once).
+    overlap_seconds: Annotated[int, msgspec.Meta(ge=0, le=MAX_OVERLAP_SECONDS, description="0-604800 (7 days)")] = 86400
 
 
 class WebhookDeliveryView(CamelStruct):

@@ -22,7 +22,9 @@ from api.auth.tokens import TokenService
 from api.catalogue.controller import IndexDefinitionController, PincodeMappingController
 from api.catalogue.coverages import CoverageController
 from api.catalogue.service import NonViableSlots
+from api.admission import PricingAdmission
 from api.content_type import RequireJSON
+from api.headers import response_headers
 from api.deps import provide_principal, provide_settings
 from api.documents.controller import InternalFileController, TenantFileController
 from api.health import VERSION, health
@@ -32,7 +34,7 @@ from api.policies.controller import PolicyController
 from api.pricing.controller import PricingRunController
 from api.problems import EXCEPTION_HANDLERS
 from api.quotes.controller import QuoteController
-from api.ratelimit import RateLimiter
+from api.ratelimit import Limits, PeerLimit
 from api.responses import DecimalNumberResponse
 from api.temporal import TemporalHolder
 from api.settlement.controller import (
@@ -120,12 +122,13 @@ def create_app(settings: Settings | None = None, temporal_client: Client | None 
                 "tokens": TokenService(settings),
                 "temporal": TemporalHolder(settings, temporal_client),
                 "nonviable": NonViableSlots(),
-                "client_limiter": RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst),
-                "token_limiter": RateLimiter(settings.token_rate_per_second, int(settings.token_rate_per_second * 3)),
+                "limits": Limits(settings),
+                "admission": PricingAdmission(settings),
             }
         ),
         dependencies={"principal": Provide(provide_principal), "settings": Provide(provide_settings)},
-        middleware=[RequireJSON(), DefineMiddleware(AuthMiddleware, exclude=PUBLIC_PATHS)],
+        middleware=[PeerLimit(), RequireJSON(), DefineMiddleware(AuthMiddleware, exclude=PUBLIC_PATHS)],
+        before_send=[response_headers],
         exception_handlers=EXCEPTION_HANDLERS,
         response_class=DecimalNumberResponse,
         openapi_config=openapi,

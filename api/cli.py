@@ -43,6 +43,10 @@ def api(host: str | None, port: int | None, workers: int) -> None:
         workers=workers,
         log_level="info",
         access_log=False,
+        # No `server: uvicorn` banner; X-Forwarded-For is the app's to judge (TRUSTED_PROXIES,
+        # api/peer.py), not believed from any local peer as uvicorn does by default.
+        server_header=False,
+        proxy_headers=False,
     )
 
 

@@ -71,6 +71,21 @@ class Settings:
     imd_grid_dir: Path | None = None  # where ops drop IMD's .grd files (imd-grid provider)
     # With an external issuer: the tenant id whose tokens may carry staff roles (unset: none).
     external_platform_tenant: str | None = None
+    # Limits (docs/api-decisions.md, "Limits"). Proxies whose X-Forwarded-For / Forwarded the
+    # API believes (addresses or CIDRs); from any other peer those headers are ignored.
+    trusted_proxies: tuple[str, ...] = ()
+    peer_rate_per_second: float = 400.0  # every request, per peer address; 0 turns it off
+    peer_rate_burst: int = 800
+    # Failed authentications (bad client secret, bad or expired token, unknown API key), per
+    # peer address and per claimed client: a burst, then this many a minute; 0 turns it off.
+    auth_failures_per_minute: float = 10.0
+    auth_failure_burst: int = 20
+    # Requests that start pricing (a cold target-month, a new travel stay), per tenant.
+    pricing_in_flight_per_tenant: int = 10  # at once; 0 turns the quota off
+    pricing_starts_per_minute: int = 60  # in any 60 s; 0 turns it off
+    # The sellable window: whole calendar months from the first of next month (catalogue
+    # `from`/`to`, quote periods).
+    sellable_months: int = 24
     # Webhooks (docs/webhooks.md): loopback receivers only for a developer's machine and the
     # tests (never private or link-local ones); the key sealing endpoint secrets at rest
     # (unset: one kept in var/keys/webhook-secrets.key); the Web UI port webhooks never reach.
@@ -139,6 +154,15 @@ def load_settings() -> Settings:
         observation_providers=tuple(p.strip() for p in _env("OBSERVATION_PROVIDERS", "").split(",") if p.strip()),
         imd_grid_dir=Path(_env("IMD_GRID_DIR", str(var_dir / "imd-grid"))),
         external_platform_tenant=os.environ.get("AUTH_PLATFORM_TENANT") or None,
+        trusted_proxies=tuple(p.strip() for p in _env("TRUSTED_PROXIES", "").split(",") if p.strip()),
+        # One peer address may be many clients (a NAT): by default four clients' worth.
+        peer_rate_per_second=float(_env("PEER_RATE_PER_SECOND", str(4 * float(_env("RATE_LIMIT_PER_SECOND", "100"))))),
+        peer_rate_burst=int(_env("PEER_RATE_BURST", str(4 * int(_env("RATE_LIMIT_BURST", "200"))))),
+        auth_failures_per_minute=float(_env("AUTH_FAILURES_PER_MINUTE", "10")),
+        auth_failure_burst=int(_env("AUTH_FAILURE_BURST", "20")),
+        pricing_in_flight_per_tenant=int(_env("PRICING_IN_FLIGHT_PER_TENANT", "10")),
+        pricing_starts_per_minute=int(_env("PRICING_STARTS_PER_MINUTE", "60")),
+        sellable_months=int(_env("SELLABLE_MONTHS", "24")),
         webhook_allow_loopback=_env("WEBHOOK_ALLOW_LOOPBACK", "0").lower() in ("1", "true", "yes"),
         webhook_secrets_key=os.environ.get("WEBHOOK_SECRETS_KEY") or None,
         temporal_ui_port=int(_env("TEMPORAL_UI_PORT", "8233")),

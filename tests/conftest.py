@@ -58,6 +58,9 @@ else:
 os.environ.setdefault("PICCOLO_CONF", "models.db.piccolo_conf")
 os.environ.pop("AUTH_JWKS_URL", None)
 os.environ["TOKEN_RATE_PER_SECOND"] = "1000"  # the suite asks for many tokens; limits have their own test
+os.environ["AUTH_FAILURES_PER_MINUTE"] = "60000"  # many tests fail to authenticate on purpose, all from 127.0.0.1
+os.environ["AUTH_FAILURE_BURST"] = "10000"
+os.environ["PEER_RATE_PER_SECOND"] = "10000"  # every test calls from 127.0.0.1
 # The suite's webhook receivers listen on loopback; the refusal tests turn this off.
 os.environ["WEBHOOK_ALLOW_LOOPBACK"] = "1"
 
@@ -102,7 +105,9 @@ async def temporal_env():
         data_converter=data_converter,
         search_attributes=search_attribute_keys(),
         dev_server_existing_path=temporal_binary(),
-        dev_server_extra_args=["--http-port", str(free_port()), "--metrics-port", str(free_port())],
+        dev_server_extra_args=["--http-port", str(free_port()), "--metrics-port", str(free_port()),
+                               # as temporal-dev.yml: fair dispatch across tenants' pricing
+                               "--dynamic-config-value", "matching.enableFairness=true"],
     )
     yield env
     await env.shutdown()
@@ -115,7 +120,8 @@ class Server:
         self.port = port
         self.base_url = f"http://127.0.0.1:{port}"
         self._server = uvicorn.Server(
-            uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+            uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on",
+                           server_header=False, proxy_headers=False)  # as `parametric api` serves it
         )
         self._task: asyncio.Task | None = None
 

@@ -1,4 +1,8 @@
-"""The token endpoint (OAuth 2.0 client credentials, RFC 6749 §4.4) and the published keys."""
+"""The token endpoint (OAuth 2.0 client credentials, RFC 6749 §4.4) and the published keys.
+
+Token requests count against the caller's real address (api/peer.py); a failed client
+authentication counts against the address and the claimed client, and either one past its
+budget of failures is answered `slow_down` before the secret is even compared."""
 
 from __future__ import annotations
 
@@ -14,9 +18,10 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath
 
 from api.auth.tenants import authenticate_client, roles_of
+from api.peer import peer_address
 from api.auth.tokens import TokenService
 from api.problems import NotFound
-from api.ratelimit import RateLimited
+from api.ratelimit import Limits, RateLimited, note
 from models.db.tables import Tenant
 from models.wire.auth import OAuthError, TokenResponse
 from api.auth.roles import Caller, callers
@@ -75,9 +80,9 @@ class TokenController(Controller):
     async def token(self, request: Request, tenant_id: FromPath[str]) -> Response[Any]:
         tokens: TokenService = request.app.state.tokens
         settings = tokens.settings
-        limiter = request.app.state.token_limiter
+        limits: Limits = request.app.state.limits
         try:
-            limiter.check(request.client.host if request.client else "unknown", "token requests")
+            note(request.scope, limits.token.take(peer_address(request.scope), "token requests"))
         except RateLimited as exc:
             return _oauth_error(429, "slow_down", exc.detail, exc.headers)
         if not request.headers.get("content-type", "").startswith("application/x-www-form-urlencoded"):
@@ -96,12 +101,19 @@ class TokenController(Controller):
             return _oauth_error(400, "unsupported_grant_type", "only client_credentials is supported")
         if missing:
             return _oauth_error(400, "invalid_request", f"missing: {', '.join(missing)}")
+        claimed = f"{tenant_id}/{fields['client_id']}"[:300]
+        try:
+            limits.refuse_failing(request.scope, claimed)
+        except RateLimited as exc:
+            return _oauth_error(429, "slow_down", exc.detail, exc.headers)
         try:
             uuid.UUID(tenant_id)
         except ValueError:
+            limits.failed(request.scope, claimed)
             return _oauth_error(401, "invalid_client", "client authentication failed")
         client = await authenticate_client(tenant_id, fields["client_id"], fields["client_secret"])
         if client is None:
+            limits.failed(request.scope, claimed)
             return _oauth_error(
                 401,
                 "invalid_client",

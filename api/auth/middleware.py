@@ -8,6 +8,9 @@
 - Travel surface `/travel/{tenant_id}/...`: `Authorization: Bearer <api key>` (an access
   token works too); the key's tenant must be the path's tenant (else 403); `x-tenant-id`
   is optional there and must match when sent.
+- A credential that fails (bad or expired token, unknown key) counts against the caller's
+  address; one that spent its budget of failures is answered 429 before its credential is
+  looked at (api/ratelimit.py). Each authenticated request counts against its client.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from litestar.middleware import AbstractAuthenticationMiddleware, Authentication
 from api.auth.tenants import client_for_api_key
 from api.auth.tokens import Principal, TokenError, TokenService
 from api.problems import InvalidInput
+from api.ratelimit import Limits, note
 
 PUBLIC_PATHS = [r"^/auth/", r"^/schema", r"^/health$", r"^/\.well-known/", r"^/favicon.ico$"]
 _TRAVEL = re.compile(r"^/travel/([^/]+)(/|$)")
@@ -60,21 +64,31 @@ def same_tenant(a: str, b: str) -> bool:
 
 class AuthMiddleware(AbstractAuthenticationMiddleware):
     async def authenticate_request(self, connection: ASGIConnection) -> AuthenticationResult:
+        limits: Limits = connection.app.state.limits
+        if connection.headers.get("authorization"):  # an attempt: refused while its address is failing
+            limits.refuse_failing(connection.scope)
+        try:
+            result = await self._authenticate(connection)
+        except NotAuthorizedException:
+            if connection.headers.get("authorization"):
+                limits.failed(connection.scope)
+            raise
+        note(connection.scope, limits.client.take(result.user.client_id))
+        return result
+
+    async def _authenticate(self, connection: ASGIConnection) -> AuthenticationResult:
         tokens: TokenService = connection.app.state.tokens
         travel = _TRAVEL.match(connection.url.path)
         header_tenant = connection.headers.get(TENANT_HEADER, "").strip()
         if len(connection.headers.getall(TENANT_HEADER, [])) > 1:
             raise InvalidInput(f"send the {TENANT_HEADER} header once")
         if travel:
-            result = await self._travel(connection, tokens, travel.group(1), header_tenant)
-            connection.app.state.client_limiter.check(result.user.client_id)
-            return result
+            return await self._travel(connection, tokens, travel.group(1), header_tenant)
         if not header_tenant:
             raise InvalidInput(f"the {TENANT_HEADER} header is required")
         principal = await self._verify(tokens, _bearer(connection))
         if not same_tenant(principal.tenant_id, header_tenant):
             raise PermissionDeniedException(detail=f"the token does not belong to tenant {header_tenant!r}")
-        connection.app.state.client_limiter.check(principal.client_id)
         return AuthenticationResult(user=principal, auth=None)
 
     @staticmethod

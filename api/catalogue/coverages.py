@@ -4,32 +4,33 @@ in api/pricing/)."""
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import re
 import uuid
 from typing import Annotated
 
-from litestar import Controller, get
+from litestar import Controller, Request, get
 from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, QueryParameter
 from temporalio.client import Client
 
 from api.catalogue.responses import coverage_full
 from api.catalogue.service import (
-    MONTHLY_INDEX_CODES,
     catalogue_window,
-    check_window,
+    complete,
     ensure_coverages,
+    period_slots,
+    remember_nonviable,
 )
+from api.catalogue.window import check_sellable, parse_day, sellable_window
+from api.auth.tokens import Principal
 from api.deps import WORKFLOW_DEADLINE, provide_temporal
 from api.openapi_docs import AUTHED, problems, tenant_header
 from api.pagination import PageParam, check_size, rich_page_of
 from api.problems import InvalidInput, NotFound
 from models.db import catalogue as catalogue_db
-from models.db.catalogue import target_names
+from models.db.catalogue import find_coverages, target_names
 from models.db.records import CoverageRow, records
 from models.db.tables import Coverage, MonitoringTarget
-from models.domain.periods import month_slots
 from models.settings import Settings
 from models.wire.internal import CoverageFull, RichPage
 from api.auth.roles import CATALOGUE_READERS
@@ -68,37 +69,50 @@ class CoverageController(Controller):
             "With `targetName` (pin code) or `monitoringTargetId`, the target's catalogue for the "
             "period (default: the next 12 calendar months) is created on demand: coverages appear "
             "at once with model-set triggers and status PRICING, and turn ACTIVE with their premium "
-            "when their pricing run completes (seconds)."
+            "when their pricing run completes (seconds). `from`/`to` must lie in the sellable window "
+            "(from the first day of next month, 24 months ahead: docs/catalogue.md); a read that needs "
+            "pricing counts against the tenant's pricing quota (429 beyond it)."
         ),
-        responses=problems(*AUTHED, 404, 503),
+        responses=problems(*AUTHED, 404, 429, 503),
     )
     async def list_coverages(
         self,
+        request: Request,
+        principal: NamedDependency[Principal],
         temporal: NamedDependency[Client],
         settings: NamedDependency[Settings],
         target_name: Annotated[str | None, QueryParameter(name="targetName", description="6-digit pin code")] = None,
         monitoring_target_id: Annotated[str | None, QueryParameter(name="monitoringTargetId")] = None,
-        period_from: Annotated[dt.date | None, QueryParameter(name="from", description="First month (YYYY-MM-DD)")] = None,
-        period_to: Annotated[dt.date | None, QueryParameter(name="to", description="Last day (YYYY-MM-DD)")] = None,
+        period_from: Annotated[str | None, QueryParameter(name="from", description="First month (YYYY-MM-DD)")] = None,
+        period_to: Annotated[str | None, QueryParameter(name="to", description="Last day (YYYY-MM-DD)")] = None,
         page: PageParam = 0,
         size: Annotated[int, QueryParameter(description="Items per page (max 100)")] = DEFAULT_SIZE,
     ) -> RichPage[CoverageFull]:
         check_size(size, settings.max_page_size)
+        window = sellable_window(settings.sellable_months)
+        start, end = parse_day(period_from, "from"), parse_day(period_to, "to")
+        for day, field in ((start, "from"), (end, "to")):
+            if day is not None:
+                check_sellable(day, field, window)
         target_id = await _target_from_query(target_name, monitoring_target_id)
         query = Coverage.select().where(catalogue_db.in_catalogue())
         count = Coverage.count().where(catalogue_db.in_catalogue())
         if target_id is not None:
-            if period_from or period_to:
-                start = period_from or dt.date.today()
-                end = period_to or start.replace(year=start.year + 1)
-                check_window(start, end)
-                months = (end.year - start.year) * 12 + end.month - start.month + 1
-                slots = month_slots(MONTHLY_INDEX_CODES, start.replace(day=1), months)
+            if start or end:
+                slots = period_slots(start, end, window, settings.catalogue_months)
             else:
                 slots = catalogue_window(settings)
-            await asyncio.wait_for(
-                ensure_coverages(temporal, settings, target_id, slots, wait_for_pricing=False), WORKFLOW_DEADLINE
-            )
+            nonviable = request.app.state.nonviable
+            if not complete(await find_coverages(target_id, slots), target_id, slots, nonviable):
+                # A target-month never priced: the tenant's pricing quota first (api/admission.py).
+                async with request.app.state.admission.pricing(principal.tenant_id):
+                    planned = await asyncio.wait_for(
+                        ensure_coverages(
+                            temporal, settings, target_id, slots, wait_for_pricing=False, tenant_id=principal.tenant_id
+                        ),
+                        WORKFLOW_DEADLINE,
+                    )
+                remember_nonviable(nonviable, target_id, planned)
             first, last = min(s.start for s in slots), max(s.end for s in slots)
             where = (
                 (Coverage.monitoring_target_id == target_id)

@@ -2,7 +2,11 @@
 of a target that quotes are built from.
 
 The catalogue already holds the prices; only a target or month not seen before waits for
-its catalogue pricing (seconds, once)."""
+its catalogue pricing (seconds, once). Such a request is admitted by the tenant's pricing
+quota first (api/admission.py), and the catalogue workflow it starts carries the tenant as
+its Temporal fairness key: its pricing activities inherit it, so the pricing queue hands
+tenants' work out in turn. (A target's catalogue workflow is shared by every tenant and keeps
+the key of the tenant whose request started it until it closes, two idle minutes later.)"""
 
 from __future__ import annotations
 
@@ -15,13 +19,16 @@ from temporalio.client import (
     WorkflowUpdateFailedError,
 )
 from temporalio.common import (
+    Priority,
     SearchAttributePair,
     TypedSearchAttributes,
     WorkflowIDConflictPolicy,
 )
 from temporalio.exceptions import ApplicationError
 
+from api.admission import PricingAdmission
 from api.deps import CATALOGUE_DEADLINE
+from api.catalogue.window import add_months
 from api.lifecycle import target_label
 from api.problems import InvalidInput, NotFound, Unavailable
 from models.db.catalogue import find_coverages
@@ -51,7 +58,7 @@ def catalogue_window(settings: Settings, today: dt.date | None = None) -> list[C
     """The default shelf: every monthly index for the next `catalogue_months` calendar months."""
     today = today or dt.date.today()
     first = dt.date(today.year + (today.month == 12), today.month % 12 + 1, 1)
-    return month_slots(MONTHLY_INDEX_CODES, first, settings.catalogue_months)
+    return month_slots(MONTHLY_INDEX_CODES, first, min(settings.catalogue_months, settings.sellable_months))
 
 
 async def ensure_coverages(
@@ -61,7 +68,10 @@ async def ensure_coverages(
     slots: list[CoverageSlot],
     wait_for_pricing: bool,
     fallbacks: bool = False,
+    tenant_id: str | None = None,
 ) -> list[PlannedCoverage]:
+    """`tenant_id`: whose request this is (the fairness key of a catalogue workflow it
+    starts); None for the platform's own builds."""
     start = WithStartWorkflowOperation(
         CATALOGUE_WORKFLOW,
         CatalogueInput(
@@ -79,6 +89,7 @@ async def ensure_coverages(
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
         search_attributes=TypedSearchAttributes([SearchAttributePair(MONITORING_TARGET_ID, target_id)]),
         static_summary=f"Catalogue · {await target_label(target_id)}",
+        priority=Priority(fairness_key=tenant_id) if tenant_id else Priority.default,
     )
     try:
         return await client.execute_update_with_start_workflow(
@@ -96,11 +107,21 @@ async def ensure_coverages(
         raise
 
 
-def check_window(start: dt.date, end: dt.date) -> None:
-    if end < start:
-        raise InvalidInput("the period ends before it starts")
-    if (end - start).days > 400:
-        raise InvalidInput("the period may span at most 13 months")
+def period_slots(
+    start: dt.date | None, end: dt.date | None, window: tuple[dt.date, dt.date], months: int = 12
+) -> list[CoverageSlot]:
+    """The monthly slots of a catalogue read's `from`/`to` (both already inside the sellable
+    window): `from` defaults to the window's first month, `to` to `months` months on, within
+    the window; at most 13 months."""
+    first = (start or window[0]).replace(day=1)
+    if end is None:
+        end = min(add_months(first, months) - dt.timedelta(days=1), window[1])
+    if end < first:
+        raise InvalidInput.of_field("to", f"{end} is before the period's first month ({first:%Y-%m})")
+    count = (end.year - first.year) * 12 + end.month - first.month + 1
+    if count > 13:
+        raise InvalidInput.of_field("to", f"the period spans {count} months; at most 13")
+    return month_slots(MONTHLY_INDEX_CODES, first, count)
 
 
 def snapshot(row: CoverageRow) -> CoverSnapshot:
@@ -138,7 +159,13 @@ class NonViableSlots:
         return item in self._known
 
 
-def _complete(
+def remember_nonviable(nonviable: NonViableSlots, target_id: str, planned: list[PlannedCoverage]) -> None:
+    for p in planned:
+        if p.coverage_id is None:
+            nonviable.add(target_id, p.slot)
+
+
+def complete(
     rows: dict[CoverageSlot, CoverageRow], target_id: str, slots: list[CoverageSlot], nonviable: NonViableSlots
 ) -> bool:
     """Every slot is priced or known to be not viable."""
@@ -152,18 +179,23 @@ async def priced_covers(
     slots: list[CoverageSlot],
     nonviable: NonViableSlots,
     fallbacks: bool = False,
+    *,
+    tenant_id: str,
+    admission: PricingAdmission,
 ) -> dict[CoverageSlot, CoverSnapshot]:
-    """The priced covers of `slots` (missing ones created and priced first; with `fallbacks`
-    the catalogue also creates and prices, in the same round trip, the fallback slots of
-    months whose slots are not viable, so a first quote waits for one joint pricing)."""
+    """The priced covers of `slots` (missing ones created and priced first, once the
+    tenant's pricing quota admits it; with `fallbacks` the catalogue also creates and prices,
+    in the same round trip, the fallback slots of months whose slots are not viable, so a
+    first quote waits for one joint pricing)."""
     rows = await find_coverages(target_id, slots)
-    if not _complete(rows, target_id, slots, nonviable):
-        planned = await asyncio.wait_for(
-            ensure_coverages(temporal, settings, target_id, slots, wait_for_pricing=True, fallbacks=fallbacks),
-            CATALOGUE_DEADLINE,
-        )
-        for p in planned:
-            if p.coverage_id is None:
-                nonviable.add(target_id, p.slot)
+    if not complete(rows, target_id, slots, nonviable):
+        async with admission.pricing(tenant_id):
+            planned = await asyncio.wait_for(
+                ensure_coverages(
+                    temporal, settings, target_id, slots, wait_for_pricing=True, fallbacks=fallbacks, tenant_id=tenant_id
+                ),
+                CATALOGUE_DEADLINE,
+            )
+        remember_nonviable(nonviable, target_id, planned)
         rows = await find_coverages(target_id, slots)
     return {slot: snapshot(row) for slot, row in rows.items() if row.priced}

@@ -48,10 +48,12 @@ class QuoteController(Controller):
         summary="Quote a monitoring target over a risk period: one line item per month, two covers each",
         description=(
             "Prices come from the coverage catalogue. Send `Idempotency-Key` to make retries safe: "
-            "the same key and body replay the first response; another body is a 422."
+            "the same key and body replay the first response; another body is a 422. The period must lie "
+            "in the sellable window (from the first day of next month, 24 months ahead); a quote that needs "
+            "a month priced first counts against the tenant's pricing quota (429 beyond it)."
         ),
         status_code=200,
-        responses=problems(*AUTHED, 409, 413, 422, 503),
+        responses=problems(*AUTHED, 409, 413, 422, 429, 503),
     )
     async def create(
         self,
@@ -68,7 +70,7 @@ class QuoteController(Controller):
         try:
             quote_id = await create_quote(
                 data, principal.tenant_id, temporal, settings, request.app.state.nonviable,
-                request.headers.get(IDEMPOTENCY_KEY),
+                request.headers.get(IDEMPOTENCY_KEY), request.app.state.admission,
             )
             body = encode_json(await responses.quote_out(principal.tenant_id, quote_id))
         except BaseException:

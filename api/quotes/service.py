@@ -22,7 +22,9 @@ from temporalio.common import (
     WorkflowIDReusePolicy,
 )
 
+from api.admission import PricingAdmission
 from api.catalogue.service import NonViableSlots, priced_covers
+from api.catalogue.window import sellable_window
 from api.idempotency import TransitionKey
 from api.lifecycle import run_update, run_update_with_start, summary
 from api.problems import Conflict, InvalidInput, NotFound
@@ -89,6 +91,13 @@ async def _validate(data: NewQuote, settings: Settings) -> None:
             f"quotes are written in {settings.catalogue_currency}",
             errors=[FieldError(field="sumInsuredForLineItem.currency", message=f"must be {settings.catalogue_currency}")],
         )
+    first, last = sellable_window(settings.sellable_months)
+    for day, field in ((data.risk_period_from, "riskPeriodFrom"), (data.risk_period_to, "riskPeriodTo")):
+        if not first <= day <= last:
+            raise InvalidInput.of_field(
+                field, f"{day} is outside the sellable window {first} to {last} (from next month, "
+                f"{settings.sellable_months} months ahead)",
+            )
     problem = check_period(data.risk_period_from, data.risk_period_to, dt.date.today())
     if problem:
         raise InvalidInput(problem, errors=[FieldError(field="riskPeriodFrom", message=problem)])
@@ -106,16 +115,19 @@ async def create_quote(
     settings: Settings,
     nonviable: NonViableSlots,
     idempotency_key: str | None,
+    admission: PricingAdmission,
 ) -> uuid.UUID:
-    """Price, build and write a quote through its workflow; answers the quote's id."""
+    """Price, build and write a quote through its workflow; answers the quote's id. Months
+    never priced are priced first, once the tenant's pricing quota admits it (`admission`)."""
     await _validate(data, settings)
     target_id, start_day, end_day = data.monitoring_target_id, data.risk_period_from, data.risk_period_to
     # The two preferred covers of each month; where one is not viable, the next index.
     slots = slots_for(start_day, end_day)
-    covers = await priced_covers(temporal, settings, target_id, slots, nonviable, fallbacks=True)
+    gate = {"tenant_id": tenant_id, "admission": admission}
+    covers = await priced_covers(temporal, settings, target_id, slots, nonviable, fallbacks=True, **gate)
     extra = fallback_slots(slots, set(covers))
     if extra:
-        covers |= await priced_covers(temporal, settings, target_id, extra, nonviable)
+        covers |= await priced_covers(temporal, settings, target_id, extra, nonviable, **gate)
     # With an Idempotency-Key the id follows from the key: a retry after a timeout finds
     # the first quote (its workflow, or its row) instead of making a second one.
     quote_id = quote_id_for_key(tenant_id, idempotency_key) if idempotency_key is not None else uuid.uuid4()

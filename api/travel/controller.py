@@ -70,12 +70,14 @@ class TravelEventController(Controller):
             "`<check-in>/<check-out>` of dates (`2026-12-10/2026-12-13`: the nights of the 10th, 11th and 12th), "
             "of date-times with an offset or `Z` (taken in Indian time), or `<check-in>/P<n>D`. "
             "A place farther than 25 km from every monitoring target is not served: the list is empty. "
-            "The first request for a stay waits while its covers are priced (seconds)."
+            "The first request for a stay waits while its covers are priced (seconds); it counts against the "
+            "tenant's pricing quota (429 with Retry-After beyond it)."
         ),
-        responses=problems(*AUTHED, 503),
+        responses=problems(*AUTHED, 429, 503),
     )
     async def coverages(
         self,
+        request: Request,
         tenant_id: FromPath[str],
         principal: NamedDependency[Principal],
         temporal: NamedDependency[Client],
@@ -84,7 +86,9 @@ class TravelEventController(Controller):
         long: Annotated[str | None, QueryParameter(description="Longitude, decimal degrees (-180..180)")] = None,
         time_range: Annotated[str | None, QueryParameter(description="<check-in>/<check-out> (ISO 8601 interval)")] = None,
     ) -> Coverages:
-        return Coverages(coverages=await service.coverages_for(lat, long, time_range, temporal, settings))
+        return Coverages(coverages=await service.coverages_for(
+            lat, long, time_range, temporal, settings, principal.tenant_id, request.app.state.admission
+        ))
 
     @post(
         "/quotes",

@@ -17,8 +17,9 @@ import uuid
 from decimal import Decimal
 
 from temporalio.client import Client, WithStartWorkflowOperation, WorkflowFailureError
-from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDConflictPolicy
+from temporalio.common import Priority, SearchAttributePair, TypedSearchAttributes, WorkflowIDConflictPolicy
 
+from api.admission import PricingAdmission
 from api.catalogue.service import snapshot
 from api.idempotency import TransitionKey
 from api.lifecycle import run_update_with_start, summary
@@ -52,9 +53,10 @@ def today_in_india() -> dt.date:
 
 
 async def coverages_for(lat: str | None, long: str | None, time_range: str | None, temporal: Client,
-                        settings: Settings) -> list[CoverageItem]:
+                        settings: Settings, tenant_id: str, admission: PricingAdmission) -> list[CoverageItem]:
     """The stay's hotel-rain covers at the nearest target; none for a place outside the
-    served area (farther than SERVED_RADIUS_KM from every target)."""
+    served area (farther than SERVED_RADIUS_KM from every target). A stay not priced yet is
+    priced first, once the tenant's pricing quota admits it (api/admission.py)."""
     errors: list[FieldError] = []
     parsed = []
     for parse in (lambda: travel.parse_coordinate(lat, "lat", 90), lambda: travel.parse_coordinate(long, "long", 180),
@@ -74,29 +76,8 @@ async def coverages_for(lat: str | None, long: str | None, time_range: str | Non
     ids = [travel.travel_coverage_id(target_id, stay, t) for t in travel.TRIGGERS_MM]
     covers = await travel_db.travel_covers(ids)
     if len(covers) < len(ids):
-        handle = await temporal.start_workflow(
-            TRAVEL_COVERAGES_WORKFLOW,
-            TravelCoveragesInput(
-                target_id=target_id, first_night=stay.first_night, last_night=stay.last_night,
-                triggers=list(travel.TRIGGERS_MM), simulations=settings.simulations, seed=STAY_SEED,
-            ),
-            id=travel_coverages_workflow_id(target_id, stay.first_night, stay.last_night),
-            task_queue=settings.task_queue,
-            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-            static_summary=f"Hotel rain covers · {target_id} · {stay.first_night}..{stay.last_night}",
-        )
-        try:
-            await asyncio.wait_for(handle.result(), timeout=settings.request_deadline_seconds)
-        except asyncio.TimeoutError:
-            raise Unavailable(
-                "the stay's covers are still being priced; ask again in a few seconds", headers={"Retry-After": "5"}
-            ) from None
-        except WorkflowFailureError:
-            # The pricing failed for good (its workflow, in the Temporal UI, says why); the
-            # next request tries again.
-            raise Unavailable(
-                "the stay's covers could not be priced just now; ask again later", headers={"Retry-After": "60"}
-            ) from None
+        async with admission.pricing(tenant_id):
+            await _price_stay(target_id, stay, temporal, settings, tenant_id)
         covers = await travel_db.travel_covers(ids)
     return [
         CoverageItem(
@@ -107,6 +88,36 @@ async def coverages_for(lat: str | None, long: str | None, time_range: str | Non
         for cid, trigger in zip(ids, travel.TRIGGERS_MM)
         if cid in covers and travel.offered(covers[cid].night_counts)
     ]
+
+
+async def _price_stay(target_id: str, stay: travel.Stay, temporal: Client, settings: Settings, tenant_id: str) -> None:
+    """Price the stay's covers (TravelCoveragesWorkflow) and wait for them, at most the
+    request deadline. The workflow carries the tenant as its fairness key, which its pricing
+    activity inherits: the pricing queue hands tenants' stays out in turn."""
+    handle = await temporal.start_workflow(
+        TRAVEL_COVERAGES_WORKFLOW,
+        TravelCoveragesInput(
+            target_id=target_id, first_night=stay.first_night, last_night=stay.last_night,
+            triggers=list(travel.TRIGGERS_MM), simulations=settings.simulations, seed=STAY_SEED,
+        ),
+        id=travel_coverages_workflow_id(target_id, stay.first_night, stay.last_night),
+        task_queue=settings.task_queue,
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        static_summary=f"Hotel rain covers · {target_id} · {stay.first_night}..{stay.last_night}",
+        priority=Priority(fairness_key=tenant_id),
+    )
+    try:
+        await asyncio.wait_for(handle.result(), timeout=settings.request_deadline_seconds)
+    except asyncio.TimeoutError:
+        raise Unavailable(
+            "the stay's covers are still being priced; ask again in a few seconds", headers={"Retry-After": "5"}
+        ) from None
+    except WorkflowFailureError:
+        # The pricing failed for good (its workflow, in the Temporal UI, says why); the
+        # next request tries again.
+        raise Unavailable(
+            "the stay's covers could not be priced just now; ask again later", headers={"Retry-After": "60"}
+        ) from None
 
 
 def _uuid(text: str, field: str) -> uuid.UUID:

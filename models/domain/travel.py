@@ -70,7 +70,10 @@ def _local_date(text: str, field: str) -> dt.date:
         raise TravelInputError(field, f"{text!r} is not an ISO 8601 date or date-time") from None
     if moment.tzinfo is None:
         raise TravelInputError(field, f"{text!r} has no offset: give a date, or a date-time with an offset or Z")
-    return moment.astimezone(IST).date()
+    try:
+        return moment.astimezone(IST).date()
+    except OverflowError:  # 9999-12-31T23:00-05:00 is in the year 10000 in India
+        raise TravelInputError(field, f"{text!r} is outside the years 1 to 9999 in Indian time") from None
 
 
 def parse_stay(time_range: str | None, today: dt.date) -> Stay:

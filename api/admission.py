@@ -1,0 +1,113 @@
+"""Admission of the requests that start pricing: a catalogue read or a quote that needs a
+target-month never priced, a travel stay whose covers do not exist yet (warm reads and
+quotes never come here).
+
+Per tenant, at most `PRICING_IN_FLIGHT_PER_TENANT` (10) of them at once and
+`PRICING_STARTS_PER_MINUTE` (60) in any 60 s; beyond either the request is answered 429
+with `Retry-After` before anything is priced. The pricing itself is shared fairly on the
+pricing queue: the workflows that price carry the tenant as their Temporal fairness key
+(api/catalogue/service.py, api/travel/service.py), so one tenant's backlog is dispatched
+in turn with everyone else's instead of ahead of it.
+
+The counts are per API process and live behind `AdmissionStore`, so a shared store can
+replace the in-process one.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import AsyncIterator, Protocol
+
+from api.ratelimit import Quota, RateLimited
+from models.settings import Settings
+
+WINDOW_SECONDS = 60.0
+# A tenant at its in-flight quota may try again once one of its pricings has finished:
+# about one stay's or one target's pricing on the pricing pool.
+IN_FLIGHT_RETRY_SECONDS = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why a start was refused, and in how many seconds it could be admitted."""
+
+    reason: str  # "in-flight" | "per-minute"
+    wait: float
+
+
+class AdmissionStore(Protocol):
+    def begin(self, key: str, max_in_flight: int, max_per_window: int, window: float) -> Refusal | None:
+        """Admit one more start for `key` (None), or say why not (0 turns a limit off)."""
+        ...
+
+    def end(self, key: str) -> None:
+        """One of `key`'s admitted starts has finished."""
+        ...
+
+
+class LocalAdmissions:
+    """The in-process store: in-flight counts and the admission times of the last window."""
+
+    def __init__(self) -> None:
+        self._in_flight: dict[str, int] = {}
+        self._starts: dict[str, deque[float]] = {}
+
+    def begin(self, key: str, max_in_flight: int, max_per_window: int, window: float) -> Refusal | None:
+        now = time.monotonic()
+        starts = self._starts.setdefault(key, deque())
+        while starts and starts[0] <= now - window:
+            starts.popleft()
+        if max_in_flight and self._in_flight.get(key, 0) >= max_in_flight:
+            return Refusal("in-flight", IN_FLIGHT_RETRY_SECONDS)
+        if max_per_window and len(starts) >= max_per_window:
+            return Refusal("per-minute", starts[len(starts) - max_per_window] + window - now)
+        starts.append(now)
+        self._in_flight[key] = self._in_flight.get(key, 0) + 1
+        return None
+
+    def end(self, key: str) -> None:
+        left = self._in_flight.get(key, 0) - 1
+        if left > 0:
+            self._in_flight[key] = left
+        else:
+            self._in_flight.pop(key, None)
+            if not self._starts.get(key):
+                self._starts.pop(key, None)
+
+
+class PricingAdmission:
+    """app.state.admission: `async with admission.pricing(tenant_id): ...` around the
+    round trip that starts pricing."""
+
+    def __init__(self, settings: Settings, store: AdmissionStore | None = None) -> None:
+        self.in_flight = max(0, settings.pricing_in_flight_per_tenant)
+        self.per_minute = max(0, settings.pricing_starts_per_minute)
+        self.store = store or LocalAdmissions()
+
+    @asynccontextmanager
+    async def pricing(self, tenant_id: str) -> AsyncIterator[None]:
+        refused = self.store.begin(tenant_id, self.in_flight, self.per_minute, WINDOW_SECONDS)
+        if refused is not None:
+            raise self._refusal(refused)
+        try:
+            yield
+        finally:
+            self.store.end(tenant_id)
+
+    def _refusal(self, refused: Refusal) -> RateLimited:
+        wait = max(1, math.ceil(refused.wait))
+        headers = {"Retry-After": str(wait)}
+        if refused.reason == "in-flight":
+            detail = (
+                f"this tenant already has {self.in_flight} requests waiting for pricing (at most "
+                f"{self.in_flight} at once); retry in {wait} s"
+            )
+        else:
+            detail = f"this tenant started pricing {self.per_minute} times in the last minute (at most {self.per_minute}); retry in {wait} s"
+            window = int(WINDOW_SECONDS)
+            headers |= Quota(limit=self.per_minute, remaining=0, reset=wait, window=window).headers()
+        return RateLimited(detail, headers=headers)

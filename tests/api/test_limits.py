@@ -1,0 +1,167 @@
+"""Limits and headers (issue 24, finding 6 and "Headers"): the token endpoint's limit keys on
+the real peer address (X-Forwarded-For only from configured proxies), failed
+authentications are limited, every answer carries nosniff and the RateLimit fields,
+authenticated answers `Cache-Control: no-store`, and no server banner.
+
+Apps with small limits of their own where a limit is the point; the API served as
+`parametric api` serves it (a subprocess) where uvicorn's own behaviour is."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import httpx
+import pytest
+
+from api.peer import TrustedProxies
+from tests.api.test_auth import TOKEN_PATH, form
+from tests.conftest import Server, assert_problem, free_port
+
+RATE_FIELDS = ("ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "ratelimit-policy")
+
+
+def strict_app(settings, temporal_env, **limits):
+    from api.app import create_app
+
+    return create_app(replace(settings, **limits), temporal_env.client)
+
+
+def test_forwarded_for_counts_only_from_trusted_proxies():
+    none = TrustedProxies([])
+    assert none.client("127.0.0.1", [(b"x-forwarded-for", b"9.9.9.9")]) == "127.0.0.1"
+    proxies = TrustedProxies(["127.0.0.1", "10.0.0.0/8"])
+    xff = [(b"x-forwarded-for", b"6.6.6.6, 1.2.3.4, 10.1.1.1")]
+    # The right-most hop that is not a proxy: 6.6.6.6 was written by the client itself.
+    assert proxies.client("127.0.0.1", xff) == "1.2.3.4"
+    assert proxies.client("8.8.8.8", xff) == "8.8.8.8"  # not from a proxy: ignored
+    assert proxies.client("127.0.0.1", [(b"forwarded", b'for="[2001:db8::1]:443";proto=https')]) == "2001:db8::1"
+    assert proxies.client("127.0.0.1", [(b"x-forwarded-for", b"not-an-address")]) == "127.0.0.1"
+    assert proxies.client("127.0.0.1", []) == "127.0.0.1"
+    with pytest.raises(ValueError, match="TRUSTED_PROXIES"):
+        TrustedProxies(["10.0.0.0/33"])
+
+
+async def _served_api(port: int, log: Path, **env: str) -> asyncio.subprocess.Process:
+    """`parametric api` in a process of its own, once it answers."""
+    with log.open("wb") as out:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "api.cli", "api", "--port", str(port),
+            env={**os.environ, "API_PORT": str(port), **env}, stdout=out, stderr=out,
+        )
+    async with httpx.AsyncClient() as client:
+        for _ in range(300):
+            try:
+                await client.get(f"http://127.0.0.1:{port}/.well-known/jwks.json")
+                return proc
+            except httpx.HTTPError:
+                assert proc.returncode is None, f"the API process exited: {log.read_text()[-2000:]}"
+                await asyncio.sleep(0.1)
+    proc.kill()
+    raise AssertionError("the API did not come up")
+
+
+async def test_served_api_ignores_forwarded_for_from_an_untrusted_peer(tenant, tmp_path):
+    """Finding 6: a rotating X-Forwarded-For gave every token request a fresh bucket (uvicorn
+    believes it from 127.0.0.1 by default). Served as `parametric api` serves it."""
+    port = free_port()
+    proc = await _served_api(port, tmp_path / "api.log", TOKEN_RATE_PER_SECOND="1")
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
+            codes = []
+            for i in range(8):
+                r = await client.post(TOKEN_PATH.format(tenant.id), data=form(tenant.credentials),
+                                      headers={"X-Forwarded-For": f"203.0.113.{i + 1}"})
+                codes.append(r.status_code)
+            assert codes[0] == 200 and 429 in codes, codes
+            limited = r if r.status_code == 429 else None
+            assert limited is not None and limited.json()["error"] == "slow_down"
+            assert int(limited.headers["retry-after"]) >= 1
+            assert "server" not in r.headers, r.headers
+    finally:
+        proc.terminate()
+        await proc.wait()
+
+
+async def test_forwarded_for_from_a_trusted_proxy_names_the_client(settings, database, temporal_env, tenant):
+    app = strict_app(settings, temporal_env, token_rate_per_second=1, trusted_proxies=("127.0.0.1",))
+    async with Server(app, free_port()) as api, httpx.AsyncClient(base_url=api.base_url) as client:
+        for i in range(6):  # each a client of its own behind the proxy: none limited
+            r = await client.post(TOKEN_PATH.format(tenant.id), data=form(tenant.credentials),
+                                  headers={"X-Forwarded-For": f"198.51.100.{i + 1}"})
+            assert r.status_code == 200, (i, r.text)
+        # The same client behind the proxy, whatever it writes to the left of its hop.
+        codes = [
+            (await client.post(TOKEN_PATH.format(tenant.id), data=form(tenant.credentials),
+                               headers={"X-Forwarded-For": f"10.9.9.{i}, 198.51.100.200"})).status_code
+            for i in range(6)
+        ]
+        assert 429 in codes, codes
+
+
+async def test_failed_bearer_tokens_are_limited_per_address(settings, database, temporal_env, tenant):
+    """Finding 6: failed bearer tokens were never limited. After the budget of failures the
+    address is answered 429 before any credential is looked at, a good one included; another
+    address (behind a trusted proxy) is not."""
+    app = strict_app(settings, temporal_env, auth_failures_per_minute=1, auth_failure_burst=3,
+                     trusted_proxies=("127.0.0.1",))
+    async with Server(app, free_port()) as api, httpx.AsyncClient(base_url=api.base_url) as client:
+        bad = {"Authorization": "Bearer not.a.token", "x-tenant-id": tenant.id}
+        codes = [(await client.get("/quotes", headers=bad)).status_code for _ in range(5)]
+        assert codes[:3] == [401, 401, 401] and codes[3:] == [429, 429], codes
+        good = await tenant.headers()
+        refused = await client.get("/quotes", headers=good)
+        body = assert_problem(refused, 429)
+        assert "failed authentications" in body["detail"]
+        assert int(refused.headers["retry-after"]) >= 1
+        elsewhere = await client.get("/quotes", headers={**good, "X-Forwarded-For": "192.0.2.77"})
+        assert elsewhere.status_code == 200, elsewhere.text
+        # An unknown API key on the travel surface counts the same way.
+        key = {"Authorization": "Bearer unknown-key", "X-Forwarded-For": "192.0.2.78"}
+        travel = [(await client.get(f"/travel/{tenant.id}/coverages", headers=key)).status_code for _ in range(4)]
+        assert travel == [401, 401, 401, 429], travel
+
+
+async def test_failed_client_secrets_are_limited_per_address_and_client(settings, database, temporal_env, tenant):
+    app = strict_app(settings, temporal_env, auth_failures_per_minute=1, auth_failure_burst=3)
+    async with Server(app, free_port()) as api, httpx.AsyncClient(base_url=api.base_url) as client:
+        wrong = form(tenant.credentials, client_secret="guess")
+        codes = [(await client.post(TOKEN_PATH.format(tenant.id), data=wrong)).status_code for _ in range(3)]
+        assert codes == [401, 401, 401], codes
+        r = await client.post(TOKEN_PATH.format(tenant.id), data=form(tenant.credentials))
+        assert r.status_code == 429 and r.json()["error"] == "slow_down", r.text
+        assert int(r.headers["retry-after"]) >= 1
+
+
+async def test_every_request_counts_against_its_address(settings, database, temporal_env):
+    app = strict_app(settings, temporal_env, peer_rate_per_second=1, peer_rate_burst=2)
+    async with Server(app, free_port()) as api, httpx.AsyncClient(base_url=api.base_url) as client:
+        answers = [await client.get("/.well-known/jwks.json") for _ in range(4)]
+        assert [a.status_code for a in answers][:2] == [200, 200] and answers[-1].status_code == 429
+        assert_problem(answers[-1], 429)
+        assert answers[0].headers["ratelimit-limit"] == "2" and answers[0].headers["ratelimit-remaining"] == "1"
+        assert answers[-1].headers["ratelimit-remaining"] == "0"
+
+
+async def test_every_answer_carries_the_security_and_ratelimit_headers(http, tenant):
+    answers = {
+        "public": await http.get("/health"),
+        "unknown path": await http.get("/no-such-path"),
+        "authenticated": await tenant.get("/index-definitions"),
+        "bad token": await http.get("/quotes", headers={"Authorization": "Bearer x.y.z", "x-tenant-id": tenant.id}),
+        "bad input": await tenant.get("/quotes?size=0"),
+        "token": await http.post(TOKEN_PATH.format(tenant.id), data=form(tenant.credentials)),
+    }
+    for what, r in answers.items():
+        assert r.headers.get("x-content-type-options") == "nosniff", (what, r.headers)
+        assert "server" not in r.headers, (what, r.headers)
+        for field in RATE_FIELDS:
+            assert field in r.headers, (what, field, r.headers)
+        assert int(r.headers["ratelimit-remaining"]) <= int(r.headers["ratelimit-limit"]), what
+    for what in ("authenticated", "bad token", "bad input", "token"):
+        assert answers[what].headers["cache-control"] == "no-store", what
+    assert answers["authenticated"].status_code == 200
+    assert "no-store" not in answers["public"].headers.get("cache-control", "")

@@ -12,11 +12,14 @@ from typing import Any
 from scipy.stats import t as t_dist
 
 from models.db.records import CoverageRow, LineItemRow, PolicyRow, PricingRunRow
+from models.domain.actors import shown_actor
 from models.domain.index_catalog import BY_CODE
 from models.domain.money import from_minor
+from models.domain.statuses import PricingRunStatus
 from models.domain.terms import CoverTerms
 from models.temporal.quotes import CoverSnapshot
 from reports.inputs import (
+    Approval,
     BurnRow,
     CalibrationFit,
     Convergence,
@@ -186,6 +189,23 @@ def _aware(moment: dt.datetime) -> dt.datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
 
 
+def run_approval(run: PricingRunRow) -> Approval | None:
+    """Who ran and who published an actuary's rerun (a candidate: not yet published). None
+    for a run published by its own requester when priced (the catalogue's own pricing, and
+    runs from before four eyes): the documents name nobody, as before."""
+    published = run.status == PricingRunStatus.COMPLETED
+    if published and run.published_by in (None, run.requested_by):
+        return None
+    return Approval(
+        run_by=shown_actor(run.requested_by), published_by=shown_actor(run.published_by) if published else None
+    )
+
+
+def _issued(run: PricingRunRow) -> dt.datetime:
+    """A published rerun's documents are issued when published; others when priced."""
+    return _aware(run.published_at or run.completed_at)
+
+
 def fact_sheet_input(cover: CoverFacts, run: PricingRunRow, document_id: uuid.UUID) -> FactSheetInput:
     burn = run.burn or {}
     return FactSheetInput(
@@ -195,9 +215,10 @@ def fact_sheet_input(cover: CoverFacts, run: PricingRunRow, document_id: uuid.UU
             HistoricalYear(year=y["year"], index_value=y["index"], payout=_dec(y["payout"])) for y in burn.get("years", [])
         ),
         document_id=str(document_id),
-        issued_at=_aware(run.completed_at),
+        issued_at=_issued(run),
         pricing_version=f"v{run.version}",
         issuer=cover.risk_carrier,
+        approval=run_approval(run),
     )
 
 
@@ -287,8 +308,9 @@ def technical_report_input(
             for y in burn.get("years", [])
         ),
         document_id=str(document_id),
-        issued_at=_aware(run.completed_at),
+        issued_at=_issued(run),
         pricing_version=f"v{run.version}",
+        approval=run_approval(run),
         notes=(
             f"Calibrated for subdivision {site.get('subdivision', '?')} "
             f"(district match: {site.get('matchKind', '?')}).",

@@ -30,6 +30,7 @@ from models.db.tables import (
     Tenant,
 )
 from models.domain.index_catalog import BY_ID
+from models.domain.statuses import PricingRunStatus
 from models.settings import load_settings
 from models.temporal.settlement import ClaimReportRequest
 
@@ -52,14 +53,19 @@ async def _target(target_id: str) -> dict:
 
 @activity.defn
 async def render_coverage_documents(coverage_id: uuid.UUID, version: int) -> CoverageDocuments:
-    """Fact sheet and technical pricing report of one pricing version, linked to it."""
+    """Fact sheet and technical pricing report of one pricing version, linked to it. A
+    candidate rerun (not yet published) gets documents of its own, marked as such, for the
+    reviewing actuary; the published run's replace them."""
     from reports import render_fact_sheet, render_technical_pricing_report
 
-    fact_id = file_id_for("fact-sheet", coverage_id, version)
-    report_id = file_id_for("technical-pricing-report", coverage_id, version)
+    run = await pricing_db.pricing_run(coverage_id, version)
+    published = run.status == PricingRunStatus.COMPLETED
+    stage = version if published else f"{version}-candidate"
+    suffix = "" if published else "-candidate"
+    fact_id = file_id_for("fact-sheet", coverage_id, stage)
+    report_id = file_id_for("technical-pricing-report", coverage_id, stage)
     if await file_meta(fact_id) is None or await file_meta(report_id) is None:
         coverage = await catalogue_db.coverage_row(coverage_id)
-        run = await pricing_db.pricing_run(coverage_id, version)
         target = await _target(coverage.monitoring_target_id)
         pins = await PincodeMapping.select(PincodeMapping.pin_code).where(
             PincodeMapping.monitoring_target_id == coverage.monitoring_target_id
@@ -67,14 +73,19 @@ async def render_coverage_documents(coverage_id: uuid.UUID, version: int) -> Cov
         cover = coverage_cover_facts(coverage, run, target, tuple(p["pin_code"] for p in pins))
         index_code = BY_ID[coverage.index_definition_id].code
         fact_pdf = await asyncio.to_thread(render_fact_sheet, fact_sheet_input(cover, run, fact_id))
-        await store_file(fact_id, None, "fact-sheet", f"fact-sheet-{coverage_id}-v{version}.pdf", PDF, fact_pdf)
+        await store_file(fact_id, None, "fact-sheet", f"fact-sheet-{coverage_id}-v{version}{suffix}.pdf", PDF, fact_pdf)
         report_pdf = await asyncio.to_thread(
             render_technical_pricing_report, technical_report_input(cover, index_code, run, report_id)
         )
         await store_file(
-            report_id, None, "technical-pricing-report", f"technical-pricing-report-{coverage_id}-v{version}.pdf", PDF, report_pdf
+            report_id,
+            None,
+            "technical-pricing-report",
+            f"technical-pricing-report-{coverage_id}-v{version}{suffix}.pdf",
+            PDF,
+            report_pdf,
         )
-    await pricing_db.attach_documents(coverage_id, version, fact_id, report_id)
+    await pricing_db.attach_documents(coverage_id, version, fact_id, report_id, published=published)
     return CoverageDocuments(fact_sheet_file_id=fact_id, technical_report_file_id=report_id)
 
 

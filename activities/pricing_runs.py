@@ -11,6 +11,7 @@ from activities.site_models import site_model
 from models.db import catalogue as catalogue_db
 from models.db.core import write_transaction
 from models.db import pricing as pricing_db
+from models.domain.money import from_minor
 from models.domain.risk_metrics import RiskMetrics
 from models.domain.statuses import PricingRunStatus
 from models.settings import load_settings
@@ -21,6 +22,7 @@ from models.temporal.pricing import (
     StartJointPricingInput,
     PricingOutcome,
     PricingRunResult,
+    PublishCandidateInput,
     PublishPricingInput,
     SimulationInput,
 )
@@ -267,6 +269,40 @@ async def publish_pricing_run(request: PublishPricingInput) -> PricingRunResult:
         risk_premium=request.outcome.risk_premium,
         gross_premium_indication_pct=request.outcome.gross_premium_indication_pct,
     )
+
+
+@activity.defn
+async def store_pricing_candidate(request: PublishPricingInput) -> PricingRunResult:
+    """A rerun's results stored as a CANDIDATE; the coverage's price stays as it is."""
+    await pricing_db.store_candidate(request.run.coverage_id, request.run.version, request.outcome)
+    return PricingRunResult(
+        coverage_id=request.run.coverage_id,
+        version=request.run.version,
+        status=PricingRunStatus.CANDIDATE,
+        risk_premium=request.outcome.risk_premium,
+        gross_premium_indication_pct=request.outcome.gross_premium_indication_pct,
+    )
+
+
+@activity.defn
+async def publish_pricing_candidate(request: PublishCandidateInput) -> PricingRunResult:
+    """A second actuary publishes the candidate: it becomes the coverage's price (unless a
+    newer version already is)."""
+    run = request.run
+    await pricing_db.publish_candidate(run.coverage_id, run.version, request.published_by)
+    row = await pricing_db.pricing_run(run.coverage_id, run.version)
+    return PricingRunResult(
+        coverage_id=run.coverage_id,
+        version=run.version,
+        status=row.status,
+        risk_premium=None if row.risk_premium_minor is None else from_minor(row.risk_premium_minor, row.currency),
+        gross_premium_indication_pct=row.gross_premium_indication_pct,
+    )
+
+
+@activity.defn
+async def lapse_pricing_candidate(run: PriceCoverageInput) -> None:
+    await pricing_db.lapse_candidate(run.coverage_id, run.version)
 
 
 @activity.defn

@@ -88,8 +88,13 @@ def migrate() -> None:
 @click.option("--simulations", "-n", type=click.IntRange(1000, 2_000_000), help="Monte Carlo paths.")
 @click.option("--seed", "-s", type=click.IntRange(0, 2**63 - 1), help="Random seed (default: the coverage's own).")
 @click.option("--elr", type=click.FloatRange(0, 1, min_open=True), help="Expected loss ratio, e.g. 0.65.")
-def reprice(coverage_id, simulations: int | None, seed: int | None, elr: float | None) -> None:
-    """Rerun COVERAGE_ID's pricing with other settings; show progress and the change."""
+@click.option(
+    "--as", "actuary", required=True, metavar="NAME",
+    help="The staff actuary running it (parametric staff create NAME --role actuary); another publishes it.",
+)
+def reprice(coverage_id, simulations: int | None, seed: int | None, elr: float | None, actuary: str) -> None:
+    """Rerun COVERAGE_ID's pricing with other settings; show progress and the change. The
+    rerun is a candidate: it becomes the price when another actuary publishes it."""
     from decimal import Decimal
 
     from api.pricing.reprice import reprice as run_reprice
@@ -98,7 +103,7 @@ def reprice(coverage_id, simulations: int | None, seed: int | None, elr: float |
     request = NewPricingRun(
         simulations=simulations, seed=seed, expected_loss_ratio=None if elr is None else Decimal(str(elr))
     )
-    asyncio.run(run_reprice(load_settings(), coverage_id, request))
+    asyncio.run(run_reprice(load_settings(), coverage_id, request, actuary))
 
 
 @main.group()

@@ -32,6 +32,7 @@ from models.domain.payout import curve_points
 
 __all__ = [
     "AggregatedPricing",
+    "Approval",
     "BurnRow",
     "CalibrationFit",
     "Convergence",
@@ -433,6 +434,25 @@ class BurnRow:
 
 
 @dataclass(frozen=True, slots=True)
+class Approval:
+    """Four eyes on an actuary's rerun (issue 24): who ran it, and who published it (None:
+    a candidate not yet published, which quotes do not use)."""
+
+    run_by: str
+    published_by: str | None = None
+
+    @property
+    def candidate(self) -> bool:
+        return self.published_by is None
+
+    @property
+    def line(self) -> str:
+        if self.candidate:
+            return f"Run by {self.run_by} · candidate, not yet published: quotes use the coverage's published price"
+        return f"Run by {self.run_by} · Published by {self.published_by}"
+
+
+@dataclass(frozen=True, slots=True)
 class FactSheetInput:
     """The buyer's one- or two-page summary of a cover."""
 
@@ -443,6 +463,7 @@ class FactSheetInput:
     issued_at: dt.datetime  # printed and written into the PDF metadata (keeps output reproducible)
     pricing_version: str | None = None
     issuer: str | None = None  # who publishes the fact sheet, printed in the footer
+    approval: Approval | None = None  # an actuary's rerun: who ran and who published it
 
     def __post_init__(self) -> None:
         _aware(self, "issued_at")
@@ -463,6 +484,7 @@ class TechnicalPricingReportInput:
     issued_at: dt.datetime
     pricing_version: str | None = None
     notes: tuple[str, ...] = ()  # assumptions and caveats, one paragraph each
+    approval: Approval | None = None  # an actuary's rerun: who ran and who published it
 
     def __post_init__(self) -> None:
         _aware(self, "issued_at")

@@ -55,6 +55,7 @@ from .formatting import (
     text_width_em,
 )
 from .inputs import (
+    Approval,
     ClaimReportInput,
     CoverFacts,
     Direction,
@@ -371,13 +372,15 @@ def _premium_rows(m: RiskMetrics, currency: str) -> list[tuple[str, str, str]]:
     ]
 
 
-def _run_rows(m: RiskMetrics, pricing_version: str | None) -> list[tuple[str, str]]:
+def _run_rows(m: RiskMetrics, pricing_version: str | None, approval: Approval | None = None) -> list[tuple[str, str]]:
     rows = [
         ("Simulations N", format_number(m.simulations)),
         ("Seed", str(m.seed)),
         ("Model version", m.model_version),
         ("Data hash", m.data_hash),
     ]
+    if approval is not None:
+        rows += [("Run by", approval.run_by), ("Published by", approval.published_by or "not yet published (candidate)")]
     if pricing_version:
         rows.insert(0, ("Pricing version", pricing_version))
     return rows
@@ -560,7 +563,7 @@ def technical_pricing_report_html(data: TechnicalPricingReportInput) -> str:
         metric_cols=[_Col("Metric (per unit of cover)", 34), _Col("Value", 20, True), _Col("", 4), _Col("Meaning", 42)],
         metric_lines=_lines([(a, b, "", c) for a, b, c in _metric_rows(m, cur)]),
         premium_rows=_premium_rows(m, cur),
-        run_rows=_run_rows(m, data.pricing_version),
+        run_rows=_run_rows(m, data.pricing_version, data.approval),
         param_cols=[_Col(f"Parameter or statistic ({c.risk_period_start:%B})", 34), _Col("Value", 20, True), _Col("", 4), _Col("Note", 42)],
         param_lines=_lines(
             [

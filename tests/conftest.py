@@ -239,6 +239,12 @@ async def actuary(make_staff) -> Tenant:
 
 
 @pytest.fixture(scope="session")
+async def second_actuary(make_staff) -> Tenant:
+    """Another actuary: the four eyes that publish `actuary`'s reruns."""
+    return await make_staff("actuary", name="bea")
+
+
+@pytest.fixture(scope="session")
 async def operations_staff(make_staff) -> Tenant:
     return await make_staff("operations", name="olga")
 

@@ -1,4 +1,5 @@
-"""`parametric reprice` reruns a coverage's pricing on Temporal and prints the comparison."""
+"""`parametric reprice` reruns a coverage's pricing on Temporal and prints the comparison.
+The rerun is a candidate run by the named staff actuary: another actuary publishes it."""
 
 from __future__ import annotations
 
@@ -10,7 +11,17 @@ from decimal import Decimal
 from models.db import pricing as pricing_db
 
 
-async def test_reprice_cli_keeps_every_run_and_prints_the_change(tenant, service):
+async def _reprice(service, *args: str, timeout: float = 300) -> tuple[int, str, str]:
+    env = {**os.environ, "TEMPORAL_ADDRESS": service.temporal_address, "TEMPORAL_TASK_QUEUE": service.task_queue}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "api.cli", "reprice", *args,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), timeout)
+    return proc.returncode, out.decode(), err.decode()
+
+
+async def test_reprice_cli_makes_a_candidate_and_prints_the_change(tenant, service, actuary, second_actuary):
     listed = (await tenant.get("/internal/coverages?targetName=400001&from=2027-08-01&to=2027-08-31&size=10")).json()
     coverage = next(c for c in listed["content"] if c["riskTypeId"] == "RAINFALL")
     for _ in range(600):  # version 1 (the catalogue's) first
@@ -18,14 +29,8 @@ async def test_reprice_cli_keeps_every_run_and_prints_the_change(tenant, service
         if runs and runs[0].status == "COMPLETED":
             break
         await asyncio.sleep(0.2)
-    env = {**os.environ, "TEMPORAL_ADDRESS": service.temporal_address, "TEMPORAL_TASK_QUEUE": service.task_queue}
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "api.cli", "reprice", coverage["id"], "--simulations", "50000", "--elr", "0.6",
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env,
-    )
-    out, err = await asyncio.wait_for(proc.communicate(), 300)
-    text = out.decode()
-    assert proc.returncode == 0, err.decode()
+    code, text, err = await _reprice(service, coverage["id"], "--simulations", "50000", "--elr", "0.6", "--as", "arun")
+    assert code == 0, err
     assert "pricing run v2 started" in text
     assert "Risk premium" in text and "TVaR 99.5%" in text and "Expected loss ratio" in text
     header = next(line for line in text.splitlines() if "v1" in line and "v2" in line)
@@ -35,16 +40,25 @@ async def test_reprice_cli_keeps_every_run_and_prints_the_change(tenant, service
     # v1 (the catalogue's, risk-loaded) shows the ratio its premium came to; v2 the override
     assert f"{runs[0].expected_loss_ratio:.6f}" in elr_row and "0.6" in elr_row
     assert runs[0].expected_loss_ratio < Decimal("0.6")
-    assert [(r.version, r.status) for r in runs] == [(1, "COMPLETED"), (2, "COMPLETED")]
-    assert runs[1].requested_by == "cli" and runs[1].simulations >= 50000
+    # A candidate run by arun: the price is still v1's, and the CLI says how to publish it.
+    assert [(r.version, r.status) for r in runs] == [(1, "COMPLETED"), (2, "CANDIDATE")]
+    assert runs[1].requested_by == "staff:arun" and runs[1].simulations >= 50000
+    assert "v2 is a candidate: quotes use v1 until another actuary publishes it" in text
+    assert f"POST /internal/coverages/{coverage['id']}/pricing-runs/2/publish" in text
+    after = (await tenant.get(f"/internal/coverages/{coverage['id']}")).json()
+    assert after["riskPremium"] == coverage["riskPremium"]
+    path = f"/internal/coverages/{coverage['id']}/pricing-runs/2/publish"
+    assert (await actuary.post(path)).status_code == 403  # arun ran it
+    r = await second_actuary.post(path)
+    assert r.status_code == 200, r.text
+    assert (await tenant.get(f"/internal/coverages/{coverage['id']}")).json()["expectedLossRatio"] == 0.6
 
 
-async def test_reprice_cli_refuses_unknown_coverages(service):
-    env = {**os.environ, "TEMPORAL_ADDRESS": service.temporal_address, "TEMPORAL_TASK_QUEUE": service.task_queue}
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "api.cli", "reprice", "7d0a8f0e-0000-4000-8000-000000000000",
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env,
-    )
-    out, err = await asyncio.wait_for(proc.communicate(), 120)
-    assert proc.returncode != 0
-    assert "does not exist" in err.decode()
+async def test_reprice_cli_refuses_unknown_coverages_and_non_actuaries(service, actuary, data_staff):
+    code, _, err = await _reprice(service, "7d0a8f0e-0000-4000-8000-000000000000", "--as", "arun", timeout=120)
+    assert code != 0
+    assert "does not exist" in err
+    code, _, err = await _reprice(service, "7d0a8f0e-0000-4000-8000-000000000000", "--as", "dana", timeout=120)
+    assert code != 0 and "'dana' is not an actuary" in err
+    code, _, err = await _reprice(service, "7d0a8f0e-0000-4000-8000-000000000000", timeout=120)
+    assert code != 0 and "--as" in err

@@ -28,7 +28,10 @@ CONTRACT = [
     }),
     (PolicyScheduleWorkflow, policies.POLICY_SCHEDULE_WORKFLOW, {}),
     (CatalogueWorkflow, catalogue.CATALOGUE_WORKFLOW, {"updates": [catalogue.ENSURE_UPDATE]}),
-    (CoveragePricingWorkflow, pricing.COVERAGE_PRICING_WORKFLOW, {"queries": [pricing.STAGE_QUERY]}),
+    (CoveragePricingWorkflow, pricing.COVERAGE_PRICING_WORKFLOW, {
+        "queries": [pricing.STAGE_QUERY],
+        "updates": [pricing.PUBLISH_UPDATE],
+    }),
     (CoverageDocumentsWorkflow, pricing.COVERAGE_DOCUMENTS_WORKFLOW, {}),
     (BusinessPartnerWorkflow, partners.BUSINESS_PARTNER_WORKFLOW, {}),
     (ObservationRevisionWorkflow, observations.OBSERVATION_REVISION_WORKFLOW, {

@@ -53,6 +53,8 @@ from activities.policies import (
 from activities.pricing_runs import (
     fail_pricing_run,
     fail_pricing_runs,
+    lapse_pricing_candidate,
+    publish_pricing_candidate,
     publish_pricing_run,
     publish_pricing_runs,
     simulate_coverage,
@@ -60,6 +62,7 @@ from activities.pricing_runs import (
     start_pricing_run,
     start_pricing_runs,
     store_fits,
+    store_pricing_candidate,
     summarise_fits,
 )
 from activities.quotes import (
@@ -171,6 +174,10 @@ PRICING_DB_ACTIVITIES = [
     fail_pricing_runs,
     store_fits,
     record_priced_coverages,
+    # an actuary's rerun: candidate, publication by a second actuary, lapse
+    store_pricing_candidate,
+    publish_pricing_candidate,
+    lapse_pricing_candidate,
 ]
 DOCUMENT_WORKFLOWS = [CoverageDocumentsWorkflow, PolicyScheduleWorkflow, ClaimReportWorkflow]
 # Webhook delivery waits on receivers: its own queue, so a slow one never delays the rest.

@@ -1,4 +1,5 @@
-"""Internal surface: a coverage's pricing runs (audit, reruns by actuaries)."""
+"""Internal surface: a coverage's pricing runs (audit), reruns by actuaries and their
+publication by a second actuary (four eyes, docs/catalogue.md)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from api.auth.tokens import Principal
 from api.deps import provide_temporal
 from api.openapi_docs import AUTHED, problems, tenant_header
 from api.pricing.responses import pricing_run_out
-from api.pricing.service import start_pricing_run
+from api.pricing.service import publish_candidate, start_pricing_run
 from api.problems import NotFound
 from models.db import catalogue as catalogue_db
 from models.db import pricing as pricing_db
@@ -58,7 +59,11 @@ class PricingRunController(Controller):
         "/{coverage_id:uuid}/pricing-runs",
         operation_id="startPricingRun",
         summary="Rerun the pricing with other settings (simulations, seed, expected loss ratio)",
-        description="Answers 202 with the queued run and its Location; poll it until COMPLETED.",
+        description=(
+            "Answers 202 with the queued run and its Location; poll it until CANDIDATE. A rerun "
+            "is a candidate: quotes keep the coverage's published price until another actuary "
+            "publishes it (POST .../pricing-runs/{version}/publish)."
+        ),
         status_code=202,
         opt=callers(Caller.ACTUARY),
         responses=problems(*AUTHED, 404, 503),
@@ -74,10 +79,39 @@ class PricingRunController(Controller):
         row = await catalogue_db.coverage_row(coverage_id)
         if row is None:
             raise NotFound(f"coverage {coverage_id} does not exist")
-        run = await start_pricing_run(temporal, settings, row, data or NewPricingRun(), principal.client_id)
+        run = await start_pricing_run(temporal, settings, row, data or NewPricingRun(), principal.actor)
         out = pricing_run_out(next(r for r in await pricing_db.pricing_runs(coverage_id) if r.version == run.version))
         return DecimalNumberResponse(
             content=out,
             status_code=202,
             headers={"Location": f"/internal/coverages/{coverage_id}/pricing-runs/{run.version}"},
         )
+
+    @post(
+        "/{coverage_id:uuid}/pricing-runs/{version:int}/publish",
+        operation_id="publishPricingRun",
+        summary="Publish another actuary's candidate rerun: it becomes the price quotes use",
+        description=(
+            "Four eyes: the actuary who ran the rerun gets 403. 409 unless the run is a "
+            "CANDIDATE newer than the coverage's current price (still running, failed, lapsed, "
+            "already published, or older). Answers 200 with the published run."
+        ),
+        status_code=200,
+        opt=callers(Caller.ACTUARY),
+        responses=problems(*AUTHED, 404, 409, 503),
+    )
+    async def publish_run(
+        self,
+        coverage_id: FromPath[uuid.UUID],
+        version: FromPath[int],
+        principal: NamedDependency[Principal],
+        temporal: NamedDependency[Client],
+    ) -> Response[PricingRunOut]:
+        coverage = await catalogue_db.coverage_row(coverage_id)
+        if coverage is None:
+            raise NotFound(f"coverage {coverage_id} does not exist")
+        run = await pricing_db.pricing_run(coverage_id, version)
+        if run is None:
+            raise NotFound(f"coverage {coverage_id} has no pricing run {version}")
+        published = await publish_candidate(temporal, coverage, run, principal.actor)
+        return DecimalNumberResponse(content=pricing_run_out(published), status_code=200)

@@ -69,40 +69,80 @@ async def _progress(handle, client) -> float | None:
     return None
 
 
-async def reprice(settings: Settings, coverage_id: uuid.UUID, request: NewPricingRun, echo=click.echo) -> PricingRunOut:
+async def staff_actuary(name: str) -> str:
+    """The actor of staff member NAME if they hold the actuary role ("staff:NAME")."""
+    from api.auth.tenants import platform_tenant_id, roles_of
+    from models.db.tables import ApiClient
+    from models.domain.actors import staff_actor
+
+    tenant_id = await platform_tenant_id()
+    client = None
+    if tenant_id is not None:
+        client = await ApiClient.objects().where(
+            (ApiClient.tenant_id == tenant_id) & (ApiClient.name == name) & (ApiClient.disabled == False)  # noqa: E712
+        ).first()
+    if client is None or "actuary" not in roles_of(client):
+        raise click.ClickException(
+            f"{name!r} is not an actuary of the platform's staff (parametric staff create {name} --role actuary)"
+        )
+    return staff_actor(name)
+
+
+async def _wait_for_candidate(handle, client, coverage_id: uuid.UUID, version: int):
+    """Show the simulation's progress until the run is stored (CANDIDATE) or failed."""
+    from models.db import pricing as pricing_db
+    from models.domain.statuses import PricingRunStatus
+
+    done = (PricingRunStatus.CANDIDATE, PricingRunStatus.COMPLETED, PricingRunStatus.FAILED, PricingRunStatus.LAPSED)
+    with click.progressbar(length=1000, label="simulating", show_percent=True) as bar:
+        shown = 0
+        while True:
+            run = await pricing_db.pricing_run(coverage_id, version)
+            if run is not None and run.status in done:
+                break
+            fraction = await _progress(handle, client)
+            if fraction is not None and int(fraction * 1000) > shown:
+                bar.update(int(fraction * 1000) - shown)
+                shown = int(fraction * 1000)
+            await asyncio.sleep(0.3)
+        bar.update(1000 - shown)
+    if run.status == PricingRunStatus.FAILED:
+        raise click.ClickException(f"pricing run v{version} failed: {run.error}")
+    return run
+
+
+async def reprice(
+    settings: Settings, coverage_id: uuid.UUID, request: NewPricingRun, actuary: str, echo=click.echo
+) -> PricingRunOut:
+    """Start a rerun for staff actuary `actuary` (a name), follow it until it is a candidate,
+    print it beside the coverage's current price and how a second actuary publishes it."""
     from api.pricing.responses import pricing_run_out
     from api.pricing.service import start_pricing_run
     from models.db import catalogue as catalogue_db
     from models.db import pricing as pricing_db
     from models.db.core import close_pool, open_pool
-    from models.domain.statuses import PricingRunStatus
     from models.temporal.client import connect
     from models.temporal.ids import coverage_pricing_workflow_id
 
     await open_pool()
     try:
+        actor = await staff_actuary(actuary)
         row = await catalogue_db.coverage_row(coverage_id)
         if row is None:
             raise click.ClickException(f"coverage {coverage_id} does not exist")
-        completed = [r for r in await pricing_db.pricing_runs(coverage_id) if r.status == PricingRunStatus.COMPLETED]
-        previous = pricing_run_out(completed[-1]) if completed else None
+        current = await pricing_db.pricing_run(coverage_id, row.pricing_version) if row.pricing_version else None
+        previous = pricing_run_out(current) if current else None
         client = await connect(settings, retries=3)
-        run = await start_pricing_run(client, settings, row, request, "cli")
+        run = await start_pricing_run(client, settings, row, request, actor)
         echo(f"pricing run v{run.version} started: workflow {coverage_pricing_workflow_id(coverage_id, run.version)}")
         handle = client.get_workflow_handle(coverage_pricing_workflow_id(coverage_id, run.version))
-        result_task = asyncio.ensure_future(handle.result())
-        with click.progressbar(length=1000, label="simulating", show_percent=True) as bar:
-            shown = 0
-            while not result_task.done():
-                fraction = await _progress(handle, client)
-                if fraction is not None and int(fraction * 1000) > shown:
-                    bar.update(int(fraction * 1000) - shown)
-                    shown = int(fraction * 1000)
-                await asyncio.wait([result_task], timeout=0.3)
-            bar.update(1000 - shown)
-        await result_task
-        current = pricing_run_out(next(r for r in await pricing_db.pricing_runs(coverage_id) if r.version == run.version))
-        echo(result_table(previous, current))
-        return current
+        candidate = pricing_run_out(await _wait_for_candidate(handle, client, coverage_id, run.version))
+        echo(result_table(previous, candidate))
+        echo(
+            f"v{run.version} is a candidate: quotes use "
+            f"{'v' + str(previous.version) if previous else 'no price'} until another actuary publishes it:\n"
+            f"  POST /internal/coverages/{coverage_id}/pricing-runs/{run.version}/publish"
+        )
+        return candidate
     finally:
         await close_pool()

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from decimal import Decimal
 
 from models.db.records import PricingRunRow
+from models.domain.actors import shown_actor
+from models.domain.statuses import PricingRunStatus
 from models.domain.risk_metrics import RiskMetrics
 from models.wire.common import Money, iso_millis
 from models.wire.internal import BurnYearOut, PremiumPartsOut, PricingRunOut, RiskMetricsOut
@@ -15,7 +18,10 @@ def _money(minor: int | None, currency: str) -> Money | None:
 
 
 def pricing_run_out(row: PricingRunRow) -> PricingRunOut:
+    """The run as every caller sees it: actors by staff name, never a tenant's client id
+    (models/domain/actors.py)."""
     currency = row.currency
+    published_by, published_at = publication(row)
     metrics = row.metrics
     burn = row.burn
     return PricingRunOut(
@@ -46,11 +52,23 @@ def pricing_run_out(row: PricingRunRow) -> PricingRunOut:
         ],
         fact_sheet_report_file_id=row.fact_sheet_file_id,
         technical_pricing_report_file_id=row.technical_report_file_id,
-        requested_by=row.requested_by,
+        requested_by=shown_actor(row.requested_by),
         error=row.error,
         created_at=iso_millis(row.created_at),
         completed_at=None if row.completed_at is None else iso_millis(row.completed_at),
+        published_by=shown_actor(published_by),
+        published_at=None if published_at is None else iso_millis(published_at),
     )
+
+
+def publication(row: PricingRunRow) -> tuple[str | None, dt.datetime | None]:
+    """Who published the run, and when: as recorded, or for a run completed before four
+    eyes (nothing recorded) its requester at completion."""
+    if row.status != PricingRunStatus.COMPLETED:
+        return None, None
+    if row.published_by is None:
+        return row.requested_by, row.published_at or row.completed_at
+    return row.published_by, row.published_at
 
 
 def _metrics_out(m: RiskMetrics) -> RiskMetricsOut:

@@ -1,28 +1,48 @@
-"""Starting a coverage's pricing run (the API's POST and `parametric reprice`)."""
+"""Starting a coverage's pricing run (the API's POST and `parametric reprice`), and a
+second actuary's publication of a candidate rerun."""
 
 from __future__ import annotations
 
-from temporalio.client import Client
-from temporalio.common import SearchAttributePair, TypedSearchAttributes
+import asyncio
 
+from litestar.exceptions import PermissionDeniedException
+from temporalio.client import Client, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError
+from temporalio.common import SearchAttributePair, TypedSearchAttributes
+from temporalio.exceptions import ApplicationError
+from temporalio.service import RPCError, RPCStatusCode
+
+from api.problems import Conflict, NotFound, Unavailable
 from models.db import pricing as pricing_db
-from models.db.records import CoverageRow
+from models.db.records import CoverageRow, PricingRunRow
+from models.domain.actors import shown_actor
+from models.domain.statuses import PricingRunStatus
 from models.settings import Settings
 from models.temporal.ids import coverage_pricing_workflow_id
 from models.temporal.pricing import (
     COVERAGE_PRICING_WORKFLOW,
+    PUBLISH_UPDATE,
+    SAME_ACTUARY,
     PriceCoverageInput,
+    PricingRunResult,
+    PublishCandidate,
     coverage_seed,
 )
 from models.temporal.queues import task_queue
 from models.temporal.search_attributes import COVERAGE_ID, MONITORING_TARGET_ID
 from models.wire.internal import NewPricingRun
 
+# How long the API waits for the pricing workflow to publish (a local activity: well under a
+# second when the worker is up); then 503, and the publication completes in the background.
+PUBLISH_DEADLINE_SECONDS = 20.0
+RETRY_AFTER = {"Retry-After": "2"}
+
 
 async def start_pricing_run(
     temporal: Client, settings: Settings, row: CoverageRow, request: NewPricingRun, requested_by: str
 ) -> PriceCoverageInput:
-    """Allocate the next version and start its CoveragePricingWorkflow (shared with the CLI)."""
+    """Allocate the next version and start its CoveragePricingWorkflow (shared with the CLI).
+    The run is a candidate: it becomes the price only when a second actuary publishes it.
+    `requested_by`: the actor (Principal.actor, "staff:arun")."""
     coverage_id = row.id
     simulations = request.simulations or settings.simulations
     seed = coverage_seed(coverage_id) if request.seed is None else request.seed
@@ -36,6 +56,7 @@ async def start_pricing_run(
         expected_loss_ratio=elr,
         requested_by=requested_by,
         expected_loss_ratio_override=request.expected_loss_ratio is not None,
+        candidate=True,
     )
     await temporal.start_workflow(
         COVERAGE_PRICING_WORKFLOW,
@@ -48,6 +69,65 @@ async def start_pricing_run(
                 SearchAttributePair(MONITORING_TARGET_ID, row.monitoring_target_id),
             ]
         ),
-        static_summary=f"Pricing · {row.label} · v{version} · by {requested_by}",
+        static_summary=f"Pricing rerun · {row.label} · v{version} · by {shown_actor(requested_by)} · needs a second actuary",
     )
     return run
+
+
+def refusal(coverage: CoverageRow, run: PricingRunRow, actor: str) -> Exception | None:
+    """Why `actor` may not publish `run` now, from the stored state (the workflow checks the
+    same again): the one who ran it (403); anything but a candidate newer than the price (409)."""
+    v = f"pricing run v{run.version}"
+    if run.requested_by == actor:
+        return PermissionDeniedException(
+            detail=f"{shown_actor(actor)} ran {v}: another actuary must publish it (four eyes)"
+        )
+    if run.status == PricingRunStatus.COMPLETED:
+        return Conflict(f"{v} is already published")
+    if run.status in (PricingRunStatus.QUEUED, PricingRunStatus.RUNNING):
+        return Conflict(f"{v} is still {run.status.lower()}: not a candidate yet; publish it once it is CANDIDATE")
+    if run.status == PricingRunStatus.FAILED:
+        return Conflict(f"{v} failed: there is nothing to publish")
+    if run.status == PricingRunStatus.LAPSED:
+        return Conflict(f"{v} lapsed unpublished: start a new run")
+    if run.version < coverage.pricing_version:
+        return Conflict(
+            f"{v} is older than the coverage's current price v{coverage.pricing_version}: a price never goes back; "
+            "start a new run"
+        )
+    return None
+
+
+async def publish_candidate(temporal: Client, coverage: CoverageRow, run: PricingRunRow, actor: str) -> PricingRunRow:
+    """A second actuary publishes the candidate `run` through its waiting workflow (update
+    `publish`); answers the run as stored afterwards."""
+    problem = refusal(coverage, run, actor)
+    if problem is not None:
+        raise problem
+    handle = temporal.get_workflow_handle(coverage_pricing_workflow_id(coverage.id, run.version))
+    try:
+        await asyncio.wait_for(
+            handle.execute_update(PUBLISH_UPDATE, PublishCandidate(published_by=actor), result_type=PricingRunResult),
+            PUBLISH_DEADLINE_SECONDS,
+        )
+    except WorkflowUpdateFailedError as err:
+        cause = err.cause
+        if isinstance(cause, ApplicationError) and cause.type == SAME_ACTUARY:
+            raise PermissionDeniedException(detail=cause.message) from None
+        if isinstance(cause, ApplicationError):
+            raise Conflict(cause.message) from None
+        raise
+    except (asyncio.TimeoutError, WorkflowUpdateRPCTimeoutOrCancelledError):
+        raise Unavailable(
+            "the publication is taking longer than expected; read the run again shortly", headers=RETRY_AFTER
+        ) from None
+    except RPCError as err:
+        if err.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.FAILED_PRECONDITION):
+            raise Conflict(f"pricing run v{run.version} is no longer waiting for publication") from None
+        if err.status in (RPCStatusCode.UNAVAILABLE, RPCStatusCode.DEADLINE_EXCEEDED):
+            raise Unavailable("the workflow engine (Temporal) is not reachable; try again shortly", headers=RETRY_AFTER) from None
+        raise
+    published = await pricing_db.pricing_run(coverage.id, run.version)
+    if published is None:  # (the run row is never deleted)
+        raise NotFound(f"coverage {coverage.id} has no pricing run {run.version}")
+    return published

@@ -86,6 +86,9 @@ def completed_run(run, outcome: PricingOutcome, currency: str, elr: Decimal, wor
         requested_by=run.requested_by,
         created_at=now,
         completed_at=now,
+        # the catalogue's own pricing is its price at once: published by its requester
+        published_by=run.requested_by,
+        published_at=now,
     )
 
 
@@ -134,61 +137,145 @@ async def mark_run(coverage_id: uuid.UUID, version: int, status: str, error: str
     await PricingRun.update(values).where((PricingRun.coverage_id == coverage_id) & (PricingRun.version == version))
 
 
+def _results(outcome: PricingOutcome, currency: str, now) -> dict[Any, Any]:
+    """A run's columns that hold what its simulation found."""
+    return {
+        PricingRun.model_version: outcome.model_version,
+        PricingRun.data_hash: outcome.data_hash,
+        PricingRun.simulations: outcome.simulations,
+        PricingRun.risk_premium_minor: to_minor(outcome.risk_premium, currency),
+        PricingRun.risk_premium_pct: outcome.risk_premium_pct,
+        PricingRun.gross_premium_minor: to_minor(outcome.gross_premium, currency),
+        PricingRun.gross_premium_indication_pct: outcome.gross_premium_indication_pct,
+        PricingRun.metrics: outcome.metrics,
+        PricingRun.burn: outcome.burn,
+        PricingRun.report: outcome.report,
+        PricingRun.completed_at: now,
+        # the ratio the run's premium came to (the requested one for an ELR override)
+        **(
+            {PricingRun.expected_loss_ratio: outcome.expected_loss_ratio}
+            if outcome.expected_loss_ratio is not None
+            else {}
+        ),
+    }
+
+
+def _run_key(coverage_id: uuid.UUID, version: int):
+    return (PricingRun.coverage_id == coverage_id) & (PricingRun.version == version)
+
+
+async def _currency(coverage_id: uuid.UUID) -> str:
+    row = await Coverage.select(Coverage.currency).where(Coverage.id == coverage_id).first()
+    return row["currency"]
+
+
 async def publish_run(coverage_id: uuid.UUID, version: int, outcome: PricingOutcome) -> None:
-    """Store the run's results and make it the coverage's current pricing if it is the newest.
+    """Store the run's results and make it the coverage's current pricing if it is the newest
+    (the catalogue's own pricing, and reruns started before four eyes): published by its
+    requester, now.
 
     Idempotent: publishing the same run twice writes the same values."""
-    row = await Coverage.select(Coverage.currency).where(Coverage.id == coverage_id).first()
-    currency = row["currency"]
+    currency = await _currency(coverage_id)
+    now = utcnow()
+    async with write_transaction():
+        run = await PricingRun.select(PricingRun.requested_by, PricingRun.published_at).where(
+            _run_key(coverage_id, version)
+        ).first()
+        await PricingRun.update(
+            {
+                PricingRun.status: PricingRunStatus.COMPLETED,
+                **_results(outcome, currency, now),
+                PricingRun.published_by: run["requested_by"] if run else None,
+                PricingRun.published_at: (run and run["published_at"]) or now,
+            }
+        ).where(_run_key(coverage_id, version))
+        await _make_current(coverage_id, version)
+
+
+async def store_candidate(coverage_id: uuid.UUID, version: int, outcome: PricingOutcome) -> None:
+    """Store a rerun's results as a CANDIDATE: the coverage's price does not change until a
+    second actuary publishes it (`publish_candidate`). Idempotent; a run already past the
+    candidate stage (published, lapsed) is left as it is."""
+    currency = await _currency(coverage_id)
+    await PricingRun.update(
+        {PricingRun.status: PricingRunStatus.CANDIDATE, **_results(outcome, currency, utcnow())}
+    ).where(
+        _run_key(coverage_id, version)
+        & PricingRun.status.is_in([PricingRunStatus.QUEUED, PricingRunStatus.RUNNING, PricingRunStatus.CANDIDATE])
+    )
+
+
+async def publish_candidate(coverage_id: uuid.UUID, version: int, published_by: str) -> bool:
+    """Publish a CANDIDATE run: COMPLETED, `published_by` (Principal.actor) and now, and the
+    coverage's current pricing unless a newer version is. Idempotent (a retry finds the run
+    published by the same actuary). True when it is the coverage's price now."""
     async with write_transaction():
         await PricingRun.update(
             {
                 PricingRun.status: PricingRunStatus.COMPLETED,
-                PricingRun.model_version: outcome.model_version,
-                PricingRun.data_hash: outcome.data_hash,
-                PricingRun.simulations: outcome.simulations,
-                PricingRun.risk_premium_minor: to_minor(outcome.risk_premium, currency),
-                PricingRun.risk_premium_pct: outcome.risk_premium_pct,
-                PricingRun.gross_premium_minor: to_minor(outcome.gross_premium, currency),
-                PricingRun.gross_premium_indication_pct: outcome.gross_premium_indication_pct,
-                PricingRun.metrics: outcome.metrics,
-                PricingRun.burn: outcome.burn,
-                PricingRun.report: outcome.report,
-                PricingRun.completed_at: utcnow(),
-                # the ratio the run's premium came to (the requested one for an ELR override)
-                **(
-                    {PricingRun.expected_loss_ratio: outcome.expected_loss_ratio}
-                    if outcome.expected_loss_ratio is not None
-                    else {}
-                ),
+                PricingRun.published_by: published_by,
+                PricingRun.published_at: utcnow(),
             }
-        ).where((PricingRun.coverage_id == coverage_id) & (PricingRun.version == version))
-        run = await PricingRun.select(PricingRun.expected_loss_ratio).where(
-            (PricingRun.coverage_id == coverage_id) & (PricingRun.version == version)
+        ).where(_run_key(coverage_id, version) & (PricingRun.status == PricingRunStatus.CANDIDATE))
+        run = await PricingRun.select(PricingRun.status, PricingRun.published_by).where(
+            _run_key(coverage_id, version)
         ).first()
-        await Coverage.update(
-            {
-                Coverage.pricing_version: version,
-                Coverage.simulations: outcome.simulations,
-                Coverage.risk_premium_minor: to_minor(outcome.risk_premium, currency),
-                Coverage.risk_premium_pct: outcome.risk_premium_pct,
-                Coverage.gross_premium_indication_pct: outcome.gross_premium_indication_pct,
-                Coverage.expected_loss_ratio: outcome.expected_loss_ratio
-                if outcome.expected_loss_ratio is not None
-                else run["expected_loss_ratio"],
-                Coverage.status: CoverageStatus.ACTIVE,
-                Coverage.ui_state: "active",
-                Coverage.updated_at: utcnow(),
-            }
-        ).where((Coverage.id == coverage_id) & (Coverage.pricing_version <= version))
+        if run is None or run["status"] != PricingRunStatus.COMPLETED or run["published_by"] != published_by:
+            return False
+        return await _make_current(coverage_id, version)
+
+
+async def lapse_candidate(coverage_id: uuid.UUID, version: int) -> None:
+    """A candidate nobody published in its lifetime: LAPSED (it can no longer be published)."""
+    await PricingRun.update({PricingRun.status: PricingRunStatus.LAPSED}).where(
+        _run_key(coverage_id, version) & (PricingRun.status == PricingRunStatus.CANDIDATE)
+    )
+
+
+async def _make_current(coverage_id: uuid.UUID, version: int) -> bool:
+    """The stored results of run `version` become the coverage's pricing, unless a newer
+    version is already its price (a price never goes back to an older run)."""
+    run = await PricingRun.select(
+        PricingRun.simulations,
+        PricingRun.risk_premium_minor,
+        PricingRun.risk_premium_pct,
+        PricingRun.gross_premium_indication_pct,
+        PricingRun.expected_loss_ratio,
+    ).where(_run_key(coverage_id, version)).first()
+    updated = await Coverage.update(
+        {
+            Coverage.pricing_version: version,
+            Coverage.simulations: run["simulations"],
+            Coverage.risk_premium_minor: run["risk_premium_minor"],
+            Coverage.risk_premium_pct: run["risk_premium_pct"],
+            Coverage.gross_premium_indication_pct: run["gross_premium_indication_pct"],
+            Coverage.expected_loss_ratio: run["expected_loss_ratio"],
+            Coverage.status: CoverageStatus.ACTIVE,
+            Coverage.ui_state: "active",
+            Coverage.updated_at: utcnow(),
+        }
+    ).where((Coverage.id == coverage_id) & (Coverage.pricing_version <= version)).returning(Coverage.id)
+    return bool(updated)
 
 
 async def attach_documents(
-    coverage_id: uuid.UUID, version: int, fact_sheet_id: uuid.UUID, technical_report_id: uuid.UUID
+    coverage_id: uuid.UUID,
+    version: int,
+    fact_sheet_id: uuid.UUID,
+    technical_report_id: uuid.UUID,
+    published: bool = True,
 ) -> None:
+    """Link a version's documents to its run, and to the coverage when it is its price.
+    A candidate's documents (`published=False`) link to the run only while it is not
+    published: the published run's own documents replace them."""
+    key = _run_key(coverage_id, version)
+    if not published:
+        key = key & (PricingRun.status != PricingRunStatus.COMPLETED)
     await PricingRun.update(
         {PricingRun.fact_sheet_file_id: fact_sheet_id, PricingRun.technical_report_file_id: technical_report_id}
-    ).where((PricingRun.coverage_id == coverage_id) & (PricingRun.version == version))
+    ).where(key)
+    if not published:
+        return
     await Coverage.update(
         {Coverage.fact_sheet_file_id: fact_sheet_id, Coverage.technical_report_file_id: technical_report_id}
     ).where((Coverage.id == coverage_id) & (Coverage.pricing_version == version))

@@ -212,6 +212,8 @@ class PricingRunRow(msgspec.Struct, frozen=True):
     error: str | None
     created_at: dt.datetime
     completed_at: dt.datetime | None
+    published_by: str | None = None
+    published_at: dt.datetime | None = None
 
     json_columns: ClassVar[tuple[str, ...]] = ("metrics", "burn", "report")
 

@@ -381,7 +381,7 @@ class PricingRun(Table, tablename="pricing_run"):
     id = UUID(primary_key=True)
     coverage_id = UUID(index=True)
     version = Integer()
-    status = Varchar(length=20)  # QUEUED | RUNNING | COMPLETED | FAILED
+    status = Varchar(length=20)  # QUEUED | RUNNING | CANDIDATE | COMPLETED (published) | FAILED | LAPSED
     workflow_id = Varchar(length=200)
     simulations = Integer()
     seed = BigInt()
@@ -398,10 +398,15 @@ class PricingRun(Table, tablename="pricing_run"):
     report = JSON(null=True, default=None)  # loss distribution, convergence, model fit (for the PDF)
     fact_sheet_file_id = UUID(null=True, default=None)
     technical_report_file_id = UUID(null=True, default=None)
-    requested_by = Varchar(length=200)
+    requested_by = Varchar(length=200)  # Principal.actor ("staff:arun"), or the catalogue's creator
     error = Text(null=True, default=None)
     created_at = Timestamptz()
     completed_at = Timestamptz(null=True, default=None)
+    # Who made it the price, and when (a rerun: a second actuary; the catalogue's own runs:
+    # their requester at completion). Null on runs completed before four eyes: they were
+    # published at completion by their requester.
+    published_by = Varchar(length=200, null=True, default=None)
+    published_at = Timestamptz(null=True, default=None)
 
 
 class IdempotencyRecord(Table, tablename="idempotency_record"):

@@ -63,5 +63,9 @@ class CoverageStatus(StrEnum):
 class PricingRunStatus(StrEnum):
     QUEUED = "QUEUED"
     RUNNING = "RUNNING"
-    COMPLETED = "COMPLETED"
+    # An actuary's rerun, simulated and stored, waiting for a second actuary to publish it
+    # (docs/catalogue.md, four eyes); quotes do not use it.
+    CANDIDATE = "CANDIDATE"
+    COMPLETED = "COMPLETED"  # published: the coverage's price while it is the newest published run
     FAILED = "FAILED"
+    LAPSED = "LAPSED"  # a candidate nobody published within its lifetime

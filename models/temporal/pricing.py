@@ -14,8 +14,15 @@ from models.temporal.catalogue import ProposedTerms, ProposeTermsInput, SiteRef
 # The pricing workflows' contract (see models/temporal/quotes.py).
 COVERAGE_PRICING_WORKFLOW = "CoveragePricingWorkflow"
 STAGE_QUERY = "stage"
+# A second actuary publishes a candidate rerun (validator: not its requester, still a
+# candidate). Refusals are ApplicationErrors of these types.
+PUBLISH_UPDATE = "publish"
+SAME_ACTUARY = "SameActuary"
+NOT_A_CANDIDATE = "NotACandidate"
 COVERAGE_DOCUMENTS_WORKFLOW = "CoverageDocumentsWorkflow"
 
+# How long a candidate rerun waits for a second actuary before it lapses.
+CANDIDATE_LIFETIME_SECONDS = 14 * 24 * 3600
 
 
 class PriceCoverageInput(msgspec.Struct, frozen=True):
@@ -28,6 +35,22 @@ class PriceCoverageInput(msgspec.Struct, frozen=True):
     # True: an actuary asked for this ELR (gross = EL / ELR); False (every run recorded before
     # the risk load, and every catalogue run): the risk load of activities/pricing/loading.py.
     expected_loss_ratio_override: bool = False
+    # True: an actuary's rerun, stored as a CANDIDATE that a second actuary publishes (update
+    # `publish`) within `candidate_lifetime_seconds`, or it lapses. False (runs started
+    # before four eyes): published as soon as simulated.
+    candidate: bool = False
+    candidate_lifetime_seconds: int = CANDIDATE_LIFETIME_SECONDS
+
+
+class PublishCandidate(msgspec.Struct, frozen=True):
+    """The `publish` update's argument: who publishes (Principal.actor, "staff:bea")."""
+
+    published_by: str
+
+
+class PublishCandidateInput(msgspec.Struct, frozen=True):
+    run: PriceCoverageInput
+    published_by: str
 
 
 # A pricing run's terms travel as the domain's CoverTerms (the payload of the former
@@ -104,6 +127,12 @@ class PricingRunResult(msgspec.Struct, frozen=True):
     status: str
     risk_premium: Decimal | None
     gross_premium_indication_pct: Decimal | None
+
+
+def published_documents_workflow_id(coverage_id: uuid.UUID | str, version: int) -> str:
+    """The documents of a published rerun (`coverage-documents:<id>:<version>:published`):
+    its candidate's documents were rendered under the plain id before publication."""
+    return f"coverage-documents:{coverage_id}:{version}:published"
 
 
 def coverage_seed(coverage_id: uuid.UUID) -> int:

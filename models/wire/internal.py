@@ -182,7 +182,9 @@ class BurnYearOut(CamelStruct):
 class PricingRunOut(CamelStruct):
     coverage_id: uuid.UUID
     version: int
-    status: str  # QUEUED | RUNNING | COMPLETED | FAILED
+    # QUEUED | RUNNING | CANDIDATE (a rerun waiting for a second actuary) | COMPLETED
+    # (published) | FAILED | LAPSED (a candidate nobody published in time)
+    status: str
     workflow_id: str
     simulations: int
     seed: int
@@ -202,10 +204,12 @@ class PricingRunOut(CamelStruct):
     burn_years: list[BurnYearOut] | None
     fact_sheet_report_file_id: uuid.UUID | None
     technical_pricing_report_file_id: uuid.UUID | None
-    requested_by: str
+    requested_by: str  # a staff name ("arun"), the catalogue's creator; never a tenant's client
     error: str | None
     created_at: str
     completed_at: str | None
+    published_by: str | None = None  # who made it the price (null while not published)
+    published_at: str | None = None
 
 
 class NewPricingRun(CamelStruct):

@@ -144,7 +144,9 @@ async def test_asking_again_creates_nothing_new(bengaluru_catalogue, tenant):
     assert {c["id"] for c in again["content"]} == {c["id"] for c in first["content"]}
 
 
-async def test_reprice_keeps_every_run_and_reproduces_with_the_same_seed(bengaluru_catalogue, tenant, actuary):
+async def test_reprice_keeps_every_run_and_reproduces_with_the_same_seed(
+    bengaluru_catalogue, tenant, actuary, second_actuary
+):
     _, body = bengaluru_catalogue
     coverage = body["content"][0]
     path = f"/internal/coverages/{coverage['id']}/pricing-runs"
@@ -152,6 +154,7 @@ async def test_reprice_keeps_every_run_and_reproduces_with_the_same_seed(bengalu
     assert r.status_code == 202, r.text
     assert r.headers["location"] == f"{path}/2"
     assert r.json()["status"] in ("QUEUED", "RUNNING")
+    assert r.json()["requestedBy"] == "arun"
     run2 = await _wait_run(tenant, path, 2)
     assert run2["simulations"] >= 20000 and run2["expectedLossRatio"] == 0.5
     # an explicit expected loss ratio is an actuary's override of the risk load
@@ -166,15 +169,22 @@ async def test_reprice_keeps_every_run_and_reproduces_with_the_same_seed(bengalu
     assert run3["riskPremium"] == run2["riskPremium"]
     runs = (await tenant.get(path)).json()
     assert [r["version"] for r in runs] == [1, 2, 3]
+    # Candidates until another actuary publishes one (tests/api/test_pricing_publication.py).
+    current = (await tenant.get(f"/internal/coverages/{coverage['id']}")).json()
+    assert current["simulations"] == coverage["simulations"] and current["riskPremium"] == coverage["riskPremium"]
+    r = await second_actuary.post(f"{path}/3/publish")
+    assert r.status_code == 200, r.text
+    assert r.json()["publishedBy"] == "bea" and r.json()["requestedBy"] == "arun"
     current = (await tenant.get(f"/internal/coverages/{coverage['id']}")).json()
     assert current["expectedLossRatio"] == 0.5 and current["simulations"] == run3["simulations"]
 
 
 async def _wait_run(tenant, path: str, version: int) -> dict:
+    """The rerun once simulated: a CANDIDATE waiting for a second actuary."""
     for _ in range(600):
         run = (await tenant.get(f"{path}/{version}")).json()
-        if run["status"] in ("COMPLETED", "FAILED"):
-            assert run["status"] == "COMPLETED", run
+        if run["status"] in ("CANDIDATE", "COMPLETED", "FAILED"):
+            assert run["status"] == "CANDIDATE", run
             return run
         await asyncio.sleep(0.2)
     raise AssertionError("pricing run did not finish")

@@ -94,6 +94,7 @@ def test_the_matrix_holds_the_platform_powers_for_staff(app):
     table = {(m, p): a for m, p, a in _routes(app)}
     assert table[("POST", "/internal/observations")] == {Caller.DATA}
     assert table[("POST", "/internal/coverages/{coverage_id:uuid}/pricing-runs")] == {Caller.ACTUARY}
+    assert table[("POST", "/internal/coverages/{coverage_id:uuid}/pricing-runs/{version:int}/publish")] == {Caller.ACTUARY}
     for (method, path), allowed in table.items():
         if method != "GET" and allowed & {Caller.DATA, Caller.ACTUARY, Caller.OPERATIONS}:
             assert not allowed & {Caller.TENANT, Caller.TENANT_INTERNAL, Caller.TRAVEL}, (method, path)

@@ -197,6 +197,42 @@ async def convert(client, draft, queue: str):
 # --- scenarios on the dev server ----------------------------------------------------------------
 
 
+async def candidate_reruns(client, queue: str, coverage_id) -> dict[str, object]:
+    """An actuary's reruns (issue 24, four eyes), as the API starts them (on the pricing
+    queue): v3 stored as a candidate and published by a second actuary's `publish` update;
+    v4 a candidate nobody publishes, which lapses."""
+    from models.temporal.ids import coverage_pricing_workflow_id
+    from models.temporal.pricing import PriceCoverageInput, PublishCandidate, coverage_seed
+    from models.temporal.queues import task_queue
+    from workflows.pricing import CoveragePricingWorkflow
+
+    async def start(version: int, lifetime: int):
+        return await client.start_workflow(
+            CoveragePricingWorkflow.run,
+            PriceCoverageInput(
+                coverage_id=coverage_id, version=version, simulations=8192, seed=coverage_seed(coverage_id),
+                expected_loss_ratio=Decimal("0.65"), requested_by="staff:arun", candidate=True,
+                candidate_lifetime_seconds=lifetime,
+            ),
+            id=coverage_pricing_workflow_id(coverage_id, version),
+            task_queue=task_queue(queue, "pricing"),
+        )
+
+    published = await start(3, 3600)
+    for _ in range(1200):
+        if await published.query(CoveragePricingWorkflow.stage) == "candidate":
+            break
+        await asyncio.sleep(0.25)
+    await published.execute_update(CoveragePricingWorkflow.publish, PublishCandidate(published_by="staff:bea"))
+    await published.result()
+    lapsed = await start(4, 2)
+    await lapsed.result()
+    return {
+        "coverage-pricing-published": await _history(client, published.id),
+        "coverage-pricing-lapsed": await _history(client, lapsed.id),
+    }
+
+
 async def dev_scenarios(only: set[str] | None) -> dict[str, object]:
     from temporalio.client import WithStartWorkflowOperation, WorkflowUpdateFailedError
     from temporalio.common import SearchAttributePair, WorkflowIDConflictPolicy
@@ -304,7 +340,10 @@ async def dev_scenarios(only: set[str] | None) -> dict[str, object]:
                     task_queue=queue,
                 )
                 histories["business-partner"] = await _history(client, workflow_id)
-            if wanted("catalogue", "catalogue-open", "coverage-pricing", "coverage-documents"):
+            if wanted(
+                "catalogue", "catalogue-open", "coverage-pricing", "coverage-documents",
+                "coverage-pricing-published", "coverage-pricing-lapsed",
+            ):
                 target = "IN-12.875N-077.625E"
                 slot = CoverageSlot(index_code="RAINFALL_MONTHLY_TOTAL", start=start, end=first_of_month_after(start, 1) - dt.timedelta(days=1))
                 planned = await client.execute_update_with_start_workflow(
@@ -352,9 +391,12 @@ async def dev_scenarios(only: set[str] | None) -> dict[str, object]:
                 histories["coverage-pricing"] = await _history(client, coverage_pricing_workflow_id(coverage_id, 2))
                 histories["coverage-documents"] = await _history(client, documents.id)
                 histories["catalogue-open"] = await _history(client, catalogue_workflow_id(target))
-                # The catalogue closes after two idle minutes.
-                await asyncio.wait_for(client.get_workflow_handle(catalogue_workflow_id(target)).result(), 200)
-                histories["catalogue"] = await _history(client, catalogue_workflow_id(target))
+                if wanted("coverage-pricing-published", "coverage-pricing-lapsed"):
+                    histories.update(await candidate_reruns(client, queue, coverage_id))
+                if wanted("catalogue"):
+                    # The catalogue closes after two idle minutes.
+                    await asyncio.wait_for(client.get_workflow_handle(catalogue_workflow_id(target)).result(), 200)
+                    histories["catalogue"] = await _history(client, catalogue_workflow_id(target))
     finally:
         await env.shutdown()
     return histories

@@ -405,7 +405,7 @@ def _messages_of(event: dict) -> list[dict]:
     """The webhooks of a paying event, written in its transaction (outbox)."""
     return [
         outbox_values(event["tenant_id"], kind, event["settlement_key"], event["created_at"], data,
-                      message_id=f"msg_{event['id'].int ^ MESSAGE_ID_MASKS[kind]:032x}")
+                      message_id=f"msg_{event['id'].int ^ MESSAGE_ID_MASKS[kind]:032x}", policy_id=event["policy_id"])
         for kind, data in _message_data(event, str(event["id"]), str(event["policy_id"]))
     ]
 

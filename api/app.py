@@ -37,6 +37,7 @@ from api.quotes.controller import QuoteController
 from api.ratelimit import Limits, PeerLimit
 from api.responses import DecimalNumberResponse
 from api.temporal import TemporalHolder
+from api.settlement.holds import PayoutHoldController
 from api.settlement.controller import (
     InternalEventController,
     ObservationController,
@@ -64,6 +65,7 @@ ROUTES = [
     InternalEventController,
     TenantEventController,
     WebhookEndpointController,
+    PayoutHoldController,
     CoverageController,
     PricingRunController,
     QuoteController,

@@ -258,9 +258,9 @@ async def write_run_messages(template: EventTemplate, at: dt.datetime) -> None:
     for event_type, payload, mask in template.messages:
         body, body_args = _spliced(payload)
         await ParametricEvent.raw(
-            "INSERT INTO webhook_message (id, tenant_id, event_type, payload, created_at, dispatched_at) "
+            "INSERT INTO webhook_message (id, tenant_id, event_type, payload, created_at, dispatched_at, policy_id) "
             f"SELECT {_message_id(mask)}, pe.tenant_id, {_param('text')}, "
-            f"{('CAST((' + body + ') AS json)') if _postgres() else body}, pe.created_at, NULL "
+            f"{('CAST((' + body + ') AS json)') if _postgres() else body}, pe.created_at, NULL, pe.policy_id "
             f"{where} ON CONFLICT DO NOTHING",
             event_type, *body_args, *where_args,
         )

@@ -461,6 +461,27 @@ class WebhookMessage(Table, tablename="webhook_message"):
     payload = JSON()
     created_at = Timestamptz()
     dispatched_at = Timestamptz(null=True, default=None, index=True)
+    # The policy a payout or adjustment message pays (null for other messages, and for
+    # messages written before payout holds): a held policy's are not dispatched.
+    policy_id = UUID(null=True, default=None, index=True)
+
+
+class PayoutHold(Table, tablename="payout_hold"):
+    """Operations staff hold a policy's payouts (e.g. a sanctions check or a disputed
+    claim): while HELD its `payout.recorded` and `adjustment.recorded` messages, the
+    instruction to pay, are not sent; settlement still computes and records every event.
+    Released, they go out. At most one HELD hold per policy (docs/roles.md, "Payout holds")."""
+
+    id = UUID(primary_key=True)
+    tenant_id = UUID(index=True)
+    policy_id = UUID(index=True)
+    state = Varchar(length=20, index=True)  # HELD | RELEASED
+    reason = Text()
+    held_by = Varchar(length=200)  # Principal.actor of the operations staff member
+    held_at = Timestamptz()
+    released_by = Varchar(length=200, default="")
+    released_at = Timestamptz(null=True, default=None)
+    release_reason = Text(default="")
 
 
 class WebhookDelivery(Table, tablename="webhook_delivery"):

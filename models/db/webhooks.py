@@ -11,7 +11,7 @@ from models.clock import utcnow
 from models.db.core import bulk_insert, insert_rows, json_value, scoped_select, scoped_update, write_transaction
 from models.db.tables import WebhookDelivery, WebhookEndpoint, WebhookMessage
 from models.db.webhook_secrets import seal, unseal
-from models.domain.webhooks import DISABLE_AFTER, envelope, subscribed
+from models.domain.webhooks import DISABLE_AFTER, HELD_EVENT_TYPES, envelope, subscribed
 from models.domain.webhooks import message_id as derived_message_id
 
 DELETED = "DELETED"
@@ -130,13 +130,14 @@ async def unseal_all_secrets() -> int:
 
 
 def outbox_values(tenant_id: uuid.UUID, event_type: str, key: str, at: dt.datetime, data: dict,
-                  message_id: str | None = None) -> dict:
+                  message_id: str | None = None, policy_id: uuid.UUID | None = None) -> dict:
     """A message (as `webhook_message` columns) to write in the transaction of what it
     reports (`key`: its identity, so a retried write makes the same message; or the
-    caller's own stable `message_id`)."""
+    caller's own stable `message_id`). `policy_id`: the policy a payout message pays (a
+    held policy's are not sent until released)."""
     return {
         "id": message_id or derived_message_id(event_type, key), "tenant_id": tenant_id, "event_type": event_type,
-        "payload": envelope(event_type, at, data), "created_at": at, "dispatched_at": None,
+        "payload": envelope(event_type, at, data), "created_at": at, "dispatched_at": None, "policy_id": policy_id,
     }
 
 
@@ -164,9 +165,11 @@ async def dispatch_pending(limit: int) -> list[str]:
             "(SELECT 1 FROM webhook_endpoint e WHERE e.tenant_id = webhook_message.tenant_id AND e.status = 'ENABLED')",
             now,
         )
+        # The instruction to pay of a policy on hold waits for its release (payout holds).
         messages = await WebhookMessage.raw(
-            "SELECT id, tenant_id, event_type FROM webhook_message WHERE dispatched_at IS NULL "
-            "ORDER BY created_at LIMIT {}",
+            "SELECT id, tenant_id, event_type FROM webhook_message WHERE dispatched_at IS NULL AND NOT ("
+            f"event_type IN ({', '.join(repr(t) for t in HELD_EVENT_TYPES)}) AND EXISTS (SELECT 1 FROM payout_hold h "
+            "WHERE h.state = 'HELD' AND h.policy_id = webhook_message.policy_id)) ORDER BY created_at LIMIT {}",
             limit,
         )
         if not messages:

@@ -11,6 +11,9 @@ ADJUSTMENT_RECORDED = "adjustment.recorded"  # a revision of final data changed 
 POLICY_EXPIRED = "policy.expired"  # after its last settlement
 COVERAGE_FLAGGED = "coverage.flagged"  # data missing past its window: ops act, payouts wait
 EVENT_TYPES = (EVENT_VALIDATED, PAYOUT_RECORDED, ADJUSTMENT_RECORDED, POLICY_EXPIRED, COVERAGE_FLAGGED)
+# The messages that instruct a payment: not sent while the policy's payouts are on hold (the
+# validated event itself is a fact and goes out).
+HELD_EVENT_TYPES = (PAYOUT_RECORDED, ADJUSTMENT_RECORDED)
 
 # Delivery: retried with exponential backoff (5 s doubling to 1 h between attempts) for
 # DELIVERY_WINDOW; a message still not accepted then is FAILED. An endpoint whose last

@@ -195,3 +195,36 @@ class PolicyMonitoring(CamelStruct):
     status: str
     as_of: dt.date
     covers: list[CoverMonitoring]
+
+
+# --- payout holds (operations staff; docs/roles.md) ----------------------------------------------
+
+
+GivenReason = Annotated[
+    str, msgspec.Meta(min_length=1, max_length=1000, pattern=r"^(?=.*\S)[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*\Z")
+]
+
+
+class NewPayoutHold(CamelStruct):
+    policy_id: uuid.UUID
+    reason: GivenReason  # why the payouts wait (a sanctions check, a disputed claim ...): required
+
+
+class PayoutHoldRelease(CamelStruct):
+    reason: Reason | None = None
+
+
+class PayoutHoldView(CamelStruct):
+    id: uuid.UUID
+    tenant_id: uuid.UUID
+    policy_id: uuid.UUID
+    state: str  # HELD | RELEASED
+    reason: str
+    held_by: str  # the operations staff member's name
+    held_at: dt.datetime
+    released_by: str | None
+    released_at: dt.datetime | None
+    release_reason: str
+    payouts_while_held: int  # payouts of the policy recorded while it was held
+    amount_while_held: SignedAmount  # their sum (adjustments may be negative)
+    waiting_messages: int  # its payout and adjustment messages not sent yet

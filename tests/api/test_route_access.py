@@ -21,6 +21,7 @@ from models.clock import utcnow
 from models.db.tables import (
     BusinessPartner,
     ParametricEvent,
+    PayoutHold,
     Policy,
     Quote,
     StoredFile,
@@ -179,7 +180,10 @@ async def owned_ids(principals) -> dict[str, str]:
     await StoredFile.insert(StoredFile(id=file_id, tenant_id=owner, kind="policy-schedule", filename="f.pdf",
                                        media_type="application/pdf", size_bytes=3, sha256="0" * 64, content=b"pdf",
                                        created_at=now))
-    return {"quote_id": str(quote_id), "policy_id": str(policy_id), "event_id": str(event_id),
+    hold_id = uuid.uuid4()
+    await PayoutHold.insert(PayoutHold(id=hold_id, tenant_id=owner, policy_id=policy_id, state="HELD", reason="r",
+                                       held_by="staff:olga", held_at=now))
+    return {"hold_id": str(hold_id), "quote_id": str(quote_id), "policy_id": str(policy_id), "event_id": str(event_id),
             "endpoint_id": str(endpoint_id), "partner_id": str(partner_id), "file_id": str(file_id)}
 
 
@@ -202,7 +206,8 @@ async def test_another_tenants_ids_answer_404_on_every_route(app, principals, ow
     # The ids are real: their owner reads them.
     owner = principals["tenant-internal"]
     for path in ("/policies/{policy_id}/events", "/internal/webhook-endpoints/{endpoint_id}",
-                 "/internal/business-partners/{partner_id}", "/files/{file_id}", "/quotes/{quote_id}"):
+                 "/internal/business-partners/{partner_id}", "/files/{file_id}", "/quotes/{quote_id}",
+                 "/internal/payout-holds/{hold_id}"):
         mine = await owner.get(path.format(**owned_ids))
         assert mine.status_code == 200, (path, mine.text)
     assert ACCESS  # the opt key the declarations use

@@ -21,6 +21,7 @@ app's route table: a route without a declaration fails it.
 from __future__ import annotations
 
 import enum
+import re
 from typing import Any
 
 from litestar.connection import ASGIConnection
@@ -137,3 +138,42 @@ def is_staff(principal: Principal, *roles: Caller) -> bool:
 REFERENCE_DATA_READERS = callers(Caller.TENANT, Caller.DATA, Caller.ACTUARY, Caller.OPERATIONS)
 # The shared catalogue: a tenant's internal client buys from it, staff price and watch it.
 CATALOGUE_READERS = callers(Caller.TENANT_INTERNAL, Caller.DATA, Caller.ACTUARY, Caller.OPERATIONS)
+
+
+MATRIX_COLUMNS = (Caller.TENANT, Caller.TENANT_INTERNAL, Caller.TRAVEL, Caller.DATA, Caller.ACTUARY, Caller.OPERATIONS)
+_HEADS = {
+    Caller.TENANT: "tenant",
+    Caller.TENANT_INTERNAL: "tenant internal",
+    Caller.TRAVEL: "travel key",
+    Caller.DATA: "data",
+    Caller.ACTUARY: "actuary",
+    Caller.OPERATIONS: "operations",
+}
+
+
+def route_matrix(app) -> str:
+    """The role matrix of the app's routes as a Markdown table (docs/roles.md holds it, and a
+    test checks the two agree). A tenant's internal client is also a tenant client, so a
+    route open to tenant clients is open to it too."""
+    rows = {}
+    for route in app.routes:
+        for handler in getattr(route, "route_handlers", ()):
+            allowed = declared(handler) or frozenset()
+            if Caller.PUBLIC in allowed:
+                continue
+            for method in sorted(m for m in handler.http_methods if m not in ("OPTIONS", "HEAD")):
+                path = re.sub(r"\{([a-z_]+):[a-z]+\}", r"{\1}", route.path)
+                rows[(path, method)] = allowed
+    head = "| route | " + " | ".join(_HEADS[c] for c in MATRIX_COLUMNS) + " |"
+    lines = [head, "|---|" + "---|" * len(MATRIX_COLUMNS)]
+    for (path, method), allowed in sorted(rows.items()):
+        effective = set(allowed) | ({Caller.TENANT_INTERNAL} if Caller.TENANT in allowed else set())
+        cells = ["✓" if c in effective else "" for c in MATRIX_COLUMNS]
+        lines.append(f"| `{method} {path}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":  # python -m api.auth.roles: print the matrix for docs/roles.md
+    from api.app import create_app
+
+    print(route_matrix(create_app()))

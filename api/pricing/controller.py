@@ -20,9 +20,27 @@ from api.pricing.service import publish_candidate, start_pricing_run
 from api.problems import NotFound
 from models.db import catalogue as catalogue_db
 from models.db import pricing as pricing_db
+from models.domain.statuses import PricingRunStatus
 from models.settings import Settings
 from models.wire.internal import NewPricingRun, PricingRunOut
 from api.auth.roles import Caller, callers
+
+
+async def _catalogue_coverage_or_404(coverage_id: uuid.UUID):
+    """A catalogue coverage (a travel stay's cover is not one: 404)."""
+    row = await catalogue_db.catalogue_coverage_row(coverage_id)
+    if row is None:
+        raise NotFound(f"coverage {coverage_id} does not exist")
+    return row
+
+
+# Runs a tenant does not see: an actuary's candidate is a draft under review, not a price,
+# until another actuary publishes it (and a lapsed one never was one).
+_STAFF_ONLY = {PricingRunStatus.CANDIDATE, PricingRunStatus.LAPSED}
+
+
+def _shown_to(principal: Principal, run) -> bool:
+    return principal.staff or run.status not in _STAFF_ONLY
 
 
 class PricingRunController(Controller):
@@ -38,10 +56,9 @@ class PricingRunController(Controller):
         summary="Every pricing run of a coverage, oldest first (audit)",
         responses=problems(*AUTHED, 404),
     )
-    async def list_runs(self, coverage_id: FromPath[uuid.UUID]) -> list[PricingRunOut]:
-        if await catalogue_db.coverage_row(coverage_id) is None:
-            raise NotFound(f"coverage {coverage_id} does not exist")
-        return [pricing_run_out(r) for r in await pricing_db.pricing_runs(coverage_id)]
+    async def list_runs(self, coverage_id: FromPath[uuid.UUID], principal: NamedDependency[Principal]) -> list[PricingRunOut]:
+        await _catalogue_coverage_or_404(coverage_id)
+        return [pricing_run_out(r) for r in await pricing_db.pricing_runs(coverage_id) if _shown_to(principal, r)]
 
     @get(
         "/{coverage_id:uuid}/pricing-runs/{version:int}",
@@ -49,11 +66,14 @@ class PricingRunController(Controller):
         summary="One pricing run",
         responses=problems(*AUTHED, 404),
     )
-    async def get_run(self, coverage_id: FromPath[uuid.UUID], version: FromPath[int]) -> PricingRunOut:
-        for row in await pricing_db.pricing_runs(coverage_id):
-            if row.version == version:
-                return pricing_run_out(row)
-        raise NotFound(f"coverage {coverage_id} has no pricing run {version}")
+    async def get_run(
+        self, coverage_id: FromPath[uuid.UUID], version: FromPath[int], principal: NamedDependency[Principal]
+    ) -> PricingRunOut:
+        await _catalogue_coverage_or_404(coverage_id)
+        run = await pricing_db.pricing_run(coverage_id, version)
+        if run is None or not _shown_to(principal, run):
+            raise NotFound(f"coverage {coverage_id} has no pricing run {version}")
+        return pricing_run_out(run)
 
     @post(
         "/{coverage_id:uuid}/pricing-runs",
@@ -76,9 +96,7 @@ class PricingRunController(Controller):
         settings: NamedDependency[Settings],
         data: Annotated[NewPricingRun | None, Body(description="All fields optional")] = None,
     ) -> Response[PricingRunOut]:
-        row = await catalogue_db.coverage_row(coverage_id)
-        if row is None:
-            raise NotFound(f"coverage {coverage_id} does not exist")
+        row = await _catalogue_coverage_or_404(coverage_id)
         run = await start_pricing_run(temporal, settings, row, data or NewPricingRun(), principal.actor)
         out = pricing_run_out(next(r for r in await pricing_db.pricing_runs(coverage_id) if r.version == run.version))
         return DecimalNumberResponse(
@@ -107,9 +125,7 @@ class PricingRunController(Controller):
         principal: NamedDependency[Principal],
         temporal: NamedDependency[Client],
     ) -> Response[PricingRunOut]:
-        coverage = await catalogue_db.coverage_row(coverage_id)
-        if coverage is None:
-            raise NotFound(f"coverage {coverage_id} does not exist")
+        coverage = await _catalogue_coverage_or_404(coverage_id)
         run = await pricing_db.pricing_run(coverage_id, version)
         if run is None:
             raise NotFound(f"coverage {coverage_id} has no pricing run {version}")

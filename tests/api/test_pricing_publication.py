@@ -100,7 +100,7 @@ async def test_a_rerun_is_a_candidate_until_a_second_actuary_publishes_it(
     coverage_path = f"/internal/coverages/{coverage_id}"
     current = (await tenant.get(coverage_path)).json()
     runs_path = f"{coverage_path}/pricing-runs"
-    version = len((await tenant.get(runs_path)).json()) + 1
+    version = len((await actuary.get(runs_path)).json()) + 1
     partner = (await tenant.post("/internal/business-partners", json=PARTNER)).json()["id"]
 
     # The rerun of finding 2: 202, and it ends as a CANDIDATE, not as the price.
@@ -108,8 +108,11 @@ async def test_a_rerun_is_a_candidate_until_a_second_actuary_publishes_it(
     assert r.status_code == 202, r.text
     assert r.json()["requestedBy"] == "arun" and r.json()["publishedBy"] is None
     run_path = f"{runs_path}/{version}"
-    candidate = await wait_status(tenant, run_path, ("CANDIDATE",))
+    candidate = await wait_status(actuary, run_path, ("CANDIDATE",))
     assert candidate["requestedBy"] == "arun" and candidate["publishedBy"] is None and candidate["publishedAt"] is None
+    # A candidate is a draft under review, not a price: tenants do not see it.
+    assert_problem(await tenant.get(run_path), 404)
+    assert version not in [r["version"] for r in (await tenant.get(runs_path)).json()]
     assert candidate["grossPremiumIndicationPct"] != current["grossPremiumIndicationPct"]
     await asyncio.sleep(2)  # finding 2 saw the price move within 2 s
     unchanged = ("riskPremium", "riskPremiumPct", "grossPremiumIndicationPct", "expectedLossRatio", "simulations")
@@ -144,6 +147,7 @@ async def test_a_rerun_is_a_candidate_until_a_second_actuary_publishes_it(
     published = r.json()
     assert published["status"] == "COMPLETED" and published["version"] == version
     assert published["requestedBy"] == "arun" and published["publishedBy"] == "bea" and published["publishedAt"]
+    assert (await tenant.get(run_path)).json() == published  # published: the tenants' audit trail shows it
     now = (await tenant.get(coverage_path)).json()
     assert now["grossPremiumIndicationPct"] == candidate["grossPremiumIndicationPct"]
     assert now["riskPremium"] == candidate["riskPremium"] and now["expectedLossRatio"] == 1
@@ -186,25 +190,25 @@ async def test_publishing_what_is_no_candidate(catalogue, actuary, second_actuar
     running = await second_actuary.post(f"{runs_path}/{version}/publish")
     if running.status_code != 200:  # (a fast machine may have finished it already)
         assert "not a candidate" in assert_problem(running, 409)["detail"]
-    await wait_status(tenant, f"{runs_path}/{version}", ("CANDIDATE", "COMPLETED"))
+    await wait_status(actuary, f"{runs_path}/{version}", ("CANDIDATE", "COMPLETED"))
     # An older candidate cannot replace a newer published price.
     r = await actuary.post(runs_path, json={"simulations": 1000})
     older = r.json()["version"]
-    await wait_status(tenant, f"{runs_path}/{older}", ("CANDIDATE",))
+    await wait_status(actuary, f"{runs_path}/{older}", ("CANDIDATE",))
     r = await actuary.post(runs_path, json={"simulations": 1000, "seed": 7})
     newer = r.json()["version"]
-    await wait_status(tenant, f"{runs_path}/{newer}", ("CANDIDATE",))
+    await wait_status(actuary, f"{runs_path}/{newer}", ("CANDIDATE",))
     assert (await second_actuary.post(f"{runs_path}/{newer}/publish")).status_code == 200
     stale = assert_problem(await second_actuary.post(f"{runs_path}/{older}/publish"), 409)
     assert f"v{newer}" in stale["detail"]
 
 
-async def test_requested_by_never_shows_a_tenant_client(catalogue, tenant, other_tenant):
+async def test_requested_by_never_shows_a_tenant_client(catalogue, tenant, other_tenant, actuary):
     """Runs recorded before roles hold the requesting tenant client's id: shown neutrally."""
     coverage = catalogue[2]
     client_id = other_tenant.credentials["client_id"]
     runs_path = f"/internal/coverages/{coverage['id']}/pricing-runs"
-    version = len((await tenant.get(runs_path)).json()) + 1
+    version = len((await actuary.get(runs_path)).json()) + 1
     now = utcnow()
     await PricingRun.insert(
         PricingRun(
@@ -242,5 +246,6 @@ async def test_an_unpublished_candidate_lapses(catalogue, service, temporal_env,
     )
     assert result.status == "LAPSED"
     run_path = f"/internal/coverages/{coverage['id']}/pricing-runs/{version}"
-    assert (await tenant.get(run_path)).json()["status"] == "LAPSED"
+    assert (await second_actuary.get(run_path)).json()["status"] == "LAPSED"
+    assert_problem(await tenant.get(run_path), 404)  # never a price: staff only
     assert "lapsed" in assert_problem(await second_actuary.post(f"{run_path}/publish"), 409)["detail"]

@@ -211,3 +211,15 @@ async def test_another_tenants_ids_answer_404_on_every_route(app, principals, ow
         mine = await owner.get(path.format(**owned_ids))
         assert mine.status_code == 200, (path, mine.text)
     assert ACCESS  # the opt key the declarations use
+
+
+def test_the_role_matrix_in_the_docs_is_the_apps(app):
+    """docs/roles.md shows who may call what; it is the app's own table, regenerated with
+    `python -m api.auth.roles` when a route changes."""
+    from pathlib import Path
+
+    from api.auth.roles import route_matrix
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "roles.md").read_text()
+    shown = text.split("<!-- matrix:start -->\n", 1)[1].split("\n<!-- matrix:end -->", 1)[0]
+    assert shown == route_matrix(app), "docs/roles.md's matrix is stale: run .venv/bin/python -m api.auth.roles"

@@ -124,6 +124,8 @@ async def test_travel_stay_covers_are_not_catalogue_coverages(tenant, other_tena
         for coverage_id in stay_ids:
             assert_problem(await caller.get(f"/internal/coverages/{coverage_id}"), 404)
     assert_problem(await actuary.get(f"/internal/coverages/{ids[Decimal(5)]}"), 404)
+    assert_problem(await actuary.get(f"/internal/coverages/{ids[Decimal(5)]}/pricing-runs"), 404)
+    assert_problem(await actuary.post(f"/internal/coverages/{ids[Decimal(5)]}/pricing-runs", json={}), 404)
 
 
 async def test_a_stay_cover_no_path_pays_is_not_offered(http, tenant, a_priced_stay):

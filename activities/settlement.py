@@ -24,7 +24,7 @@ from temporalio.common import SearchAttributePair, TypedSearchAttributes, Workfl
 from models.db import observations as observations_db
 from models.db import settlement as settlement_db
 from models.db import settlement_sql
-from models.db.core import write_transaction
+from models.db.core import is_sqlite, write_transaction
 from models.db.records import LineItemRow, records
 from models.db.settlement import HeldLineItem, IndexRecord, PeriodCoverage
 from models.db.webhooks import outbox_values
@@ -81,7 +81,9 @@ async def settle_period(request: SettlePeriodInput) -> SettlePeriodOutcome:
     for all policies in force; record the others as WAITING (or FLAGGED past the window).
 
     A month end wakes every target's settlement at once, and on SQLite their writes take
-    turns on one writer, which is the critical path. So (docs/settlement.md, "A month end"):
+    turns on one writer, which is the critical path. So, on SQLite only (docs/settlement.md,
+    "A month end"; PostgreSQL has no single writer: each settlement reads when it will and
+    commits its final write at once):
     - from its start, the activity tells the shared final transaction (`final_writes`) that
       its job is coming, and the settlements finishing now share one commit
       (models/db/group_commit.py);
@@ -171,7 +173,13 @@ async def _read_turn() -> AsyncIterator[None]:
     took 0.63-0.64 s with every read at once, 0.54-0.56 s taking turns
     (bench/settlement.py --small 200, two runs each, the semaphore's size changed by
     hand). Waiting heartbeats with the details this attempt started from, so a long queue
-    neither times the activity out nor loses its resume point."""
+    neither times the activity out nor loses its resume point.
+
+    SQLite only: PostgreSQL's reads do not compete with one writer, so there they do not
+    take turns."""
+    if not is_sqlite():
+        yield
+        return
     loop = asyncio.get_running_loop()
     turn = _READ_TURNS.get(loop)
     if turn is None:

@@ -5,10 +5,12 @@ tenant filter is impossible to write by accident in handlers and activities alik
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 import json
 import uuid
+from collections.abc import Awaitable, Callable
 from enum import Enum
 from typing import Any, Sequence, TypeVar
 
@@ -37,15 +39,25 @@ async def migrate(quiet: bool = True) -> None:
 
 
 _pool_users = 0
+_pool_loop: asyncio.AbstractEventLoop | None = None  # the loop the open pool's connections belong to
+
+
+def is_sqlite() -> bool:
+    """Whether the database is SQLite: one writer at a time, which the SQLite-only machinery
+    works around (the writer lock of models/db/sqlite_engine.py, models/db/group_commit.py,
+    settlement's read turns). PostgreSQL needs none of it."""
+    return engine_finder().engine_type == "sqlite"
 
 
 async def open_pool() -> None:
     """Open the PostgreSQL pool (SQLite connections are pooled as they are used); nested
     users share one pool."""
-    global _pool_users
+    global _pool_users, _pool_loop
     engine = engine_finder()
     if engine.engine_type == "postgres" and _pool_users == 0:
         await engine.start_connection_pool()
+    if _pool_users == 0:
+        _pool_loop = asyncio.get_running_loop()
     _pool_users += 1
 
 
@@ -56,11 +68,40 @@ async def close_pool() -> None:
         return
     _pool_users -= 1
     if _pool_users == 0:
+        global _pool_loop
+        _pool_loop = None
         engine = engine_finder()
         if engine.engine_type == "postgres":
             await engine.close_connection_pool()
         elif hasattr(engine, "close_idle"):
             await engine.close_idle()
+
+
+def run_sync(work: Callable[[], Awaitable[T]]) -> T:
+    """Database work from synchronous code (a sync activity): on the event loop that opened
+    this process's pool when there is one running (its pooled connections belong to that
+    loop: the pricing worker's thread executor), else on a loop of its own (a process of the
+    pricing pool: on PostgreSQL a connection per query, no pool; the loop's idle SQLite
+    connections are closed before it ends). Never from that event loop's own thread."""
+    loop = _pool_loop
+    if loop is not None and loop.is_running():
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            raise RuntimeError("run_sync blocks: call it from a thread or a process, not from the event loop")
+        return asyncio.run_coroutine_threadsafe(work(), loop).result()
+
+    async def own_loop() -> T:
+        try:
+            return await work()
+        finally:
+            engine = engine_finder()
+            if hasattr(engine, "close_idle"):
+                await engine.close_idle()
+
+    return asyncio.run(own_loop())
 
 
 async def ping() -> None:
@@ -173,8 +214,13 @@ def write_transaction():
     transaction waits for other writers (busy timeout) instead of failing with "database is
     locked" when it upgrades from reading to writing. PostgreSQL: a plain transaction.
 
+    The lock itself is SQLite's: on SQLite, write transactions of one process also take
+    turns on the engine's writer lock (models/db/sqlite_engine.py); on PostgreSQL nothing
+    in this process serialises them (row locks and constraints do what is needed).
+
     A task that said a group-commit job of it is coming stops saying so here: the group's
-    lingering writer holds the write lock this transaction waits for."""
+    lingering writer holds the write lock this transaction waits for (SQLite only: on
+    PostgreSQL nobody waits for an expected job)."""
     stop_expecting()
     engine = engine_finder()
     if engine.engine_type == "sqlite":
@@ -185,3 +231,4 @@ def write_transaction():
 
 
 TableT = TypeVar("TableT", bound=Table)
+T = TypeVar("T")

@@ -42,22 +42,44 @@ import weakref
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TypeVar
 
+from piccolo.engine.finder import engine_finder
+
 T = TypeVar("T")
 Job = Callable[[], Awaitable[Any]]
 
 LINGER = 1.0  # seconds a transaction stays open for expected jobs at most
 
 
+def sqlite_in_use() -> bool:
+    """Whether the engine in use (PICCOLO_CONF) is SQLite: the single writer jobs share."""
+    return engine_finder().engine_type == "sqlite"
+
+
 class GroupCommit:
-    def __init__(self, transaction: Callable[[], Any], raw: Callable[[str], Awaitable[Any]], linger: float = LINGER) -> None:
+    def __init__(
+        self,
+        transaction: Callable[[], Any],
+        raw: Callable[[str], Awaitable[Any]],
+        linger: float = LINGER,
+        grouped: Callable[[], bool] = sqlite_in_use,
+    ) -> None:
         """`transaction()`: an async context manager of a write transaction; `raw(sql)` runs
         a statement in it (the savepoints); `linger`: seconds a transaction waits for
-        expected jobs at most."""
+        expected jobs at most; `grouped()`: whether jobs share transactions at all (asked
+        once, at first use; otherwise each job commits alone, at once)."""
         self._transaction = transaction
         self._raw = raw
         self._linger = linger
+        self._grouped_when = grouped
+        self._grouped: bool | None = None
         self._queues: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # loop → _Queue
         self.batches = 0  # transactions committed (for tests and benchmarks)
+
+    @property
+    def grouped(self) -> bool:
+        if self._grouped is None:
+            self._grouped = bool(self._grouped_when())
+        return self._grouped
 
     def _queue(self) -> "_Queue":
         loop = asyncio.get_running_loop()
@@ -69,7 +91,11 @@ class GroupCommit:
     @contextlib.contextmanager
     def expecting(self) -> Iterator["Expectation"]:
         """The current task will submit a job soon: a transaction being written waits for it
-        (up to `linger`). Ends at the block's end, at `done()`, or when the task runs a job."""
+        (up to `linger`). Ends at the block's end, at `done()`, or when the task runs a job.
+        Not grouped: nothing waits for it."""
+        if not self.grouped:
+            yield _NO_EXPECTATION
+            return
         queue = self._queue()
         expectation = Expectation(queue)
         queue.expected += 1
@@ -81,6 +107,11 @@ class GroupCommit:
             expectation.done()
 
     async def run(self, job: Callable[[], Awaitable[T]]) -> T:
+        if not self.grouped:  # a transaction of its own, committed at once
+            async with self._transaction():
+                value = await job()
+            self.batches += 1
+            return value
         loop = asyncio.get_running_loop()
         queue = self._queue()
         future: asyncio.Future = loop.create_future()
@@ -187,6 +218,18 @@ class Expectation:
             self._done = True
             self.queue.expected -= 1
             self.queue.changed.set()
+
+
+class _NoExpectation:
+    """What `expecting()` yields when jobs are not grouped: nothing to end."""
+
+    __slots__ = ()
+
+    def done(self) -> None:
+        pass
+
+
+_NO_EXPECTATION = _NoExpectation()
 
 
 def stop_expecting() -> None:

@@ -4,8 +4,12 @@ conditional on where the quote may come from, the document's file id follows fro
 and the completion only applies to a quote still in its job.
 
 The pricing activity marks the quote `running` when it starts (so `running` means the pricing
-has begun, not merely that it is scheduled), then simulates on a thread while heartbeating;
-a worker that dies mid-run loses the attempt, and the retry on another worker starts over
+has begun, not merely that it is scheduled), then simulates, heartbeating its progress. It
+is a sync activity the pricing worker runs in its process pool, like a coverage's
+`simulate_coverage`: the Monte Carlo uses the pool's processes and the activity slots they
+own, never a thread of the worker's main process (issue 25, finding 5). Its database work
+(the status move, the quote's covers, the site) goes through `models.db.core.run_sync`.
+A worker that dies mid-run loses the attempt, and the retry on another worker starts over
 from the same inputs and seed (the result is a deterministic function of them).
 """
 
@@ -15,16 +19,18 @@ import asyncio
 import datetime as dt
 import uuid
 from decimal import Decimal
+from typing import Any
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.document_inputs import snapshot_facts
-from activities.pricing_runs import load_parameters
+from activities.pricing_runs import _Progress, load_parameters
 from activities.site_models import site_model
 from models.clock import utcnow
 from models.db import catalogue as catalogue_db
 from models.db import quotes as quotes_db
+from models.db.core import run_sync
 from models.db.files import file_id_for, file_meta, store_file
 from models.db.tables import BusinessPartner, MonitoringTarget
 from models.domain.money import from_minor, to_minor
@@ -40,7 +46,6 @@ from models.temporal.quotes import (
 )
 
 PDF = "application/pdf"
-HEARTBEAT_SECONDS = 2.0
 
 
 @activity.defn
@@ -61,8 +66,24 @@ def _money(value: float) -> str:
 
 
 @activity.defn
-async def price_fast_quote(job: FastQuoteJob) -> FastQuotePricing:
-    """Mark the quote running, then price its covers jointly (activities.pricing.quote_pricing)."""
+def price_fast_quote(job: FastQuoteJob) -> FastQuotePricing:
+    """Mark the quote running, then price its covers jointly (activities.pricing.quote_pricing),
+    in the pricing pool's process that runs this activity."""
+    site, covers, adjusted = run_sync(lambda: _prepare(job))
+    currency = covers[0].currency
+    progress = _Progress()
+    progress.stage("calibrating")
+    priced = _price(site, covers, float(Decimal(job.quantity)), job, float(adjusted), progress)
+    return FastQuotePricing(
+        gross_premium_minor=to_minor(Decimal(_money(priced.premium.gross_premium)), currency),
+        risk_premium_minor=to_minor(Decimal(_money(priced.premium.adjusted_expected_loss)), currency),
+        report=_report(priced, covers, currency),
+    )
+
+
+async def _prepare(job: FastQuoteJob) -> tuple[Any, list, Decimal]:
+    """Move the quote to running; its covers, their site and the covers' signed-off risk
+    premium (catalogue pricing) for the quote's units, exact."""
     moved = await quotes_db.set_job_status(
         FastQuoteStatusInput(
             tenant_id=job.tenant_id,
@@ -87,28 +108,18 @@ async def price_fast_quote(job: FastQuoteJob) -> FastQuotePricing:
         ) from None
     quantity = Decimal(job.quantity)
     currency = covers[0].currency
-    # the covers' signed-off risk premiums (catalogue pricing) for q units, exact
     adjusted = sum(c.risk_premium_pct * from_minor(c.limit_minor, currency) * quantity for c in covers)
-    task = asyncio.create_task(asyncio.to_thread(_price, site, covers, float(quantity), job, float(adjusted)))
-    while True:
-        done, _ = await asyncio.wait({task}, timeout=HEARTBEAT_SECONDS)
-        if done:
-            break
-        activity.heartbeat({"stage": "pricing"})
-    priced = task.result()
-    return FastQuotePricing(
-        gross_premium_minor=to_minor(Decimal(_money(priced.premium.gross_premium)), currency),
-        risk_premium_minor=to_minor(Decimal(_money(priced.premium.adjusted_expected_loss)), currency),
-        report=_report(priced, covers, currency),
-    )
+    return site, covers, adjusted
 
 
-def _price(site, covers, quantity: float, job: FastQuoteJob, adjusted: float):
+def _price(site, covers, quantity: float, job: FastQuoteJob, adjusted: float, progress=None):
     from activities.pricing import CoverTerms
     from activities.pricing.quote_pricing import price_quote
 
     terms = [CoverTerms.of(c.terms, cover_id=str(c.coverage_id)) for c in covers]
-    return price_quote(site_model(site), terms, quantity, job.simulations, job.seed, load_parameters(), adjusted)
+    return price_quote(
+        site_model(site), terms, quantity, job.simulations, job.seed, load_parameters(), adjusted, progress=progress
+    )
 
 
 def _report(p, covers, currency: str) -> dict:

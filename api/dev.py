@@ -202,8 +202,9 @@ def run_dev(settings: Settings) -> int:
         # The dev stack's daily observations come from the calibrated models, labelled simulated.
         env = {"OBSERVATION_PROVIDERS": "simulated", **os.environ, "PYTHONUNBUFFERED": "1"}
         cli = [sys.executable, "-m", "api.cli"]
-        # One worker process per kind of work; webhooks (async HTTP) share the lifecycle's.
-        for queues in (("lifecycle", "webhooks"), ("pricing",), ("documents",)):
+        # One worker process per kind of work; webhooks (async HTTP) share the lifecycle's;
+        # a month end's settlements have their own (docs/runbook.md, "Worker processes").
+        for queues in (("lifecycle", "webhooks"), ("pricing",), ("documents",), ("settlement",)):
             args = [arg for queue in queues for arg in ("--queue", queue)]
             children.append(subprocess.Popen([sys.executable, "-m", "workflows.worker", *args], env=env))
         children.append(subprocess.Popen([*cli, "api"], env=env))

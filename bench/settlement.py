@@ -1,8 +1,8 @@
 """Benchmark: a month end's settlement of --policies active policies (issue 13).
 
 Its own stack, as bench/api.py starts it (file-backed Temporal dev server with `make dev`'s
-settings, migrations, a lifecycle + webhooks worker process as `make dev` runs it; temp dir,
-free loopback ports, SQLite). Then:
+settings, migrations, a lifecycle + webhooks worker process and a settlement worker process
+as `make dev` runs them; temp dir, free loopback ports, SQLite). Then:
 
   seed      --policies policies in force (6 monthly line items of 2 covers each: excess
             rainfall and deficit, 250,000 INR; 12 covers per policy) spread over --targets
@@ -210,6 +210,7 @@ async def run(args, procs: Processes, tmp: Path, ports: Ports, env: dict[str, st
     await start_temporal_and_migrate(procs, tmp, ports, env)
     cli = [sys.executable, "-m", "api.cli"]
     procs.start("worker", [*cli, "worker", "--queue", "lifecycle", "--queue", "webhooks"], env)
+    procs.start("settlement", [*cli, "worker", "--queue", "settlement"], env)
     await asyncio.sleep(3)
     await open_pool()
     try:
@@ -269,7 +270,7 @@ def main() -> int:
                     help="start the settlement workflows inside the timed window (as the earlier runs did)")
     ap.add_argument("--keep", action="store_true", help="keep the temp dir afterwards")
     args = ap.parse_args()
-    return run_stack_bench("settlement", run, args, {}, ("worker",), args.keep)
+    return run_stack_bench("settlement", run, args, {}, ("worker", "settlement"), args.keep)
 
 
 if __name__ == "__main__":

@@ -92,6 +92,8 @@ class Settings:
     webhook_allow_loopback: bool = False
     webhook_secrets_key: str | None = None
     temporal_ui_port: int = 8233
+    # Seconds a stopping worker (SIGTERM) gives the activities in flight to finish.
+    worker_shutdown_seconds: float = 30.0
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -163,6 +165,7 @@ def load_settings() -> Settings:
         pricing_in_flight_per_tenant=int(_env("PRICING_IN_FLIGHT_PER_TENANT", "10")),
         pricing_starts_per_minute=int(_env("PRICING_STARTS_PER_MINUTE", "60")),
         sellable_months=int(_env("SELLABLE_MONTHS", "24")),
+        worker_shutdown_seconds=float(_env("WORKER_SHUTDOWN_SECONDS", "30")),
         webhook_allow_loopback=_env("WEBHOOK_ALLOW_LOOPBACK", "0").lower() in ("1", "true", "yes"),
         webhook_secrets_key=os.environ.get("WEBHOOK_SECRETS_KEY") or None,
         temporal_ui_port=int(_env("TEMPORAL_UI_PORT", "8233")),

@@ -1,11 +1,13 @@
 """A fast quote's job under faults (issue 12): a pricing activity that fails transiently is
 retried and the quote completes; one that fails for good leaves the quote in `error` with its
 reason. The failing activity wraps the real one by name (the workers' fault-injection hook,
-workflows.worker._with_overrides), as the other lifecycle fault tests do."""
+workflows.worker._with_overrides), as the other lifecycle fault tests do. The real one is a
+sync activity (the pricing pool runs it), so are the wrappers."""
 
 from __future__ import annotations
 
-import asyncio
+import threading
+import time
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
@@ -21,35 +23,36 @@ QUERY = "targetName=400001&from=2027-07-01&to=2027-07-31&size=100"
 
 
 @activity.defn(name="price_fast_quote")
-async def price_fails_once(job: FastQuoteJob):
+def price_fails_once(job: FastQuoteJob):
     if activity.info().attempt == 1:
         raise ConnectionError("database connection reset")
-    return await price_fast_quote(job)
+    return price_fast_quote(job)
 
 
 @activity.defn(name="price_fast_quote")
-async def price_fails_for_good(job: FastQuoteJob):
+def price_fails_for_good(job: FastQuoteJob):
     raise ApplicationError("the climate data of this target is being replaced; quote again later", non_retryable=True)
 
 
-RELEASE = asyncio.Event()
+RELEASE = threading.Event()
 
 
 @activity.defn(name="price_fast_quote")
-async def price_when_released(job: FastQuoteJob):
+def price_when_released(job: FastQuoteJob):
     """The real pricing, held after it has marked the quote running until the test says go."""
     from models.clock import utcnow
     from models.db import quotes as quotes_db
+    from models.db.core import run_sync
     from models.domain.statuses import QuoteStatus
     from models.temporal.quotes import FastQuoteStatusInput
 
-    await quotes_db.set_job_status(
+    run_sync(lambda: quotes_db.set_job_status(
         FastQuoteStatusInput(job.tenant_id, job.quote_id, QuoteStatus.RUNNING, [QuoteStatus.QUEUED], utcnow())
-    )
+    ))
     while not RELEASE.is_set():
         activity.heartbeat()
-        await asyncio.sleep(0.2)
-    return await price_fast_quote(job)
+        time.sleep(0.2)
+    return price_fast_quote(job)
 
 
 async def _quote(faulty, tenant) -> str:

@@ -107,7 +107,7 @@ async def test_a_worker_killed_mid_settlement_loses_and_duplicates_nothing(tempo
     target, month, seeded = await _seeded()
     queue = f"settle-killed-{uuid.uuid4()}"
     address = temporal_env.client.service_client.config.target_host
-    doomed = await worker_process(address, queue, "--queue", "lifecycle")
+    doomed = await worker_process(address, queue, "--queue", "lifecycle", "--queue", "settlement")
     successor = None
     try:
         await _start(temporal_env.client, queue, target, month)
@@ -116,7 +116,7 @@ async def test_a_worker_killed_mid_settlement_loses_and_duplicates_nothing(tempo
         await doomed.wait()
         events, _, _ = await _counts(seeded["policies"])
         assert events < 2 * POLICIES, "the kill must land before the last page"
-        successor = await worker_process(address, queue, "--queue", "lifecycle")
+        successor = await worker_process(address, queue, "--queue", "lifecycle", "--queue", "settlement")
         await _wait_settled(target, timeout=240)
         await _assert_exactly_once(seeded)
         handle = temporal_env.client.get_workflow_handle(settlement_workflow_id(target, *month))
@@ -161,7 +161,7 @@ async def test_the_temporal_server_restarted_mid_settlement_loses_and_duplicates
     try:
         client = await _connect(address)
         queue = f"settle-restart-{uuid.uuid4()}"
-        async with Workers(client, queue, queues=("lifecycle",)):
+        async with Workers(client, queue, queues=("lifecycle", "settlement")):
             await _start(client, queue, target, month)
             await _wait_mid_activity(seeded["policies"])
             _kill_group(server)

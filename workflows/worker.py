@@ -6,6 +6,16 @@
   processes run at a lower CPU priority (nice); activity slots equal the pool size, and
   heartbeats reach Temporal from the pool's processes through a shared-state manager.
 - **documents** (`<base>-documents`): WeasyPrint, one document at a time.
+- **webhooks** (`<base>-webhooks`): deliveries, many at once (async HTTP).
+- **settlement** (`<base>-settlement`): `settle_period`, a month end's long database work,
+  never queued beside the short writes that Updates wait on (the settlement workflow itself
+  stays on the lifecycle queue; runs started before the split call it there).
+
+Every worker gets a graceful-shutdown timeout (WORKER_SHUTDOWN_SECONDS, 30 s): on SIGTERM
+it stops polling and the activities in flight have that long to finish before they are
+cancelled (a cancelled one is retried elsewhere, but its work so far is lost). The pricing
+pool's processes ignore SIGTERM and SIGINT (a process manager signalling the whole group
+must not kill a simulation the worker is draining); they die with their worker.
 
 `python -m workflows.worker --queue ...` (or `parametric worker`, which runs it) serves any
 of them in one process; `make dev` runs each in its own process.
@@ -18,6 +28,7 @@ import concurrent.futures
 import logging
 import multiprocessing
 import os
+from multiprocessing.managers import SyncManager
 from datetime import timedelta
 from dataclasses import dataclass, field
 
@@ -149,6 +160,7 @@ LIFECYCLE_ACTIVITIES = [
     render_policy_schedule,
 ]
 PRICING_ACTIVITIES = [
+    price_fast_quote,  # sync: marks the quote running, simulates in the pool's process
     price_stay_nights,
     simulate_coverage,
     simulate_coverages,
@@ -162,7 +174,6 @@ PRICING_WORKFLOWS = [CatalogueWorkflow, CoveragePricingWorkflow]
 # Their database steps are local activities (workflows/pricing.py), so the pricing queue's
 # activity slots are the pool's alone.
 PRICING_DB_ACTIVITIES = [
-    price_fast_quote,  # async: marks the quote running, simulates on a thread
     load_site,
     find_catalogue_coverages,
     create_coverages,
@@ -179,6 +190,8 @@ PRICING_DB_ACTIVITIES = [
     publish_pricing_candidate,
     lapse_pricing_candidate,
 ]
+# A month end's settlements on a queue of their own (new runs: workflows/settlement.py).
+SETTLEMENT_ACTIVITIES = [settle_period]
 DOCUMENT_WORKFLOWS = [CoverageDocumentsWorkflow, PolicyScheduleWorkflow, ClaimReportWorkflow]
 # Webhook delivery waits on receivers: its own queue, so a slow one never delays the rest.
 WEBHOOK_WORKFLOWS = [WebhookDeliveryWorkflow, WebhookDispatchWorkflow]
@@ -186,6 +199,9 @@ WEBHOOK_ACTIVITIES = [deliver_webhook, finish_webhook_delivery, dispatch_webhook
 DOCUMENT_ACTIVITIES = [render_coverage_documents, render_policy_schedule, render_fast_quote_document, render_claim_report]
 
 log = logging.getLogger("parametric.worker")
+
+# How long activities in flight get to finish once a worker is told to stop (SIGTERM).
+SHUTDOWN_GRACE = timedelta(seconds=30)
 
 # The sandbox with every module passed through: modules are imported once per process, not
 # re-executed for each new workflow run (that re-import was about 16 ms of the worker's CPU
@@ -202,17 +218,29 @@ def _lower_priority() -> None:
         pass
 
 
-def _pool_process_init() -> None:
-    """A pool process runs at the pricing priority and dies with its worker, even one killed
-    outright (Linux: PR_SET_PDEATHSIG), so no orphan keeps a core busy."""
-    _lower_priority()
+def _outlive_group_signals() -> None:
+    """A child of the worker (pool process, the pool's manager) ignores SIGTERM and SIGINT:
+    its worker decides when it stops, and a signal to the whole process group (what process
+    managers and a terminal's Ctrl-C send) must not kill a simulation, or the heartbeats of
+    one, that the worker is draining. It dies with its worker, even one killed outright
+    (Linux: PR_SET_PDEATHSIG; SIGKILL, since SIGTERM is ignored), so no orphan keeps a core
+    busy."""
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         import ctypes
-        import signal
 
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG = 1
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG = 1
     except (OSError, AttributeError):  # pragma: no cover - not Linux
         pass
+
+
+def _pool_process_init() -> None:
+    """A pool process runs at the pricing priority and outlives signals to its group."""
+    _lower_priority()
+    _outlive_group_signals()
 
 
 @dataclass
@@ -227,7 +255,9 @@ class PricingPool:
         self.executor = concurrent.futures.ProcessPoolExecutor(
             max_workers=self.processes, mp_context=self._context, initializer=_pool_process_init
         )
-        self._manager = self._context.Manager()
+        # The manager carries the pool's heartbeats: it outlives a SIGTERM to the group too.
+        self._manager = SyncManager(ctx=self._context)
+        self._manager.start(initializer=_outlive_group_signals)
         self.shared_state = SharedStateManager.create_from_multiprocessing(self._manager)
 
     def close(self) -> None:
@@ -244,11 +274,14 @@ def _with_overrides(activities: list, overrides: dict | None) -> list:
     return [overrides.get(name, function) for name, function in by_name.items()]
 
 
-def build_lifecycle_worker(client: Client, base_queue: str, activity_overrides: dict | None = None) -> Worker:
+def build_lifecycle_worker(
+    client: Client, base_queue: str, activity_overrides: dict | None = None, shutdown: timedelta = SHUTDOWN_GRACE
+) -> Worker:
     """Every workflow and the short database activities."""
     activities = _with_overrides(LIFECYCLE_ACTIVITIES, activity_overrides)
     return Worker(
         client,
+        graceful_shutdown_timeout=shutdown,
         task_queue=task_queue(base_queue, "lifecycle"),
         workflow_runner=WORKFLOW_RUNNER,
         workflows=WORKFLOWS,
@@ -259,10 +292,15 @@ def build_lifecycle_worker(client: Client, base_queue: str, activity_overrides: 
 
 
 def build_pricing_worker(
-    client: Client, base_queue: str, pool: PricingPool | None = None, activity_overrides: dict | None = None
+    client: Client,
+    base_queue: str,
+    pool: PricingPool | None = None,
+    activity_overrides: dict | None = None,
+    shutdown: timedelta = SHUTDOWN_GRACE,
 ) -> Worker:
     """Monte Carlo on `pool` (a thread when None: tests that need no process isolation)."""
     common = dict(
+        graceful_shutdown_timeout=shutdown,
         task_queue=task_queue(base_queue, "pricing"),
         workflows=PRICING_WORKFLOWS,
         workflow_runner=WORKFLOW_RUNNER,
@@ -284,11 +322,14 @@ def build_pricing_worker(
     )
 
 
-def build_documents_worker(client: Client, base_queue: str, activity_overrides: dict | None = None) -> Worker:
+def build_documents_worker(
+    client: Client, base_queue: str, activity_overrides: dict | None = None, shutdown: timedelta = SHUTDOWN_GRACE
+) -> Worker:
     """Renders one document at a time (WeasyPrint is CPU-bound): documents never starve the
     API or the lifecycle."""
     return Worker(
         client,
+        graceful_shutdown_timeout=shutdown,
         task_queue=task_queue(base_queue, "documents"),
         workflows=DOCUMENT_WORKFLOWS,
         workflow_runner=WORKFLOW_RUNNER,
@@ -297,14 +338,33 @@ def build_documents_worker(client: Client, base_queue: str, activity_overrides: 
     )
 
 
-def build_webhooks_worker(client: Client, base_queue: str, activity_overrides: dict | None = None) -> Worker:
+def build_webhooks_worker(
+    client: Client, base_queue: str, activity_overrides: dict | None = None, shutdown: timedelta = SHUTDOWN_GRACE
+) -> Worker:
     """Delivers signed webhooks (async HTTP: many at once)."""
     return Worker(
         client,
+        graceful_shutdown_timeout=shutdown,
         task_queue=task_queue(base_queue, "webhooks"),
         workflows=WEBHOOK_WORKFLOWS,
         workflow_runner=WORKFLOW_RUNNER,
         activities=_with_overrides(WEBHOOK_ACTIVITIES, activity_overrides),
+        max_concurrent_activities=50,
+    )
+
+
+def build_settlement_worker(
+    client: Client, base_queue: str, activity_overrides: dict | None = None, shutdown: timedelta = SHUTDOWN_GRACE
+) -> Worker:
+    """Runs `settle_period` (async database work): a month end wakes every target's
+    settlement at once, and they queue here, not beside the lifecycle queue's short writes
+    that API requests wait on. No workflows: the settlement workflow stays on the lifecycle
+    queue."""
+    return Worker(
+        client,
+        graceful_shutdown_timeout=shutdown,
+        task_queue=task_queue(base_queue, "settlement"),
+        activities=_with_overrides(SETTLEMENT_ACTIVITIES, activity_overrides),
         max_concurrent_activities=50,
     )
 
@@ -364,20 +424,24 @@ class Workers:
     queues: tuple[str, ...] = QUEUES
     pricing_processes: int = 1
     activity_overrides: dict | None = None
+    shutdown_grace: timedelta = SHUTDOWN_GRACE
     _pool: PricingPool | None = None
     _workers: list[Worker] = field(default_factory=list)
 
     def build(self) -> list[Worker]:
         workers = []
+        options = dict(activity_overrides=self.activity_overrides, shutdown=self.shutdown_grace)
         if "lifecycle" in self.queues:
-            workers.append(build_lifecycle_worker(self.client, self.base_queue, self.activity_overrides))
+            workers.append(build_lifecycle_worker(self.client, self.base_queue, **options))
         if "pricing" in self.queues:
             self._pool = PricingPool(self.pricing_processes) if self.pricing_processes > 0 else None
-            workers.append(build_pricing_worker(self.client, self.base_queue, self._pool, self.activity_overrides))
+            workers.append(build_pricing_worker(self.client, self.base_queue, self._pool, **options))
         if "documents" in self.queues:
-            workers.append(build_documents_worker(self.client, self.base_queue, self.activity_overrides))
+            workers.append(build_documents_worker(self.client, self.base_queue, **options))
         if "webhooks" in self.queues:
-            workers.append(build_webhooks_worker(self.client, self.base_queue, self.activity_overrides))
+            workers.append(build_webhooks_worker(self.client, self.base_queue, **options))
+        if "settlement" in self.queues:
+            workers.append(build_settlement_worker(self.client, self.base_queue, **options))
         return workers
 
     async def __aenter__(self) -> "Workers":
@@ -387,10 +451,12 @@ class Workers:
         return self
 
     async def __aexit__(self, *exc) -> None:
-        for worker in reversed(self._workers):
-            await worker.__aexit__(*exc)
-        if self._pool is not None:
-            self._pool.close()
+        # All at once: each drains its activities for up to the grace, not one grace after another.
+        try:
+            await asyncio.gather(*(worker.__aexit__(*exc) for worker in reversed(self._workers)))
+        finally:
+            if self._pool is not None:
+                self._pool.close()
 
 
 def default_pricing_processes() -> int:
@@ -407,7 +473,13 @@ async def run_worker(settings: Settings, queues: tuple[str, ...] = QUEUES, stop:
         _lower_priority()
     await open_pool()
     client = await connect(settings)
-    workers = Workers(client, settings.task_queue, queues, settings.pricing_processes or default_pricing_processes())
+    workers = Workers(
+        client,
+        settings.task_queue,
+        queues,
+        settings.pricing_processes or default_pricing_processes(),
+        shutdown_grace=timedelta(seconds=max(0.0, settings.worker_shutdown_seconds)),
+    )
     log.info(
         "worker polling %s on %s/%s",
         ", ".join(task_queue(settings.task_queue, q) for q in queues),
@@ -419,8 +491,10 @@ async def run_worker(settings: Settings, queues: tuple[str, ...] = QUEUES, stop:
     try:
         async with workers:
             await (stop.wait() if stop is not None else asyncio.Event().wait())
+            log.info("stopping: activities in flight have %s s to finish", settings.worker_shutdown_seconds)
     finally:
         await close_pool()
+    log.info("worker stopped")
 
 
 def main(argv: list[str] | None = None) -> None:

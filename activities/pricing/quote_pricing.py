@@ -17,6 +17,7 @@ less than the sum of the covers' own.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,16 +66,24 @@ def price_quote(
     seed: int,
     params: LoadParameters,
     adjusted_expected_loss: float | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> QuotePricing:
-    """Price ``covers`` (one unit each) jointly for ``quantity`` units of each (module doc)."""
+    """Price ``covers`` (one unit each) jointly for ``quantity`` units of each (module doc).
+
+    ``progress(paths_done, paths_total)``: called as the simulation goes and after each
+    later stage (an activity's heartbeats)."""
     if quantity <= 0:
         raise ValueError("quantity must be > 0")
-    sample = simulate_payouts(model, covers, n, seed)
+    sample = simulate_payouts(model, covers, n, seed, progress=progress)
     priced = price_sample(model, covers, sample, seed)
+    if progress is not None:
+        progress(sample.n, sample.n)
     agg = priced.aggregate
     q = float(quantity)
     total = TailMetrics(**{k: _scaled(getattr(agg, k), k, q) for k in agg.__dataclass_fields__})
     bands = parameter_bands(model, covers, seed)
+    if progress is not None:
+        progress(sample.n, sample.n)
     replicate_totals = q * np.sum([b.replicates for b in bands], axis=0)
     el = float(total.expected_loss)
     sd = float(replicate_totals.std(ddof=1))

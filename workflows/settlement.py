@@ -49,6 +49,8 @@ REVISION_WINDOW = dt.timedelta(days=90)
 SETTLE_TIMEOUT = dt.timedelta(minutes=30)
 SETTLE_HEARTBEAT = dt.timedelta(seconds=30)  # a page takes seconds; a lost worker is noticed in 30 s
 SETTLE_RETRY = RetryPolicy(initial_interval=dt.timedelta(seconds=1), maximum_interval=dt.timedelta(minutes=5))
+# settle_period on the settlement task queue, not beside the lifecycle's Update-serving writes.
+PATCH_SETTLEMENT_QUEUE = "settlement-own-queue"
 
 
 def due_at(end: dt.date) -> dt.datetime:
@@ -142,6 +144,8 @@ class SettlementWorkflow:
             heartbeat_timeout=SETTLE_HEARTBEAT,
             retry_policy=SETTLE_RETRY,
             summary=f"Settle {self._input.target_id} {self._input.start}..{self._input.end}",
+            **({"task_queue": task_queue(workflow.info().task_queue, "settlement")}
+               if workflow.patched(PATCH_SETTLEMENT_QUEUE) else {}),
         )
         self._runs += 1
         self._coverages = outcome.coverages

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import logging
 import re
+import socket
+import sqlite3
 from http import HTTPStatus
 from typing import Any
 
@@ -229,10 +231,57 @@ def handle_timeout(request: Request, exc: TimeoutError) -> Response[Any]:
     return problem_response(request, 503, "The request did not complete in time; retry shortly.", headers={"Retry-After": "2"})
 
 
+DATABASE_RETRY_AFTER = "5"  # seconds: a restart or failover of the database takes about that
+# sqlite3.OperationalError says more than "unreachable" (a bad statement is one too): these
+# are the ones that mean the file cannot be used now.
+_SQLITE_DOWN = ("unable to open database file", "disk i/o error", "database is locked", "readonly database")
+
+
+def _database_down(exc: Exception) -> bool:
+    """Whether `exc` says the database cannot be reached or used now, rather than refusing a
+    statement: a connection refused, reset or closed (asyncpg's connection and
+    operator-intervention errors: a server shutting down or starting up, too many
+    connections), or a SQLite file that cannot be opened or written."""
+    if isinstance(exc, sqlite3.OperationalError):
+        message = str(exc).lower()
+        return any(words in message for words in _SQLITE_DOWN)
+    if _ASYNCPG is not None and isinstance(exc, _ASYNCPG.InterfaceError):
+        message = str(exc).lower()
+        return "closed" in message or "closing" in message
+    return True
+
+
+def handle_database_unavailable(request: Request, exc: Exception) -> Response[Any]:
+    """The database down (reads and writes alike) is a 503 the client can retry, never a 500."""
+    if not _database_down(exc):
+        return handle_unexpected(request, exc)
+    log.warning("database unavailable on %s: %s: %s", request.url.path, type(exc).__name__, exc)
+    return problem_response(
+        request, 503, "The database is not reachable; retry shortly.", headers={"Retry-After": DATABASE_RETRY_AFTER}
+    )
+
+
 def handle_unexpected(request: Request, exc: Exception) -> Response[Any]:
     log.exception("unhandled error on %s %s", request.method, request.url.path)
     return problem_response(request, 500, "The server could not complete the request.")
 
+
+try:  # the PostgreSQL driver (installed with the service; absent, only SQLite is in use)
+    import asyncpg.exceptions as _ASYNCPG
+except ImportError:  # pragma: no cover
+    _ASYNCPG = None
+
+# Connection failures of the database drivers (and of any socket a request waits on).
+DATABASE_ERRORS: tuple[type[Exception], ...] = (sqlite3.OperationalError, ConnectionError, socket.gaierror) + (
+    (
+        _ASYNCPG.PostgresConnectionError,
+        _ASYNCPG.OperatorInterventionError,
+        _ASYNCPG.TooManyConnectionsError,
+        _ASYNCPG.InterfaceError,
+    )
+    if _ASYNCPG is not None
+    else ()
+)
 
 EXCEPTION_HANDLERS = {
     ValidationException: handle_validation,
@@ -243,5 +292,6 @@ EXCEPTION_HANDLERS = {
     RPCError: handle_temporal,
     RPCTimeoutOrCancelledError: handle_temporal_deadline,
     TimeoutError: handle_timeout,
+    **{error: handle_database_unavailable for error in DATABASE_ERRORS},
     Exception: handle_unexpected,
 }

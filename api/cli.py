@@ -482,5 +482,58 @@ def staff_disable(client_id) -> None:
     click.echo(f"client {client_id} disabled", err=True)
 
 
+@main.group()
+def keys() -> None:
+    """The token signing keys every API process shares (api/auth/keys.py)."""
+
+
+def _key_rows(settings) -> list[dict]:
+    async def listing() -> list[dict]:
+        from api.auth.keys import ensure_keys, verify_window
+        from models.clock import utcnow
+        from models.db.tables import SigningKey
+
+        await ensure_keys(settings)
+        rows = await SigningKey.select(
+            SigningKey.kid, SigningKey.generation, SigningKey.created_at, SigningKey.retired_at
+        ).order_by(SigningKey.created_at)
+        current = max((r["generation"] for r in rows if r["generation"] is not None), default=None)
+        window, now = verify_window(settings), utcnow()
+
+        def state(r: dict) -> str:
+            if r["generation"] == current and r["retired_at"] is None:
+                return "current (signs)"
+            if r["retired_at"] is not None and r["retired_at"] + window > now:
+                return f"retired, verifies until {(r['retired_at'] + window).isoformat(timespec='seconds')}"
+            return "expired"
+
+        return [
+            {"kid": r["kid"], "state": state(r), "createdAt": r["created_at"].isoformat(timespec="seconds")}
+            for r in rows
+        ]
+
+    return _tenant_command(listing)
+
+
+@keys.command("list")
+def keys_list() -> None:
+    """The keys (making the first one, or importing SIGNING_KEY_PATH's, if there is none):
+    which signs, until when each retired one verifies."""
+    click.echo(json.dumps(_key_rows(load_settings()), indent=2))
+
+
+@keys.command("rotate")
+def keys_rotate() -> None:
+    """Make a new signing key current. The previous one retires and keeps verifying (and
+    stays in the JWKS) for a token lifetime plus a minute; API processes sign with the new
+    one within a minute."""
+    from api.auth.keys import rotate
+
+    settings = load_settings()
+    kid = _tenant_command(lambda: rotate(settings))
+    click.echo(f"signing key {kid} is current", err=True)
+    click.echo(json.dumps(_key_rows(settings), indent=2))
+
+
 if __name__ == "__main__":
     main()

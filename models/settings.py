@@ -87,8 +87,9 @@ class Settings:
     # `from`/`to`, quote periods).
     sellable_months: int = 24
     # Webhooks (docs/webhooks.md): loopback receivers only for a developer's machine and the
-    # tests (never private or link-local ones); the key sealing endpoint secrets at rest
-    # (unset: one kept in var/keys/webhook-secrets.key); the Web UI port webhooks never reach.
+    # tests (never private or link-local ones); the key sealing secrets at rest, webhook
+    # secrets and token signing keys (SECRETS_KEY, first named WEBHOOK_SECRETS_KEY; unset:
+    # one kept in var/keys/webhook-secrets.key); the Web UI port webhooks never reach.
     webhook_allow_loopback: bool = False
     webhook_secrets_key: str | None = None
     temporal_ui_port: int = 8233
@@ -167,6 +168,6 @@ def load_settings() -> Settings:
         sellable_months=int(_env("SELLABLE_MONTHS", "24")),
         worker_shutdown_seconds=float(_env("WORKER_SHUTDOWN_SECONDS", "30")),
         webhook_allow_loopback=_env("WEBHOOK_ALLOW_LOOPBACK", "0").lower() in ("1", "true", "yes"),
-        webhook_secrets_key=os.environ.get("WEBHOOK_SECRETS_KEY") or None,
+        webhook_secrets_key=os.environ.get("SECRETS_KEY") or os.environ.get("WEBHOOK_SECRETS_KEY") or None,
         temporal_ui_port=int(_env("TEMPORAL_UI_PORT", "8233")),
     )

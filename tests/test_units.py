@@ -143,17 +143,17 @@ def test_the_temporal_binary_accepts_the_dev_tuning(tmp_path, monkeypatch):
 # --- verified-token cache ------------------------------------------------------------------
 
 
-def test_a_verified_token_is_remembered_until_it_expires(settings, monkeypatch):
+async def test_a_verified_token_is_remembered_until_it_expires(settings, database, monkeypatch):
     from api.auth import tokens as token_module
     from api.auth.tokens import TokenError, TokenService
 
     service = TokenService(settings)
-    token, ttl = service.issue(str(uuid.uuid4()), "client-1", internal=False)
-    first = service.verify(token)
+    token, ttl = await service.issue(str(uuid.uuid4()), "client-1", internal=False)
+    first = await service.verify(token)
     assert service.cached_principal(token) == first
     # A second call is answered from the cache: even a broken key lookup is not reached.
     monkeypatch.setattr(service, "_key_for", lambda _: (_ for _ in ()).throw(AssertionError("re-verified")))
-    assert service.verify(token) == first
+    assert await service.verify(token) == first
     # Past exp plus the leeway the cache forgets it (the full check then decides again).
     monkeypatch.undo()
     later = token_module.time.time() + ttl + token_module.LEEWAY + 1
@@ -161,18 +161,18 @@ def test_a_verified_token_is_remembered_until_it_expires(settings, monkeypatch):
     assert service.cached_principal(token) is None
     assert token not in service._verified
     with pytest.raises(TokenError, match="malformed"):
-        service.verify(token.replace(".", "", 1))  # and bad tokens are never cached
+        await service.verify(token.replace(".", "", 1))  # and bad tokens are never cached
 
 
-def test_the_verified_token_cache_is_bounded(settings, monkeypatch):
+async def test_the_verified_token_cache_is_bounded(settings, database, monkeypatch):
     from api.auth import tokens as token_module
     from api.auth.tokens import TokenService
 
     monkeypatch.setattr(token_module, "VERIFIED_CACHE_SIZE", 3)
     service = TokenService(settings)
-    issued = [service.issue(str(uuid.uuid4()), f"c{i}", internal=False)[0] for i in range(5)]
+    issued = [(await service.issue(str(uuid.uuid4()), f"c{i}", internal=False))[0] for i in range(5)]
     for token in issued:
-        service.verify(token)
+        await service.verify(token)
     assert [service.cached_principal(t) is not None for t in issued] == [False, False, True, True, True]
 
 

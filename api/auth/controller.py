@@ -19,7 +19,7 @@ from litestar.params import FromPath
 
 from api.auth.tenants import authenticate_client, roles_of
 from api.peer import peer_address
-from api.auth.tokens import TokenService
+from api.auth.tokens import SigningUnavailable, TokenService
 from api.problems import NotFound
 from api.ratelimit import Limits, RateLimited, note
 from models.db.tables import Tenant
@@ -122,16 +122,20 @@ class TokenController(Controller):
             )
         if fields["scope"].split() != [settings.scope]:
             return _oauth_error(400, "invalid_scope", f"the scope must be {settings.scope}")
-        access_token, ttl = tokens.issue(
-            str(client.tenant_id), str(client.id), bool(client.internal), roles_of(client), client.name
-        )
+        try:
+            access_token, ttl = await tokens.issue(
+                str(client.tenant_id), str(client.id), bool(client.internal), roles_of(client), client.name
+            )
+        except SigningUnavailable as exc:
+            return _oauth_error(503, "temporarily_unavailable", str(exc), {"Retry-After": "60"})
         body = TokenResponse(access_token=access_token, token_type="Bearer", expires_in=ttl, scope=settings.scope)
         return Response(content=msgspec.json.encode(body), media_type="application/json", headers=NO_STORE)
 
     @get("/discovery/v2.0/keys", operation_id="getTenantJwks", summary="The token signing keys (JWKS)")
     async def jwks(self, request: Request, tenant_id: FromPath[str]) -> dict[str, Any]:
+        """The current key and the retired ones whose tokens are still valid (api/auth/keys.py)."""
         await _known_tenant(tenant_id)
-        return request.app.state.tokens.keys.jwks
+        return await request.app.state.tokens.jwks()
 
     @get(
         "/v2.0/.well-known/openid-configuration",
@@ -155,4 +159,5 @@ class TokenController(Controller):
 
 @get("/.well-known/jwks.json", operation_id="getJwks", summary="The token signing keys (JWKS)", tags=["Authentication"], security=[{}], opt=callers(Caller.PUBLIC))
 async def jwks(request: Request) -> dict[str, Any]:
-    return request.app.state.tokens.keys.jwks
+    """The current key and the retired ones whose tokens are still valid (api/auth/keys.py)."""
+    return await request.app.state.tokens.jwks()

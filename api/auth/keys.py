@@ -1,20 +1,48 @@
-"""The token signing key: ES256, kept on disk, published as a JWKS with an RFC 7638 key id.
+"""The token signing keys: ES256, one set shared by every API process through the database
+(models/db/signing_keys.py), published as a JWKS with RFC 7638 key ids.
 
-Rotation: put the new key at SIGNING_KEY_PATH and the old public key file next to it with
-the suffix `.previous.pub.pem`; both are published and accepted until the old one is removed.
+- **First use**: whichever process needs a key first makes it; two at once cannot both win
+  (the key's generation is unique), the other reads the winner's. The private half is
+  sealed at rest with the deployment's secrets key (models/db/sealing.py: SECRETS_KEY, the
+  same on every host).
+- **An install from before** (a key file at SIGNING_KEY_PATH, default
+  `var/keys/signing-key.pem`): that key is imported as the first key, so the tokens it
+  signed keep verifying (same kid), and its `signing-key.previous.pub.pem`, if any, as a
+  retired key. A host whose key file is not in the table (several hosts each made their
+  own) adds its public key as retired: the tokens it issued before the upgrade verify for
+  their lifetime. The file is only read; it may be deleted once imported.
+- **Rotation** (`parametric keys rotate`): a new key becomes current; the keys before it
+  retire (their private halves erased) and keep verifying, and stay in the JWKS, for a
+  token lifetime plus the refresh interval after retiring, since a process may sign with
+  the old key until it next reads the table.
+- **Every process** re-reads the keys every `REFRESH_SECONDS`, and at once (at most once a
+  second) when a token names a key id it does not know, so a key another process just made
+  is found.
 """
 
 from __future__ import annotations
 
 import base64
+import datetime as dt
 import hashlib
 import json
-import os
+import logging
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
+
+from models.clock import utcnow
+from models.db import signing_keys as keys_db
+from models.db.sealing import SecretUnreadable
+from models.settings import Settings
+
+log = logging.getLogger("parametric.api")
+
+REFRESH_SECONDS = 60.0  # how stale a process's view of the keys may get
+LEEWAY_SECONDS = 30  # as the tokens' exp/nbf leeway (api/auth/tokens.py)
 
 
 def _b64(data: bytes) -> str:
@@ -34,42 +62,117 @@ def public_jwk(public_key: ec.EllipticCurvePublicKey) -> dict[str, str]:
     return {**jwk, "kid": kid, "use": "sig", "alg": "ES256"}
 
 
+def _public_key(jwk: dict[str, str]) -> ec.EllipticCurvePublicKey:
+    def number(text: str) -> int:
+        return int.from_bytes(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)), "big")
+
+    return ec.EllipticCurvePublicNumbers(number(jwk["x"]), number(jwk["y"]), ec.SECP256R1()).public_key()
+
+
+def _pem(key: ec.EllipticCurvePrivateKey) -> bytes:
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+
+
 @dataclass(frozen=True)
-class SigningKeys:
-    private_key: ec.EllipticCurvePrivateKey
-    kid: str
-    jwks: dict[str, list[dict[str, str]]]
+class KeyRing:
+    """What one process signs and verifies with, as read at `loaded_at` (monotonic)."""
+
+    kid: str | None  # the current key; None: this host's secrets key does not open it
+    private_key: ec.EllipticCurvePrivateKey | None
     public_by_kid: dict[str, ec.EllipticCurvePublicKey]
+    jwks: dict[str, list[dict[str, str]]]
+    loaded_at: float
 
 
-def load_or_create(path: Path) -> SigningKeys:
-    """Load the PEM private key at `path`, creating it (mode 0600) on first use."""
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        key = ec.generate_private_key(ec.SECP256R1())
-        pem = key.private_bytes(
-            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-        )
-        tmp = path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(pem)
-        try:
-            os.link(tmp, path)  # atomic and refuses to overwrite a key another process made
-        except FileExistsError:
-            pass
-        tmp.unlink(missing_ok=True)
-    private_key = serialization.load_pem_private_key(path.read_bytes(), password=None)
-    if not isinstance(private_key, ec.EllipticCurvePrivateKey):
+def verify_window(settings: Settings) -> dt.timedelta:
+    """How long a retired key keeps verifying: a token lifetime after the last token it
+    can have signed (a process learns of a rotation within REFRESH_SECONDS)."""
+    return dt.timedelta(seconds=settings.token_ttl_seconds + REFRESH_SECONDS + LEEWAY_SECONDS)
+
+
+def _read_key_file(path: Path) -> ec.EllipticCurvePrivateKey | None:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    key = serialization.load_pem_private_key(data, password=None)
+    if not isinstance(key, ec.EllipticCurvePrivateKey):
         raise ValueError(f"{path} must hold an EC P-256 private key")
-    current = public_jwk(private_key.public_key())
-    keys = [current]
-    public_by_kid = {current["kid"]: private_key.public_key()}
-    previous = path.with_name(path.stem + ".previous.pub.pem")
-    if previous.exists():
-        old = serialization.load_pem_public_key(previous.read_bytes())
-        if isinstance(old, ec.EllipticCurvePublicKey):
-            jwk = public_jwk(old)
-            keys.append(jwk)
-            public_by_kid[jwk["kid"]] = old
-    return SigningKeys(private_key=private_key, kid=current["kid"], jwks={"keys": keys}, public_by_kid=public_by_kid)
+    return key
+
+
+def _read_public_file(path: Path) -> ec.EllipticCurvePublicKey | None:
+    try:
+        key = serialization.load_pem_public_key(path.read_bytes())
+    except FileNotFoundError:
+        return None
+    return key if isinstance(key, ec.EllipticCurvePublicKey) else None
+
+
+async def _make_current(key: ec.EllipticCurvePrivateKey, generation: int) -> bool:
+    jwk = public_jwk(key.public_key())
+    return await keys_db.add_current(jwk["kid"], generation, json.dumps(jwk), _pem(key))
+
+
+async def ensure_keys(settings: Settings) -> None:
+    """A current key exists (the key file's, or a new one), and this host's key file, if
+    it has one, verifies its tokens."""
+    path = settings.signing_key_path
+    from_file = _read_key_file(path)
+    if await keys_db.current_generation() == 0:
+        if await _make_current(from_file or ec.generate_private_key(ec.SECP256R1()), 1) and from_file is not None:
+            log.info("token signing key imported from %s", path)
+            previous = _read_public_file(path.with_name(path.stem + ".previous.pub.pem"))
+            if previous is not None:
+                jwk = public_jwk(previous)
+                await keys_db.add_retired(jwk["kid"], json.dumps(jwk))
+    if from_file is not None:
+        jwk = public_jwk(from_file.public_key())
+        if jwk["kid"] not in await keys_db.known_kids():
+            log.info("the key of %s (not the shared one) verifies its tokens for a token lifetime", path)
+            await keys_db.add_retired(jwk["kid"], json.dumps(jwk))
+
+
+async def rotate(settings: Settings) -> str:
+    """Make a new current key; the previous ones retire (and still verify for
+    `verify_window`). Returns the new key id."""
+    await ensure_keys(settings)
+    key = ec.generate_private_key(ec.SECP256R1())
+    for _ in range(5):  # another rotation at the same moment: go after it
+        if await _make_current(key, await keys_db.current_generation() + 1):
+            return public_jwk(key.public_key())["kid"]
+    raise RuntimeError("the signing keys kept changing under the rotation; try again")
+
+
+def _current(rows: list[keys_db.KeyRow]) -> keys_db.KeyRow | None:
+    return next((r for r in rows if r.generation is not None and r.retired_at is None), None)
+
+
+async def load_ring(settings: Settings, ensure: bool = False) -> KeyRing:
+    """The keys as the table holds them now; `ensure`: first make sure of them
+    (`ensure_keys`: a process does once). The first key is made when there is none."""
+    if ensure:
+        await ensure_keys(settings)
+    retired_after = utcnow() - verify_window(settings)
+    try:
+        rows = await keys_db.usable(retired_after)
+    except SecretUnreadable as exc:
+        log.error("this host cannot sign tokens (it verifies them): %s", exc)
+        rows = await keys_db.usable(retired_after, unseal_current=False)
+    current = _current(rows)
+    if current is None:
+        if ensure:
+            raise RuntimeError("no current token signing key right after making one")
+        return await load_ring(settings, ensure=True)
+    private_key = None
+    if current.private_pem is not None:
+        loaded = serialization.load_pem_private_key(current.private_pem, password=None)
+        private_key = loaded if isinstance(loaded, ec.EllipticCurvePrivateKey) else None
+    jwks = [json.loads(r.public_jwk) for r in rows]
+    return KeyRing(
+        kid=current.kid if private_key is not None else None,
+        private_key=private_key,
+        public_by_kid={jwk["kid"]: _public_key(jwk) for jwk in jwks},
+        jwks={"keys": jwks},
+        loaded_at=time.monotonic(),
+    )

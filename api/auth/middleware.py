@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 import uuid
 
-import anyio
 from litestar.connection import ASGIConnection
 from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
 from litestar.middleware import AbstractAuthenticationMiddleware, AuthenticationResult
@@ -94,9 +93,7 @@ class AuthMiddleware(AbstractAuthenticationMiddleware):
     @staticmethod
     async def _verify(tokens: TokenService, token: str) -> Principal:
         try:
-            if tokens.external:  # a token not verified yet may need the issuer's JWKS: off the loop
-                return tokens.cached_principal(token) or await anyio.to_thread.run_sync(tokens.verify, token)
-            return tokens.verify(token)  # answers from its cache of verified tokens first
+            return await tokens.verify(token)  # answers from its cache of verified tokens first
         except TokenError as exc:
             raise _unauthorized(str(exc)) from None
 

@@ -1,17 +1,22 @@
-"""Issue and verify access tokens (JWT, ES256) for the client-credentials grant."""
+"""Issue and verify access tokens (JWT, ES256) for the client-credentials grant, with the
+signing keys every API process shares (api/auth/keys.py)."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import threading
 import time
 import uuid
 from dataclasses import dataclass
-from functools import cached_property
 
+import anyio
 import jwt
 
-from api.auth.keys import SigningKeys, load_or_create
+from api.auth.keys import REFRESH_SECONDS, KeyRing, load_ring
 from models.settings import Settings
+
+log = logging.getLogger("parametric.api")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +50,15 @@ class TokenError(Exception):
     """The token is missing, malformed, badly signed, expired or not for this API."""
 
 
+class SigningUnavailable(Exception):
+    """This process cannot sign: the current key's private half does not open with this
+    host's secrets key (SECRETS_KEY differs between hosts)."""
+
+
 LEEWAY = 30  # seconds of clock skew allowed on exp and nbf
 VERIFIED_CACHE_SIZE = 4096
+UNKNOWN_KID_REREAD_SECONDS = 1.0  # a token naming an unknown key re-reads the keys at most this often
+RETRY_AFTER_FAILED_READ = 5.0  # seconds: the keys could not be read (database down): keep the last ones
 
 
 class TokenService:
@@ -57,16 +69,42 @@ class TokenService:
         # its validity window on every call. Insertion order makes the dict a FIFO.
         self._verified: dict[str, tuple[Principal, float, float]] = {}
         self._lock = threading.Lock()
-
-    @cached_property
-    def keys(self) -> SigningKeys:
-        return load_or_create(self.settings.signing_key_path)
+        self._ring: KeyRing | None = None
+        self._ring_lock: asyncio.Lock | None = None
+        self._ensured = False
+        self._reread_at = 0.0  # monotonic: the last re-read for an unknown key id
 
     @property
     def external(self) -> bool:
         return self.settings.external_jwks_url is not None
 
-    def issue(
+    async def ring(self, refresh: bool = False) -> KeyRing:
+        """The signing keys, re-read from the database every REFRESH_SECONDS (or now, with
+        `refresh`). While they cannot be read (the database down) the last ones serve."""
+        ring = self._ring
+        if ring is not None and not refresh and time.monotonic() - ring.loaded_at < REFRESH_SECONDS:
+            return ring
+        if self._ring_lock is None:
+            self._ring_lock = asyncio.Lock()
+        async with self._ring_lock:
+            if self._ring is not ring and self._ring is not None:
+                return self._ring  # read by another request meanwhile
+            try:
+                self._ring = await load_ring(self.settings, ensure=not self._ensured)
+                self._ensured = True
+            except Exception:
+                if ring is None:
+                    raise
+                log.warning("the signing keys could not be read; the last ones serve", exc_info=True)
+                stale = time.monotonic() - REFRESH_SECONDS + RETRY_AFTER_FAILED_READ
+                self._ring = KeyRing(ring.kid, ring.private_key, ring.public_by_kid, ring.jwks, stale)
+            return self._ring
+
+    async def jwks(self) -> dict:
+        """The published keys: the current one and the retired ones that still verify."""
+        return (await self.ring()).jwks
+
+    async def issue(
         self, tenant_id: str, client_id: str, internal: bool, staff_roles: tuple[str, ...] = (), name: str = ""
     ) -> tuple[str, int]:
         """A signed access token. A staff client's token carries its staff roles (and its
@@ -88,22 +126,32 @@ class TokenService:
             "exp": now + ttl,
             "jti": str(uuid.uuid4()),
         }
-        token = jwt.encode(claims, self.keys.private_key, algorithm="ES256", headers={"kid": self.keys.kid})
+        ring = await self.ring()
+        if ring.private_key is None:
+            raise SigningUnavailable("this host cannot open the current signing key (SECRETS_KEY differs between hosts)")
+        token = jwt.encode(claims, ring.private_key, algorithm="ES256", headers={"kid": ring.kid})
         return token, ttl
 
-    def _key_for(self, token: str):
-        if self.external:
-            if self._jwk_client is None:
-                self._jwk_client = jwt.PyJWKClient(self.settings.external_jwks_url, cache_keys=True, lifespan=300)
-            try:
-                return self._jwk_client.get_signing_key_from_jwt(token).key
-            except jwt.PyJWKClientError as exc:
-                raise TokenError(f"signing key not found: {exc}") from exc
+    def _external_key(self, token: str):
+        if self._jwk_client is None:
+            self._jwk_client = jwt.PyJWKClient(self.settings.external_jwks_url, cache_keys=True, lifespan=300)
+        try:
+            return self._jwk_client.get_signing_key_from_jwt(token).key
+        except jwt.PyJWKClientError as exc:
+            raise TokenError(f"signing key not found: {exc}") from exc
+
+    async def _key_for(self, token: str):
+        if self.external:  # a key not cached yet is fetched from the issuer: off the event loop
+            return await anyio.to_thread.run_sync(self._external_key, token)
         try:
             kid = jwt.get_unverified_header(token).get("kid")
         except jwt.InvalidTokenError as exc:
             raise TokenError("malformed token") from exc
-        key = self.keys.public_by_kid.get(kid)
+        key = (await self.ring()).public_by_kid.get(kid)
+        if key is None and time.monotonic() - self._reread_at >= UNKNOWN_KID_REREAD_SECONDS:
+            # Another process may have just made it (the first key, a rotation): read once more.
+            self._reread_at = time.monotonic()
+            key = (await self.ring(refresh=True)).public_by_kid.get(kid)
         if key is None:
             raise TokenError("unknown signing key")
         return key
@@ -120,19 +168,18 @@ class TokenService:
             self._verified.pop(token, None)
         return None
 
-    def verify(self, token: str) -> Principal:
+    async def verify(self, token: str) -> Principal:
         principal = self.cached_principal(token)
         if principal is not None:
             return principal
-        principal, claims = self._verify_signed(token)
+        principal, claims = self._verify_signed(token, await self._key_for(token))
         with self._lock:
             while len(self._verified) >= VERIFIED_CACHE_SIZE:
                 self._verified.pop(next(iter(self._verified)))
             self._verified[token] = (principal, float(claims["nbf"]), float(claims["exp"]))
         return principal
 
-    def _verify_signed(self, token: str) -> tuple[Principal, dict]:
-        key = self._key_for(token)
+    def _verify_signed(self, token: str, key) -> tuple[Principal, dict]:
         algorithms = ["ES256", "RS256"] if self.external else ["ES256"]
         try:
             claims = jwt.decode(

@@ -516,3 +516,18 @@ class TravelCoverage(Table, tablename="travel_coverage"):
     data_hash = Varchar(length=80)
     workflow_id = Varchar(length=200)
     created_at = Timestamptz()
+
+
+class SigningKey(Table, tablename="signing_key"):
+    """A token signing key (ES256) every API process shares (api/auth/keys.py): the current
+    one (highest `generation`) signs; a retired one verifies the tokens it signed for a
+    token lifetime after `retired_at`. The private half is sealed at rest
+    (models/db/sealing.py) and erased once retired; keys imported public-only (a key file's
+    `.previous.pub.pem`, another host's key file) have none and no generation."""
+
+    kid = Varchar(length=64, primary_key=True)  # RFC 7638 thumbprint
+    generation = Integer(null=True, default=None, unique=True)  # unique: two first keys cannot both win
+    public_jwk = Text()
+    private_key = Text(default="")  # enc1:... (sealed PKCS#8 PEM); "" once retired
+    created_at = Timestamptz()
+    retired_at = Timestamptz(null=True, default=None)

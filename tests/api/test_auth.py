@@ -143,25 +143,28 @@ def _forge(settings, tenant_id: str, key=None, kid: str | None = None, **claims)
 
 
 async def test_bad_signature_is_401(http, tenant, settings, service):
-    from api.auth.keys import load_or_create
-
-    real_kid = load_or_create(settings.signing_key_path).kid
+    real_kid = (await _signing(settings)).kid
     token = _forge(settings, tenant.id, kid=real_kid)  # right kid, wrong key
     r = await http.get("/index-definitions", headers={"x-tenant-id": tenant.id, "Authorization": f"Bearer {token}"})
     assert_problem(r, 401)
 
 
-def _own(settings, tenant_id: str, **claims) -> str:
-    from api.auth.keys import load_or_create
+async def _signing(settings):
+    """The service's current signing key, as every API process reads it (the database)."""
+    from api.auth.tokens import TokenService
 
-    keys = load_or_create(settings.signing_key_path)
+    return await TokenService(settings).ring()
+
+
+async def _own(settings, tenant_id: str, **claims) -> str:
+    keys = await _signing(settings)
     return _forge(settings, tenant_id, key=keys.private_key, kid=keys.kid, **claims)
 
 
 async def test_properly_signed_token_is_accepted(http, tenant, settings):
     # Guards the next tests: they fail for the claim they change, not for the signing.
     r = await http.get(
-        "/index-definitions", headers={"x-tenant-id": tenant.id, "Authorization": f"Bearer {_own(settings, tenant.id)}"}
+        "/index-definitions", headers={"x-tenant-id": tenant.id, "Authorization": f"Bearer {await _own(settings, tenant.id)}"}
     )
     assert r.status_code == 200, r.text
 
@@ -179,13 +182,11 @@ async def test_properly_signed_token_is_accepted(http, tenant, settings):
 )
 async def test_token_claims_are_checked(http, tenant, settings, claims):
     claims = {k: v for k, v in claims.items()}
-    token = _own(settings, tenant.id, **claims)
+    token = await _own(settings, tenant.id, **claims)
     if claims.get("tid", "") is None:
         payload = jwt.decode(token, options={"verify_signature": False})
         payload.pop("tid")
-        from api.auth.keys import load_or_create
-
-        keys = load_or_create(settings.signing_key_path)
+        keys = await _signing(settings)
         token = jwt.encode(payload, keys.private_key, algorithm="ES256", headers={"kid": keys.kid})
     r = await http.get("/index-definitions", headers={"x-tenant-id": tenant.id, "Authorization": f"Bearer {token}"})
     assert_problem(r, 401)
@@ -200,7 +201,7 @@ async def test_token_of_another_tenant_is_403(http, tenant, other_tenant):
 
 async def test_issuer_of_another_tenant_is_401(http, tenant, other_tenant, settings):
     # A token claiming tenant A but issued for tenant B's issuer is not trusted.
-    token = _own(settings, tenant.id, iss=settings.issuer_for(other_tenant.id))
+    token = await _own(settings, tenant.id, iss=settings.issuer_for(other_tenant.id))
     r = await http.get("/index-definitions", headers={"x-tenant-id": tenant.id, "Authorization": f"Bearer {token}"})
     assert_problem(r, 401)
 

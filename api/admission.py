@@ -7,7 +7,9 @@ Per tenant, at most `PRICING_IN_FLIGHT_PER_TENANT` (10) of them at once and
 with `Retry-After` before anything is priced. The pricing itself is shared fairly on the
 pricing queue: the workflows that price carry the tenant as their Temporal fairness key
 (api/catalogue/service.py, api/travel/service.py), so one tenant's backlog is dispatched
-in turn with everyone else's instead of ahead of it.
+in turn with everyone else's instead of ahead of it; and a tenant's only pricing request
+(none other of its own in flight) gets a higher Temporal priority than the requests of a
+tenant's burst, so it waits for no backlog at all, only for the pricing under way.
 
 The counts are per API process and live behind `AdmissionStore`, so a shared store can
 replace the in-process one.
@@ -22,6 +24,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import AsyncIterator, Protocol
 
+from temporalio.common import Priority
+
 from api.ratelimit import Quota, RateLimited
 from models.settings import Settings
 
@@ -29,6 +33,10 @@ WINDOW_SECONDS = 60.0
 # A tenant at its in-flight quota may try again once one of its pricings has finished:
 # about one stay's or one target's pricing on the pricing pool.
 IN_FLIGHT_RETRY_SECONDS = 5
+# Temporal priority keys (1 highest .. 5; 3 is the default of everything else): a tenant's
+# only pricing request goes ahead of backlogs; a burst's requests queue at the default.
+ALONE_PRIORITY = 2
+BURST_PRIORITY = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,8 +48,9 @@ class Refusal:
 
 
 class AdmissionStore(Protocol):
-    def begin(self, key: str, max_in_flight: int, max_per_window: int, window: float) -> Refusal | None:
-        """Admit one more start for `key` (None), or say why not (0 turns a limit off)."""
+    def begin(self, key: str, max_in_flight: int, max_per_window: int, window: float) -> Refusal | int:
+        """Admit one more start for `key` (answers how many of its starts were in flight
+        before it), or say why not (0 turns a limit off)."""
         ...
 
     def end(self, key: str) -> None:
@@ -56,7 +65,7 @@ class LocalAdmissions:
         self._in_flight: dict[str, int] = {}
         self._starts: dict[str, deque[float]] = {}
 
-    def begin(self, key: str, max_in_flight: int, max_per_window: int, window: float) -> Refusal | None:
+    def begin(self, key: str, max_in_flight: int, max_per_window: int, window: float) -> Refusal | int:
         now = time.monotonic()
         starts = self._starts.setdefault(key, deque())
         while starts and starts[0] <= now - window:
@@ -66,8 +75,9 @@ class LocalAdmissions:
         if max_per_window and len(starts) >= max_per_window:
             return Refusal("per-minute", starts[len(starts) - max_per_window] + window - now)
         starts.append(now)
-        self._in_flight[key] = self._in_flight.get(key, 0) + 1
-        return None
+        before = self._in_flight.get(key, 0)
+        self._in_flight[key] = before + 1
+        return before
 
     def end(self, key: str) -> None:
         left = self._in_flight.get(key, 0) - 1
@@ -89,12 +99,13 @@ class PricingAdmission:
         self.store = store or LocalAdmissions()
 
     @asynccontextmanager
-    async def pricing(self, tenant_id: str) -> AsyncIterator[None]:
-        refused = self.store.begin(tenant_id, self.in_flight, self.per_minute, WINDOW_SECONDS)
-        if refused is not None:
-            raise self._refusal(refused)
+    async def pricing(self, tenant_id: str) -> AsyncIterator[Priority]:
+        """Admit the request (or raise 429); yields the Temporal priority its pricing runs at."""
+        admitted = self.store.begin(tenant_id, self.in_flight, self.per_minute, WINDOW_SECONDS)
+        if isinstance(admitted, Refusal):
+            raise self._refusal(admitted)
         try:
-            yield
+            yield Priority(priority_key=ALONE_PRIORITY if admitted == 0 else BURST_PRIORITY, fairness_key=tenant_id)
         finally:
             self.store.end(tenant_id)
 

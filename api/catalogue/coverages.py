@@ -105,10 +105,10 @@ class CoverageController(Controller):
             nonviable = request.app.state.nonviable
             if not complete(await find_coverages(target_id, slots), target_id, slots, nonviable):
                 # A target-month never priced: the tenant's pricing quota first (api/admission.py).
-                async with request.app.state.admission.pricing(principal.tenant_id):
+                async with request.app.state.admission.pricing(principal.tenant_id) as priority:
                     planned = await asyncio.wait_for(
                         ensure_coverages(
-                            temporal, settings, target_id, slots, wait_for_pricing=False, tenant_id=principal.tenant_id
+                            temporal, settings, target_id, slots, wait_for_pricing=False, priority=priority
                         ),
                         WORKFLOW_DEADLINE,
                     )

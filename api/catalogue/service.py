@@ -4,9 +4,10 @@ of a target that quotes are built from.
 The catalogue already holds the prices; only a target or month not seen before waits for
 its catalogue pricing (seconds, once). Such a request is admitted by the tenant's pricing
 quota first (api/admission.py), and the catalogue workflow it starts carries the tenant as
-its Temporal fairness key: its pricing activities inherit it, so the pricing queue hands
-tenants' work out in turn. (A target's catalogue workflow is shared by every tenant and keeps
-the key of the tenant whose request started it until it closes, two idle minutes later.)"""
+its Temporal fairness key (and the priority of a lone or a burst request): its pricing
+activities inherit them, so the pricing queue hands tenants' work out in turn. (A target's
+catalogue workflow is shared by every tenant and keeps the key of the tenant whose request
+started it until it closes, two idle minutes later.)"""
 
 from __future__ import annotations
 
@@ -68,10 +69,10 @@ async def ensure_coverages(
     slots: list[CoverageSlot],
     wait_for_pricing: bool,
     fallbacks: bool = False,
-    tenant_id: str | None = None,
+    priority: Priority | None = None,
 ) -> list[PlannedCoverage]:
-    """`tenant_id`: whose request this is (the fairness key of a catalogue workflow it
-    starts); None for the platform's own builds."""
+    """`priority`: the Temporal priority and fairness key (the tenant) of a catalogue
+    workflow this request starts (api/admission.py); None for the platform's own builds."""
     start = WithStartWorkflowOperation(
         CATALOGUE_WORKFLOW,
         CatalogueInput(
@@ -89,7 +90,7 @@ async def ensure_coverages(
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
         search_attributes=TypedSearchAttributes([SearchAttributePair(MONITORING_TARGET_ID, target_id)]),
         static_summary=f"Catalogue · {await target_label(target_id)}",
-        priority=Priority(fairness_key=tenant_id) if tenant_id else Priority.default,
+        priority=priority or Priority.default,
     )
     try:
         return await client.execute_update_with_start_workflow(
@@ -189,10 +190,10 @@ async def priced_covers(
     first quote waits for one joint pricing)."""
     rows = await find_coverages(target_id, slots)
     if not complete(rows, target_id, slots, nonviable):
-        async with admission.pricing(tenant_id):
+        async with admission.pricing(tenant_id) as priority:
             planned = await asyncio.wait_for(
                 ensure_coverages(
-                    temporal, settings, target_id, slots, wait_for_pricing=True, fallbacks=fallbacks, tenant_id=tenant_id
+                    temporal, settings, target_id, slots, wait_for_pricing=True, fallbacks=fallbacks, priority=priority
                 ),
                 CATALOGUE_DEADLINE,
             )

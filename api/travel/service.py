@@ -76,8 +76,8 @@ async def coverages_for(lat: str | None, long: str | None, time_range: str | Non
     ids = [travel.travel_coverage_id(target_id, stay, t) for t in travel.TRIGGERS_MM]
     covers = await travel_db.travel_covers(ids)
     if len(covers) < len(ids):
-        async with admission.pricing(tenant_id):
-            await _price_stay(target_id, stay, temporal, settings, tenant_id)
+        async with admission.pricing(tenant_id) as priority:
+            await _price_stay(target_id, stay, temporal, settings, priority)
         covers = await travel_db.travel_covers(ids)
     return [
         CoverageItem(
@@ -90,10 +90,12 @@ async def coverages_for(lat: str | None, long: str | None, time_range: str | Non
     ]
 
 
-async def _price_stay(target_id: str, stay: travel.Stay, temporal: Client, settings: Settings, tenant_id: str) -> None:
+async def _price_stay(target_id: str, stay: travel.Stay, temporal: Client, settings: Settings,
+                      priority: Priority) -> None:
     """Price the stay's covers (TravelCoveragesWorkflow) and wait for them, at most the
-    request deadline. The workflow carries the tenant as its fairness key, which its pricing
-    activity inherits: the pricing queue hands tenants' stays out in turn."""
+    request deadline. The workflow carries the tenant as its fairness key and the priority
+    of a lone or a burst request (api/admission.py), which its pricing activity inherits:
+    the pricing queue hands tenants' stays out in turn."""
     handle = await temporal.start_workflow(
         TRAVEL_COVERAGES_WORKFLOW,
         TravelCoveragesInput(
@@ -104,7 +106,7 @@ async def _price_stay(target_id: str, stay: travel.Stay, temporal: Client, setti
         task_queue=settings.task_queue,
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
         static_summary=f"Hotel rain covers · {target_id} · {stay.first_night}..{stay.last_night}",
-        priority=Priority(fairness_key=tenant_id),
+        priority=priority,
     )
     try:
         await asyncio.wait_for(handle.result(), timeout=settings.request_deadline_seconds)

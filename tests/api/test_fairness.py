@@ -88,16 +88,24 @@ async def test_a_tenant_beyond_its_pricing_quota_is_refused_while_another_is_ser
     assert_problem(quote, 429)
     assert await Coverage.count() == before
 
-    # The stay B priced carries B as its Temporal fairness key (its pricing activity inherits it).
+    # The pricing a tenant starts carries it as the Temporal fairness key (its pricing activity
+    # inherits it); a tenant's only request runs at priority 2, a burst's others at 3.
+    b_priority = await started_priority(temporal_env.client, b_stay)
+    assert (b_priority.fairness_key, b_priority.priority_key) == (quiet.id, 2)
+    admitted = [s for s, r in zip(a_stays[:3], answers[:3]) if r.status_code == 200]
+    a_priorities = [await started_priority(temporal_env.client, s) for s in admitted]
+    assert {p.fairness_key for p in a_priorities} == {burst.id}
+    assert sorted(p.priority_key for p in a_priorities) == [2, 3]
+
+
+async def started_priority(client, time_range: str):
+    """The priority a stay's TravelCoveragesWorkflow was started with."""
     from models.db import travel as travel_db
     from models.domain import travel
     from models.temporal.travel import travel_coverages_workflow_id
 
     target_id, _ = await travel_db.nearest_target(float(CHENNAI["lat"]), float(CHENNAI["long"]))
-    parsed = travel.parse_stay(b_stay, dt.date.today())
-    handle = temporal_env.client.get_workflow_handle(
-        travel_coverages_workflow_id(target_id, parsed.first_night, parsed.last_night)
-    )
+    parsed = travel.parse_stay(time_range, dt.date.today())
+    handle = client.get_workflow_handle(travel_coverages_workflow_id(target_id, parsed.first_night, parsed.last_night))
     history = await handle.fetch_history()
-    started = history.events[0].workflow_execution_started_event_attributes
-    assert started.priority.fairness_key == quiet.id
+    return history.events[0].workflow_execution_started_event_attributes.priority

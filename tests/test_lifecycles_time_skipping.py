@@ -557,3 +557,57 @@ async def test_a_converted_quote_learns_of_its_conversion_at_its_deadline(skippi
     assert attributes.get(QUOTE_STATE) == "ACCEPTED" and attributes.get(POLICY_ID) == str(policy_id)
     assert (await quotes_db.quote_row(tenant_id, draft.id)).status == "ACCEPTED"
     assert await _status(tenant_id, policy_id) == "ACCEPTED"  # an activated policy does not lapse
+
+
+# --- a background write that keeps failing (issue 25, finding 2) --------------------------------
+
+_activation_write = {"down": False}
+
+
+@activity.defn(name="set_policy_status")
+async def active_write_fails_while_down(command: PolicyStatusInput):
+    """The database refuses the policy's ACTIVE write while the test says it is down."""
+    if command.to_status == "ACTIVE" and _activation_write["down"]:
+        raise ApplicationError("database unreachable")
+    return await policy_activities.set_policy_status(command)
+
+
+async def test_a_write_that_keeps_failing_keeps_the_policy_history_bounded(skipping_env, faulty_worker):
+    """The ACTIVE write at the risk start fails for six hours. A few local attempts in the
+    worker, then the same write as a regular activity the server retries: the history gains a
+    handful of events (before: a local activity retried every 5 minutes, each retry a timer
+    and a workflow task, about 5 events, so about 360). Once the database is back the policy
+    turns ACTIVE."""
+    env = skipping_env
+    _activation_write["down"] = True
+    queue = await faulty_worker({"set_policy_status": active_write_fails_while_down})
+    tenant_id, policy_id, start, _ = await _policy(env, queue)
+    handle = env.client.get_workflow_handle(policy_workflow_id(tenant_id, policy_id))
+    with env.auto_time_skipping_disabled():
+        await handle.execute_update(PolicyWorkflow.activate)
+    await schedule_rendered(env, tenant_id, policy_id)
+    start_at = dt.datetime.combine(start, dt.time(0), tzinfo=dt.timezone.utc)
+    await advance(env, queue, _until(start_at, await env.get_current_time()) - dt.timedelta(minutes=1))
+    before = len((await handle.fetch_history()).events)
+    # Past the risk start: the attempts in the worker take real time (seconds of backoff;
+    # before, a minute until the retries became timers), during which the server does not
+    # move its clock. Wait until the write has left the worker.
+    from temporalio.api.enums.v1 import EventType
+
+    async with env.time_skipping_unlocked():
+        for _ in range(240):
+            events = (await handle.fetch_history()).events[before:]
+            if any(e.event_type in (EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, EventType.EVENT_TYPE_TIMER_STARTED) for e in events):
+                break
+            await asyncio.sleep(0.5)
+    for _ in range(12):
+        await advance(env, queue, dt.timedelta(minutes=30))
+    grown = len((await handle.fetch_history()).events) - before
+    assert await _status(tenant_id, policy_id) == "ACCEPTED"
+    assert (await handle.query("status"))["status"] == "ACTIVATING"
+    assert grown <= 30, f"{grown} events in six hours of a failing write"
+    _activation_write["down"] = False
+    await advance(env, queue, dt.timedelta(hours=1))
+    assert await _status(tenant_id, policy_id) == "ACTIVE"
+    assert (await handle.query("status"))["status"] == "ACTIVE"
+    await handle.terminate("test over")

@@ -49,15 +49,17 @@ async def _free_target() -> str:
     return next(r["id"] for r in rows if r["id"] not in used)
 
 
-async def _policy(env, queue: str, monthly_totals: list[Decimal] | None):
-    """A converted 12-month policy over the catalogue coverages of a fresh target, its
-    workflow started; the months' daily rainfall (each month's total spread evenly over its
-    days, exact to 0.0001 mm) loaded as final IMD values when `monthly_totals` is given."""
+async def _policy(env, queue: str, monthly_totals: list[Decimal] | None, months: int = 12):
+    """A converted policy of `months` months (12 by default) over the catalogue coverages of
+    a fresh target, its workflow started; the months' daily rainfall (each month's total
+    spread evenly over its days, exact to 0.0001 mm) loaded as final IMD values when
+    `monthly_totals` is given."""
     target = await _free_target()
     tenant_id = str(uuid.uuid4())
     today = dt.date.today()
     start = dt.date(today.year + (today.month >= 11), (today.month + 1) % 12 + 1, 1)
-    end = dt.date(start.year + 1, start.month, 1) - dt.timedelta(days=1)
+    last = start.month - 1 + months
+    end = dt.date(start.year + last // 12, last % 12 + 1, 1) - dt.timedelta(days=1)
     now = utcnow()
     covers = {}
     for s, e in month_segments(start, end):
@@ -250,3 +252,107 @@ async def test_missing_data_is_flagged_then_settled_when_it_arrives_and_a_revisi
         [ObservationIn(target, "IMD-RF-DAILY", "rainfall_mm", s, None, Decimal("20"), "IMD")]
     )
     assert (again.new, again.revised, again.unchanged) == (0, 0, 1)
+
+
+# --- bounded histories (issue 25, finding 2) ----------------------------------------------------
+
+from temporalio.api.enums.v1 import EventType  # noqa: E402
+
+from workflows.policies import SETTLED_CHECK_MARGIN  # noqa: E402
+from workflows.settlement import HISTORY_LIMIT, due_at  # noqa: E402
+
+# One check of a settlement still waiting for data (its timer, its settle_period, the workflow
+# tasks around them, a dispatch when it wrote something): what a run may hold beyond the limit.
+ONE_CHECK = 20
+# A one-month policy's whole history, from conversion to expiry, however long it waits.
+POLICY_EVENTS = 80
+MISSING_FOR = dt.timedelta(days=120)
+
+
+def _activity_events(events, name: str, kind) -> list:
+    """Events of `kind` (scheduled or completed) of the activity `name`, local or not."""
+    scheduled = {
+        e.event_id for e in events
+        if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+        and e.activity_task_scheduled_event_attributes.activity_type.name == name
+    }
+    found = []
+    for e in events:
+        if kind == "scheduled" and e.event_id in scheduled:
+            found.append(e)
+        elif kind == "completed" and e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
+            if e.activity_task_completed_event_attributes.scheduled_event_id in scheduled:
+                found.append(e)
+        elif e.event_type == EventType.EVENT_TYPE_MARKER_RECORDED:
+            details = e.marker_recorded_event_attributes.details
+            if "data" in details and f'"activity_type":"{name}"' in details["data"].payloads[0].data.decode():
+                found.append(e)
+    return found
+
+
+def _time(event) -> dt.datetime:
+    return event.event_time.ToDatetime(dt.timezone.utc)
+
+
+async def test_months_of_missing_data_keep_the_settlement_and_policy_histories_bounded(skipping_env, worker):
+    """120 days without the data of a one-month policy's period: the settlement checks daily,
+    is flagged after 7 days, then checks weekly and continues as new before its history
+    passes HISTORY_LIMIT events; the ended policy waits on one activity the server retries.
+    (Before: a settlement added about 17 events a day and its policy about 6, without end.)
+    When the data arrives the period settles and the policy expires within a day."""
+    env = skipping_env
+    target, tenant_id, policy_id, months, handle = await _policy(env, worker, None, months=1)
+    (s, e), = months
+    due = due_at(e)
+    settlement = env.client.get_workflow_handle(settlement_workflow_id(target, s, e))
+    await advance(env, worker, due + MISSING_FOR - await env.get_current_time())
+
+    settlement_events = len((await settlement.fetch_history()).events)
+    policy_events = len((await handle.fetch_history()).events)
+    assert settlement_events <= HISTORY_LIMIT + ONE_CHECK, settlement_events
+    assert policy_events <= POLICY_EVENTS, policy_events
+    status = await settlement.query("status")
+    assert status["state"] == "FLAGGED"
+    assert status["continuedRuns"] >= 1, status  # it has continued as new, carrying its state
+    # Daily for the 7 days before the flag, then weekly: about 24 runs, not 121.
+    assert status["settlementRuns"] <= 8 + MISSING_FOR.days // 7 + 2, status
+    assert (await settlement.describe()).typed_search_attributes.get(
+        __import__("models.temporal.search_attributes", fromlist=["x"]).SETTLEMENT_STATE
+    ) == "FLAGGED"
+    assert await _status_of(tenant_id, policy_id) == "ACTIVE"
+
+    await load_months(target, months, [Decimal("200")])
+    with env.auto_time_skipping_disabled():
+        await settlement.signal(DATA_CHANGED_SIGNAL)
+    await advance(env, worker, dt.timedelta(days=1, hours=1))
+    assert (await settlement.query("status"))["state"] == "SETTLED"
+    assert [x["payout_minor"] for x in await _events(policy_id) if x["event_type"] == "EXCESS_RAINFALL"] == [4_937_500]
+    assert await asyncio.wait_for(handle.result(), 60) == "EXPIRED"
+    assert len((await handle.fetch_history()).events) <= POLICY_EVENTS
+
+
+async def test_a_policy_looks_at_its_settlement_only_after_the_settlement_ran(skipping_env, worker):
+    """The policy's end and its last settlement fall on the same instant (the period's end +
+    DATA_LATENCY): the policy's first settled-check comes SETTLED_CHECK_MARGIN after it, once
+    the settlement has run, so a policy with its data in expires that day (before: it looked
+    at that instant, found nothing settled, and looked again the next day)."""
+    env = skipping_env
+    target, tenant_id, policy_id, months, handle = await _policy(env, worker, [Decimal("200")], months=1)
+    (s, e), = months
+    due = due_at(e)
+    await advance(env, worker, due + dt.timedelta(days=2) - await env.get_current_time())
+    assert await asyncio.wait_for(handle.result(), 60) == "EXPIRED"
+
+    settlement = env.client.get_workflow_handle(settlement_workflow_id(target, s, e))
+    settled = _activity_events((await settlement.fetch_history()).events, "settle_period", "completed")
+    policy = (await handle.fetch_history()).events
+    checks = [*_activity_events(policy, "policy_settled", "any"), *_activity_events(policy, "await_policy_settled", "scheduled")]
+    first_check = min(_time(c) for c in checks)
+    assert first_check >= due + SETTLED_CHECK_MARGIN, (first_check, due)
+    assert first_check > _time(settled[0]), "the policy looked before its settlement ran"
+    expired = max(_time(x) for x in policy if x.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED)
+    assert expired < due + dt.timedelta(hours=6), (expired, due)
+
+
+async def _status_of(tenant_id: str, policy_id) -> str:
+    return (await policies_db.policy_row(tenant_id, policy_id)).status

@@ -19,16 +19,35 @@ from temporalio import workflow
 from temporalio.common import Priority, RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
-    from activities.documents import CoverageDocuments, render_coverage_documents
-    from models.temporal.policies import POLICY_SCHEDULE_WORKFLOW
+    from activities.documents import (
+        CoverageDocuments,
+        PolicyScheduleRequest,
+        render_claim_report,
+        render_coverage_documents,
+        render_policy_schedule,
+    )
+    from models.temporal.policies import POLICY_SCHEDULE_WORKFLOW, PolicyScheduleInput
     from models.temporal.pricing import COVERAGE_DOCUMENTS_WORKFLOW
     from models.temporal.queues import task_queue
+    from models.temporal.settlement import CLAIM_REPORT_WORKFLOW, ClaimReportRequest
 
 RENDER_TIMEOUT = timedelta(minutes=5)
 # Rendering waits this long after the price is published: a new target's catalogue prices
 # dozens of coverages at once, and PDFs rendered meanwhile would slow those prices down.
 RENDER_DELAY = timedelta(seconds=20)
-RENDER_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(minutes=1), maximum_attempts=10)
+# Documents are retried until they render (the attempts and the last failure show on the
+# pending activity in the Temporal UI); nothing waits on them. One policy for the coverage
+# documents and the policy schedule: the coverage documents had 10 attempts until the modules
+# were merged (eb37d3c), where a second RENDER_RETRY (this one) silently replaced it; every
+# run since retries without limit, and a coverage whose documents gave up would have none
+# until its next pricing version (docs/workflow-versioning.md, "Retry policies").
+RENDER_MAX_INTERVAL = timedelta(minutes=10)
+RENDER_RETRY = RetryPolicy(initial_interval=timedelta(seconds=2), maximum_interval=RENDER_MAX_INTERVAL)
+# A customer's document goes ahead of catalogue documents on the documents queue (priority
+# 1 is the highest; catalogue renders take the default).
+CUSTOMER_DOCUMENT = Priority(priority_key=1)
+# A claim report is asked for by a request that waits briefly; asked again, it renders again.
+CLAIM_REPORT_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(minutes=1), maximum_attempts=5)
 
 
 def documents_queue() -> str:
@@ -47,18 +66,6 @@ class CoverageDocumentsWorkflow:
             start_to_close_timeout=RENDER_TIMEOUT,
             retry_policy=RENDER_RETRY,
         )
-
-with workflow.unsafe.imports_passed_through():
-    from activities.documents import PolicyScheduleRequest, render_claim_report, render_policy_schedule
-    from models.temporal.settlement import CLAIM_REPORT_WORKFLOW, ClaimReportRequest
-    from models.temporal.policies import PolicyScheduleInput
-    from models.temporal.queues import task_queue
-
-# A customer's document goes ahead of catalogue documents on the documents queue (priority
-# 1 is the highest; catalogue renders take the default).
-CUSTOMER_DOCUMENT = Priority(priority_key=1)
-RENDER_MAX_INTERVAL = timedelta(minutes=10)
-RENDER_RETRY = RetryPolicy(initial_interval=timedelta(seconds=2), maximum_interval=RENDER_MAX_INTERVAL)
 
 
 @workflow.defn(name=POLICY_SCHEDULE_WORKFLOW)
@@ -89,7 +96,7 @@ class ClaimReportWorkflow:
             request,
             task_queue=task_queue(workflow.info().task_queue, "documents"),
             start_to_close_timeout=RENDER_TIMEOUT,
-            retry_policy=RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(minutes=1), maximum_attempts=5),
+            retry_policy=CLAIM_REPORT_RETRY,
             priority=CUSTOMER_DOCUMENT,
         )
         return str(file_id)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from temporalio import workflow
 from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.exceptions import TimeoutError as ActivityTimeoutError
@@ -49,9 +50,45 @@ def request_write_worst_case() -> timedelta:
 
 BACKGROUND_WRITE = dict(start_to_close_timeout=WRITE_TIMEOUT, retry_policy=BACKGROUND_WRITE_RETRY)
 
+# A background write retried as a local activity until it lands grows its workflow's history
+# while the database is down: once the backoff passes the SDK's local retry threshold (1
+# minute) every retry is a timer and a workflow task, about 5 events, for every waiting
+# workflow. So (`background_write`) it gets BACKGROUND_LOCAL_RETRY's few attempts in the
+# worker (their backoff well under the threshold: at most 4 × 10 s + 7 s), then the same
+# write as a regular activity on the workflow's queue, retried by the server as
+# BACKGROUND_WRITE_RETRY says until it lands: a regular activity's retries add no events.
+BACKGROUND_LOCAL_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1), backoff_coefficient=2.0, maximum_interval=timedelta(seconds=4), maximum_attempts=4
+)
+# Per call site (`bounded-write-<site>`): a long-lived run switches at the first such write it
+# makes after the deploy (a patch id is memoised per run: docs/workflow-versioning.md).
+PATCH_BOUNDED_WRITE = "bounded-write-{}"
+
 # What a failed local activity raises: its ApplicationError as such (SDK 1.35) or wrapped in an
 # ActivityError, or a TimeoutError once its last attempt timed out.
 LOCAL_ACTIVITY_FAILED = (ActivityError, ApplicationError, ActivityTimeoutError)
+
+
+async def background_write(activity, arg, site: str | None):
+    """A write no request waits on, with a bounded history cost (BACKGROUND_LOCAL_RETRY).
+    `site` names the call site, whose patch id is `bounded-write-<site>` (runs that reached
+    it before the patch retry it as a local activity, as they did); None: a path only new
+    code takes, which needs no patch."""
+    if site is not None and not workflow.patched(PATCH_BOUNDED_WRITE.format(site)):
+        return await workflow.execute_local_activity(activity, arg, **BACKGROUND_WRITE)
+    try:
+        return await workflow.execute_local_activity(
+            activity, arg, start_to_close_timeout=WRITE_TIMEOUT, retry_policy=BACKGROUND_LOCAL_RETRY
+        )
+    except LOCAL_ACTIVITY_FAILED as err:
+        workflow.logger.warning("%s failed in the worker (%s): retried by the server until it lands", activity.__name__, err)
+        return await workflow.execute_activity(
+            activity,
+            arg,
+            start_to_close_timeout=WRITE_TIMEOUT,
+            retry_policy=BACKGROUND_WRITE_RETRY,
+            summary=f"{activity.__name__}: retried until the database takes it",
+        )
 
 
 def refuse(what: str, state: str, detail: str = "") -> ApplicationError:

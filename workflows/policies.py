@@ -57,6 +57,7 @@ with workflow.unsafe.imports_passed_through():
         PolicyWorkflowInput,
     )
     from models.temporal.search_attributes import POLICY_STATUS
+    from activities.settled_wait import await_policy_settled
     from activities.settlement import policy_settled, start_settlements
     from models.temporal.settlement import PolicySettledInput, StartSettlementsInput
     from workflows.settlement import DATA_LATENCY as SETTLEMENT_DATA_LATENCY
@@ -67,6 +68,7 @@ with workflow.unsafe.imports_passed_through():
         REQUEST_WRITE,
         WRITE_RETRY,
         WRITE_TIMEOUT,
+        background_write,
         refuse,
         write_failed,
     )
@@ -80,7 +82,17 @@ RENDER_RETRY_V0 = RetryPolicy(
 
 # Settlement waits this long after a period for its data (workflows/settlement.py).
 DATA_LATENCY = SETTLEMENT_DATA_LATENCY
-# An expiring policy whose last covers are not settled yet (data late) checks again this often.
+# After its last period's end + DATA_LATENCY (the instant its last settlement runs), a policy
+# waits until its covers are settled before it expires. It first looks this long after that
+# instant: looking at the very instant raced the settlement, and lost a day.
+SETTLED_CHECK_MARGIN = dt.timedelta(hours=1)
+# Then one activity (activities/settled_wait.py) retried by the server: again after an hour,
+# backing off to once a day, for as long as the data takes; its retries add no events.
+SETTLED_POLL = RetryPolicy(
+    initial_interval=dt.timedelta(hours=1), backoff_coefficient=2.0, maximum_interval=dt.timedelta(days=1)
+)
+# Policies that started waiting before PATCH_AWAITS_SETTLEMENT: a local activity and a timer
+# (about 6 events) a day.
 SETTLED_CHECK_EVERY = dt.timedelta(days=1)
 
 PATCH_DRAFT_LAPSES = "policy-draft-lapses"
@@ -93,6 +105,9 @@ PATCH_SETTLEMENT = "policy-starts-settlement"
 # path at the first of them it reaches after the deploy (a patch id is memoised per run).
 PATCH_CANCEL_SETTLES_FIRST = "policy-cancel-settles-first-{}"
 PATCH_CHECKED_TRANSITIONS = "policy-checked-transitions-{}"
+# The wait for settlement: SETTLED_CHECK_MARGIN, then SETTLED_POLL. Per daily check n of the
+# old wait, so a policy already waiting at the deploy switches at its next check (0: the end).
+PATCH_AWAITS_SETTLEMENT = "policy-awaits-settlement-{}"
 
 _start_of = day_start
 
@@ -151,12 +166,12 @@ class PolicyWorkflow:
                 await self._background_write(PolicyStatus.ACTIVE, [PolicyStatus.ACCEPTED], index)
                 self._set(PolicyStatus.ACTIVE)
         last_end = max(e for _, e in request.periods)
-        if await self._sleep_until(_start_of(last_end) + dt.timedelta(days=1) + DATA_LATENCY, len(starts)):
+        # The moment the settlement of the last period is due (workflows.settlement.due_at).
+        settled_due = _start_of(last_end) + dt.timedelta(days=1) + DATA_LATENCY
+        if await self._sleep_until(settled_due, len(starts)):
             return await self._finish()
-        if settles:
-            while not await self._settled():
-                if await self._sleep_until(workflow.now() + SETTLED_CHECK_EVERY, len(starts)):
-                    return await self._finish()
+        if settles and await self._await_settlement(settled_due, len(starts)):
+            return await self._finish()
         for period in self._periods:
             period["monitoring"] = "ENDED"
         self._status = "EXPIRING"
@@ -177,7 +192,7 @@ class PolicyWorkflow:
             if remaining <= dt.timedelta(0):
                 # A write that committed after its request gave up is found here: the draft
                 # then exists (and lapses at once); otherwise there is no policy.
-                outcome = await self._conversion_write(**BACKGROUND_WRITE)
+                outcome = await background_write(convert_to_policy, self._conversion_input(), "policy-conversion-deadline")
                 if outcome.applied:
                     self._status = PolicyStatus.CREATED
                 else:
@@ -206,15 +221,14 @@ class PolicyWorkflow:
         raise refuse("convert the quote", outcome.status, outcome.detail)
 
     async def _conversion_write(self, **options) -> TransitionOutcome:
-        return await workflow.execute_local_activity(
-            convert_to_policy,
-            ConvertToPolicyInput(
-                tenant_id=self._input.tenant_id,
-                quote_id=self._input.quote_id,
-                policy_id=self._input.policy_id,
-                at=workflow.now(),
-            ),
-            **options,
+        return await workflow.execute_local_activity(convert_to_policy, self._conversion_input(), **options)
+
+    def _conversion_input(self) -> ConvertToPolicyInput:
+        return ConvertToPolicyInput(
+            tenant_id=self._input.tenant_id,
+            quote_id=self._input.quote_id,
+            policy_id=self._input.policy_id,
+            at=workflow.now(),
         )
 
     @convert.validator
@@ -234,7 +248,9 @@ class PolicyWorkflow:
             remaining = self._lapse_at - workflow.now()
             if remaining <= dt.timedelta(0):
                 self._status = "LAPSING"
-                outcome = await self._status_write(PolicyStatus.LAPSED, [PolicyStatus.CREATED], **BACKGROUND_WRITE)
+                outcome = await background_write(
+                    set_policy_status, self._status_input(PolicyStatus.LAPSED, [PolicyStatus.CREATED]), "policy-lapse"
+                )
                 self._adopt(outcome, PolicyStatus.LAPSED)
                 continue
             try:
@@ -280,17 +296,59 @@ class PolicyWorkflow:
     async def _start_settlements(self) -> None:
         """One settlement workflow per risk period of the policy's target, shared by every
         policy holding covers over it (started by the first, found by the others)."""
-        await workflow.execute_local_activity(
+        await background_write(
             start_settlements,
             StartSettlementsInput(
                 target_id=self._input.monitoring_target_id,
                 periods=list(self._input.periods),
                 task_queue=workflow.info().task_queue,
             ),
-            **BACKGROUND_WRITE,
+            "policy-start-settlements",
         )
 
+    async def _await_settlement(self, due: dt.datetime, index: int) -> bool:
+        """After the end, until every cover the policy holds is settled; True if the policy
+        was cancelled meanwhile. Policies already waiting at the deploy did so with a daily
+        check (local activity + timer); each check is a patch point, so they switch at the
+        next one."""
+        checks = 0
+        while not workflow.patched(PATCH_AWAITS_SETTLEMENT.format(checks)):
+            if await self._settled():
+                return False
+            checks += 1
+            if await self._sleep_until(workflow.now() + SETTLED_CHECK_EVERY, index):
+                return True
+        if checks == 0 and await self._sleep_until(due + SETTLED_CHECK_MARGIN, index):
+            return True
+        return await self._poll_settled()
+
+    async def _poll_settled(self) -> bool:
+        """One activity, retried by the server until the covers are settled (SETTLED_POLL);
+        a cancellation meanwhile ends the wait. True if cancelled."""
+        poll = workflow.start_activity(
+            await_policy_settled,
+            PolicySettledInput(tenant_id=self._input.tenant_id, policy_id=self._input.policy_id),
+            start_to_close_timeout=WRITE_TIMEOUT,
+            retry_policy=SETTLED_POLL,
+            summary="Waits until every cover of the policy is settled",
+        )
+        cancelled = asyncio.ensure_future(workflow.wait_condition(lambda: self._status == PolicyStatus.CANCELED))
+        await workflow.wait([poll, cancelled], return_when=asyncio.FIRST_COMPLETED)
+        if not poll.done():
+            poll.cancel()
+            try:
+                await poll
+            except (ActivityError, asyncio.CancelledError):
+                pass
+            return True
+        cancelled.cancel()
+        await poll
+        # A cancel being written settles first: if its write fails the policy expires.
+        await workflow.wait_condition(lambda: self._status not in ("CANCELING", "ACTIVATING"))
+        return self._status == PolicyStatus.CANCELED
+
     async def _settled(self) -> bool:
+        """The daily check of policies that started waiting before PATCH_AWAITS_SETTLEMENT."""
         return await workflow.execute_local_activity(
             policy_settled,
             PolicySettledInput(tenant_id=self._input.tenant_id, policy_id=self._input.policy_id),
@@ -388,16 +446,15 @@ class PolicyWorkflow:
         return self._converts or workflow.patched(patch)
 
     async def _status_write(self, to_status: str, from_statuses: list[str], **options) -> TransitionOutcome:
-        return await workflow.execute_local_activity(
-            set_policy_status,
-            PolicyStatusInput(
-                tenant_id=self._input.tenant_id,
-                policy_id=self._input.policy_id,
-                to_status=to_status,
-                from_statuses=from_statuses,
-                at=workflow.now(),
-            ),
-            **options,
+        return await workflow.execute_local_activity(set_policy_status, self._status_input(to_status, from_statuses), **options)
+
+    def _status_input(self, to_status: str, from_statuses: list[str]) -> PolicyStatusInput:
+        return PolicyStatusInput(
+            tenant_id=self._input.tenant_id,
+            policy_id=self._input.policy_id,
+            to_status=to_status,
+            from_statuses=from_statuses,
+            at=workflow.now(),
         )
 
     def _adopt(self, outcome: TransitionOutcome, wanted: str, fallback: str | None = None) -> None:
@@ -418,7 +475,7 @@ class PolicyWorkflow:
         if not self._new_path(PATCH_CHECKED_TRANSITIONS.format(f"background-{index}")):
             await self._write_v0(to_status, from_statuses, background=True)
             return
-        outcome = await self._status_write(to_status, from_statuses, **BACKGROUND_WRITE)
+        outcome = await background_write(set_policy_status, self._status_input(to_status, from_statuses), f"policy-status-{index}")
         if outcome.status != to_status:
             self._detail = f"the database holds {outcome.status} where {to_status} was written"
             workflow.logger.error("policy %s: %s", self._input.policy_id, self._detail)

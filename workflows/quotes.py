@@ -85,12 +85,12 @@ with workflow.unsafe.imports_passed_through():
         TENANT_ID,
     )
     from workflows.lifecycle import (
-        BACKGROUND_WRITE,
         BACKGROUND_WRITE_RETRY,
         LOCAL_ACTIVITY_FAILED,
         REQUEST_WRITE,
         WRITE_RETRY,
         WRITE_TIMEOUT,
+        background_write,
         refuse,
         write_failed,
     )
@@ -200,7 +200,7 @@ class QuoteWorkflow:
             self._detail = reason
             self._adopt(await self._job_status(QuoteStatus.ERROR, list(JOB), error=reason))
             return
-        outcome = await workflow.execute_local_activity(
+        outcome = await background_write(
             complete_fast_quote,
             FastQuoteCompletion(
                 tenant_id=draft.tenant_id,
@@ -211,12 +211,12 @@ class QuoteWorkflow:
                 document_file_id=file_id,
                 at=workflow.now(),
             ),
-            **BACKGROUND_WRITE,
+            "quote-job-complete",
         )
         self._adopt(outcome)
 
     async def _job_status(self, to_status: str, from_statuses: list[str], error: str | None = None) -> TransitionOutcome:
-        return await workflow.execute_local_activity(
+        return await background_write(
             set_fast_quote_status,
             FastQuoteStatusInput(
                 tenant_id=self._draft.tenant_id,
@@ -226,15 +226,15 @@ class QuoteWorkflow:
                 at=workflow.now(),
                 error=error,
             ),
-            **BACKGROUND_WRITE,
+            f"quote-job-{to_status.lower()}",  # quote-job-queued, quote-job-error
         )
 
     async def _expire(self) -> None:
         self._status = "EXPIRING"
-        outcome = await workflow.execute_local_activity(
+        outcome = await background_write(
             expire_quote,
             QuoteWriteInput(tenant_id=self._draft.tenant_id, quote_id=self._draft.id, at=workflow.now()),
-            **BACKGROUND_WRITE,
+            "quote-expire",
         )
         self._adopt(outcome)
 

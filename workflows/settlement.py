@@ -6,10 +6,18 @@ holds them. Workflow id `settlement:<target>:<start>:<end>`, search attributes
     settle ──complete and final──▶ SETTLED ──data-changed (a revision)──▶ settle again (adjustments)
       │                                                     └──REVISION_WINDOW over──▶ done
       └─missing or provisional──▶ WAITING: again on data-changed or daily ──MISSING_DATA_WINDOW──▶ FLAGGED
+                                  FLAGGED: again on data-changed or weekly (ops have the case)
 
 Started by each policy's workflow when it is activated (the first start wins, the others
 find it running), so a month end costs a handful of workflow tasks per target and period,
 whatever the number of policies. All I/O is in `settle_period`.
+
+Bounded history: while data is missing each check costs about 11 events (a timer, the
+activity, two workflow tasks); a run whose history passes HISTORY_LIMIT continues as new
+with what it found (`SettlementProgress`), as does one in its revision window, so however
+long data is missing or revisions keep coming a run stays under HISTORY_LIMIT plus one
+check. Webhooks are dispatched after a run that wrote something (runs before
+PATCH_DISPATCH dispatched after none; those of the release in between, after every run).
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ with workflow.unsafe.imports_passed_through():
         STATUS_QUERY,
         CoverageSettled,
         SettlementInput,
+        SettlementProgress,
         SettlePeriodInput,
         SettlePeriodOutcome,
     )
@@ -41,14 +50,30 @@ with workflow.unsafe.imports_passed_through():
 # published within two days; reanalysis within five).
 DATA_LATENCY = dt.timedelta(days=3)
 # Missing or provisional data: settlement tries again daily (and when data arrives) for this
-# long after it is due, then flags the coverage for ops and keeps waiting for data.
+# long after it is due, then flags the coverage for ops and keeps waiting for data: on every
+# data-changed signal, and weekly (FLAGGED_RETRY_EVERY; runs before PATCH_BOUNDED_WAIT: daily).
 MISSING_DATA_WINDOW = dt.timedelta(days=7)
 RETRY_EVERY = dt.timedelta(days=1)
+FLAGGED_RETRY_EVERY = dt.timedelta(days=7)
+# A run whose history has this many events continues as new before its next wait (a month
+# end's settlement has about 20; Temporal warns at 10,240).
+HISTORY_LIMIT = 200
 # A revision of final data within this long after the due date re-settles (adjustments).
 REVISION_WINDOW = dt.timedelta(days=90)
 SETTLE_TIMEOUT = dt.timedelta(minutes=30)
 SETTLE_HEARTBEAT = dt.timedelta(seconds=30)  # a page takes seconds; a lost worker is noticed in 30 s
 SETTLE_RETRY = RetryPolicy(initial_interval=dt.timedelta(seconds=1), maximum_interval=dt.timedelta(minutes=5))
+
+# dispatch_webhooks after settle_period (issue 14) came without a patch: the first runs
+# (tests/replay/histories/v3, as first recorded) dispatch nothing, runs from now on dispatch
+# after a run that wrote events or changed the state. Decided at a run's first settlement.
+PATCH_DISPATCH = "settlement-dispatch-webhooks"
+# Waiting for data with a weekly check once flagged and continue-as-new past HISTORY_LIMIT;
+# per settle_period run n, so a run already waiting daily at the deploy switches at its next check.
+PATCH_BOUNDED_WAIT = "settlement-bounded-wait-{}"
+# The revision window with continue-as-new past HISTORY_LIMIT (runs already in their window
+# at the deploy keep waiting as they did: 90 days at most).
+PATCH_BOUNDED_REVISIONS = "settlement-bounded-revisions"
 # settle_period on the settlement task queue, not beside the lifecycle's Update-serving writes.
 PATCH_SETTLEMENT_QUEUE = "settlement-own-queue"
 
@@ -67,6 +92,17 @@ class SettlementWorkflow:
         self._state = "SCHEDULED"
         self._coverages: list[CoverageSettled] = []
         self._runs = 0
+        self._continued = 0
+        # data-changed signals counted when the last settle_period started (new code's waits
+        # wake on any signal after that, including one that came during the run).
+        self._acted_on = 0
+        progress = request.progress
+        if progress is not None:
+            self._state = progress.state
+            self._runs = progress.runs
+            self._coverages = list(progress.coverages)
+            self._continued = progress.continued + 1
+            self._acted_on = -1 if progress.changed else 0
 
     @workflow.signal(name=DATA_CHANGED_SIGNAL)
     def data_changed(self) -> None:
@@ -81,6 +117,7 @@ class SettlementWorkflow:
             "dueAt": due_at(self._input.end).isoformat(),
             "state": self._state,
             "settlementRuns": self._runs,
+            "continuedRuns": self._continued,
             "coverages": [
                 {
                     "coverageId": str(c.coverage_id),
@@ -96,6 +133,10 @@ class SettlementWorkflow:
 
     @workflow.run
     async def run(self, request: SettlementInput) -> str:
+        if request.progress is not None:  # continued as new: this code's paths throughout
+            if request.progress.revisions_until is None:
+                return await self._await_data()
+            return await self._revisions(request.progress.revisions_until)
         workflow.upsert_search_attributes(
             [MONITORING_TARGET_ID.value_set(request.target_id), SETTLEMENT_STATE.value_set("WAITING")]
         )
@@ -106,8 +147,12 @@ class SettlementWorkflow:
             outcome = await self._settle(flag_missing=workflow.now() >= flag_after)
             if outcome.state == "SETTLED":
                 break
+            if workflow.patched(PATCH_BOUNDED_WAIT.format(self._runs)):
+                return await self._await_data()
             await self._wait(RETRY_EVERY)
         revisions_until = workflow.now() + REVISION_WINDOW
+        if workflow.patched(PATCH_BOUNDED_REVISIONS):
+            return await self._revisions(revisions_until)
         while True:
             seen = self._changes
             remaining = revisions_until - workflow.now()
@@ -120,6 +165,68 @@ class SettlementWorkflow:
             await self._settle(flag_missing=False)
         return self._state
 
+    # --- this code's paths: bounded history ---------------------------------------------------
+
+    async def _await_data(self) -> str:
+        """Data still missing or provisional (the last run left the period WAITING or
+        FLAGGED): check again daily until the period is flagged, weekly after, and at once
+        on data-changed; then the revision window."""
+        flag_after = due_at(self._input.end) + MISSING_DATA_WINDOW
+        while True:
+            if self._acted_on == self._changes:  # no signal to act on: wait for one, or the next check
+                self._continue_if_long(revisions_until=None)
+                every = RETRY_EVERY if workflow.now() < flag_after else FLAGGED_RETRY_EVERY
+                await self._wait_for_data(every)
+            outcome = await self._settle(flag_missing=workflow.now() >= flag_after)
+            if outcome.state == "SETTLED":
+                return await self._revisions(workflow.now() + REVISION_WINDOW)
+
+    async def _revisions(self, until: dt.datetime) -> str:
+        """Settled: re-settle on each data-changed signal (a revision: adjustments) until the
+        revision window ends, continuing as new whenever the history grows long."""
+        while True:
+            if self._acted_on == self._changes:
+                remaining = until - workflow.now()
+                if remaining <= dt.timedelta(0):
+                    break
+                self._continue_if_long(revisions_until=until)
+                if not await self._wait_for_data(remaining):
+                    break
+            await self._settle(flag_missing=False)
+        return self._state
+
+    async def _wait_for_data(self, delay: dt.timedelta) -> bool:
+        """Until a data-changed signal not acted on yet, or `delay`; True if a signal came."""
+        try:
+            await workflow.wait_condition(lambda: self._changes != self._acted_on, timeout=delay)
+            return True
+        except asyncio.TimeoutError:
+            return False
+
+    def _continue_if_long(self, revisions_until: dt.datetime | None) -> None:
+        """Continue as new (same workflow id, search attributes kept) once the history is
+        long, carrying what this run found."""
+        info = workflow.info()
+        if info.get_current_history_length() < HISTORY_LIMIT and not info.is_continue_as_new_suggested():
+            return
+        workflow.continue_as_new(
+            SettlementInput(
+                target_id=self._input.target_id,
+                start=self._input.start,
+                end=self._input.end,
+                progress=SettlementProgress(
+                    state=self._state,
+                    runs=self._runs,
+                    coverages=self._coverages,
+                    revisions_until=revisions_until,
+                    changed=self._changes != self._acted_on,
+                    continued=self._continued,
+                ),
+            )
+        )
+
+    # --- shared -----------------------------------------------------------------------------------
+
     async def _wait(self, delay: dt.timedelta) -> None:
         """Sleep `delay`, or less if observations over the period arrive."""
         if delay <= dt.timedelta(0):
@@ -131,6 +238,7 @@ class SettlementWorkflow:
             pass
 
     async def _settle(self, flag_missing: bool) -> SettlePeriodOutcome:
+        self._acted_on = self._changes
         outcome = await workflow.execute_activity(
             settle_period,
             SettlePeriodInput(
@@ -149,14 +257,17 @@ class SettlementWorkflow:
         )
         self._runs += 1
         self._coverages = outcome.coverages
-        # The events' webhooks (written with them) go out now, not at the next dispatch tick.
-        await workflow.execute_activity(
-            dispatch_webhooks,
-            DispatchInput(task_queue=task_queue(workflow.info().task_queue, "webhooks")),
-            start_to_close_timeout=dt.timedelta(minutes=10),
-            heartbeat_timeout=dt.timedelta(minutes=1),
-            retry_policy=SETTLE_RETRY,
-        )
+        # The events' webhooks (written with them) go out now, not at the next dispatch tick
+        # (the one-minute dispatch schedule sends whatever a run that wrote nothing left).
+        wrote = any(c.events for c in outcome.coverages) or outcome.state != self._state
+        if (self._input.progress is not None or workflow.patched(PATCH_DISPATCH)) and wrote:
+            await workflow.execute_activity(
+                dispatch_webhooks,
+                DispatchInput(task_queue=task_queue(workflow.info().task_queue, "webhooks")),
+                start_to_close_timeout=dt.timedelta(minutes=10),
+                heartbeat_timeout=dt.timedelta(minutes=1),
+                retry_policy=SETTLE_RETRY,
+            )
         if outcome.state != self._state:
             self._state = outcome.state
             workflow.upsert_search_attributes([SETTLEMENT_STATE.value_set(outcome.state)])

@@ -84,6 +84,7 @@ from activities.quotes import (
     transition_quote,
 )
 from activities.observations import decide_observation_revision, ingest_observations
+from activities.settled_wait import await_policy_settled
 from activities.settlement import policy_settled, settle_period, start_settlements
 from activities.travel import price_stay_nights, record_travel_coverages
 from activities.webhooks import deliver_webhook, dispatch_webhooks, finish_webhook_delivery
@@ -145,6 +146,7 @@ LIFECYCLE_ACTIVITIES = [
     set_policy_status,
     settle_period,
     policy_settled,
+    await_policy_settled,  # an ended policy's wait for settlement, retried by the server
     start_settlements,
     dispatch_webhooks,
     ingest_observations,

@@ -23,6 +23,8 @@ class SettlementInput(msgspec.Struct, frozen=True):
     target_id: str
     start: dt.date
     end: dt.date
+    # Set when a run continues as new (its history grew long): what it had found so far.
+    progress: SettlementProgress | None = None
 
 
 class SettlePeriodInput(msgspec.Struct, frozen=True):
@@ -55,6 +57,19 @@ class SettlePeriodOutcome(msgspec.Struct, frozen=True):
         if "WAITING" in states:
             return "WAITING"
         return "SETTLED"
+
+
+class SettlementProgress(msgspec.Struct, frozen=True):
+    """What a settlement carries into its next run when it continues as new (a run's history
+    is kept short: workflows/settlement.py, HISTORY_LIMIT)."""
+
+    state: str  # WAITING | FLAGGED | SETTLED, as the SettlementState search attribute shows
+    runs: int  # settle_period runs so far, over every run
+    coverages: list[CoverageSettled]  # each coverage as the last settle_period left it
+    # Settled: when the revision window ends; None: still waiting for complete, final data.
+    revisions_until: dt.datetime | None = None
+    changed: bool = False  # a data-changed signal not acted on yet: settle again at once
+    continued: int = 0  # runs before this one
 
 
 class PolicySettledInput(msgspec.Struct, frozen=True):

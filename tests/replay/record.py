@@ -8,12 +8,17 @@ private database and Temporal servers started from the project's binaries: the t
 server for lifecycles over months, the dev server for the rest.
 
 A label is a snapshot of the code at one commit (`v0`: before issue 9; later labels after
-each change to a workflow). Histories of a label are never re-recorded once checked in: they
-stand for workflows that were running when that code was deployed, and every later version
-of the workflows must replay them (tests/replay/test_replay.py).
+each change to a workflow). Histories are never re-recorded once checked in: they stand for
+workflows that were running when that code was deployed, and every later version of the
+workflows must replay them (tests/replay/test_replay.py). This script refuses to write a
+file that exists, and appends each file it writes to histories/MANIFEST.sha256, against
+which tests/replay/test_corpus.py checks every history.
 
 The scenarios import the workflow code of the commit they are recorded at, so this file
-changes with the workflows; the recorded files do not.
+changes with the workflows; the recorded files do not. To record an older release's paths,
+run this file from a git worktree of that release's commit (tests/replay/histories/README.md
+says which histories were recorded how; tests/replay/cross.py records runs that cross a
+deploy).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime as dt
+import hashlib
 import os
 import sys
 import tempfile
@@ -340,9 +346,18 @@ async def dev_scenarios(only: set[str] | None) -> dict[str, object]:
                     task_queue=queue,
                 )
                 histories["business-partner"] = await _history(client, workflow_id)
+            if wanted("settlement-notice-sweep"):
+                from models.temporal.observations import NoticeSweepInput
+                from workflows.observations import SettlementNoticeSweepWorkflow
+
+                await client.execute_workflow(
+                    SettlementNoticeSweepWorkflow.run, NoticeSweepInput(task_queue=queue, grace_seconds=0),
+                    id="settlement-notices-record", task_queue=queue,
+                )
+                histories["settlement-notice-sweep"] = await _history(client, "settlement-notices-record")
             if wanted(
                 "catalogue", "catalogue-open", "coverage-pricing", "coverage-documents",
-                "coverage-pricing-published", "coverage-pricing-lapsed",
+                "coverage-pricing-published", "coverage-pricing-lapsed", "quote-fast",
             ):
                 target = "IN-12.875N-077.625E"
                 slot = CoverageSlot(index_code="RAINFALL_MONTHLY_TOTAL", start=start, end=first_of_month_after(start, 1) - dt.timedelta(days=1))
@@ -393,12 +408,227 @@ async def dev_scenarios(only: set[str] | None) -> dict[str, object]:
                 histories["catalogue-open"] = await _history(client, catalogue_workflow_id(target))
                 if wanted("coverage-pricing-published", "coverage-pricing-lapsed"):
                     histories.update(await candidate_reruns(client, queue, coverage_id))
+                if wanted("quote-fast"):
+                    histories["quote-fast"] = await fast_quote(client, queue, tenant_id, coverage_id)
                 if wanted("catalogue"):
                     # The catalogue closes after two idle minutes.
                     await asyncio.wait_for(client.get_workflow_handle(catalogue_workflow_id(target)).result(), 200)
                     histories["catalogue"] = await _history(client, catalogue_workflow_id(target))
+        if wanted("catalogue-joint-pricing", "catalogue-continued", "coverage-pricing-failed", "quote-fast-error"):
+            # The service's workers with faults the scenarios switch on and off (FAULTS).
+            faulty = f"record-faults-{uuid.uuid4()}"
+            overrides = {
+                "simulate_coverages": flaky_simulate_coverages,
+                "simulate_coverage": flaky_simulate_coverage,
+                "price_fast_quote": failing_fast_pricing,
+            }
+            async with Workers(client, faulty, pricing_processes=0, activity_overrides=overrides):
+                histories.update(await faulty_pricing(client, faulty, tenant_id, only))
     finally:
         await env.shutdown()
+    return histories
+
+
+from temporalio import activity  # noqa: E402
+
+# The faulty activities' argument types (an activity's parameters are decoded by their hints).
+from models.temporal.policies import ConvertToPolicyInput, PolicyStatusInput  # noqa: E402
+from models.temporal.pricing import JointSimulationInput, SimulationInput  # noqa: E402
+from models.temporal.quotes import FastQuoteJob  # noqa: E402
+
+
+async def fast_quote(client, queue: str, tenant_id: str, coverage_id) -> object:
+    """A fast quote over a priced catalogue coverage, as POST /internal/quotes starts it: its
+    job priced jointly on the pricing queue, its document rendered, then CREATED."""
+    from temporalio.client import WithStartWorkflowOperation
+    from temporalio.common import SearchAttributePair, WorkflowIDConflictPolicy
+
+    from api.catalogue.service import snapshot
+    from models.db import catalogue as catalogue_db
+    from models.domain.lifecycle import line_item_ids
+    from models.domain.quotes import build_fast_quote
+    from models.temporal.ids import quote_workflow_id
+    from models.temporal.quotes import QuoteWorkflowInput
+    from models.temporal.search_attributes import MONITORING_TARGET_ID, QUOTE_STATE, TENANT_ID
+    from workflows.quotes import QuoteWorkflow
+
+    row = await catalogue_db.coverage_row(coverage_id)
+    quote_id = uuid.uuid4()
+    draft = build_fast_quote(
+        quote_id=quote_id, line_item_ids=line_item_ids(quote_id, 1), tenant_id=tenant_id, name="Record fast quote",
+        customer_id=uuid.uuid4(), monitoring_target_id=row.monitoring_target_id, covers=[snapshot(row)],
+        sum_insured_minor=25_000_000, today=dt.date.today(),
+    )
+    workflow_id = quote_workflow_id(tenant_id, quote_id)
+    await client.execute_update_with_start_workflow(
+        QuoteWorkflow.created,
+        start_workflow_operation=WithStartWorkflowOperation(
+            QuoteWorkflow.run,
+            QuoteWorkflowInput(draft=draft, lifecycle=2, simulations=2048, seed=20261125),
+            id=workflow_id,
+            task_queue=queue,
+            id_conflict_policy=WorkflowIDConflictPolicy.FAIL,
+            search_attributes=_pairs([
+                SearchAttributePair(TENANT_ID, tenant_id),
+                SearchAttributePair(QUOTE_STATE, "PENDING"),
+                SearchAttributePair(MONITORING_TARGET_ID, row.monitoring_target_id),
+            ]),
+        ),
+    )
+    handle = client.get_workflow_handle(workflow_id)
+    for _ in range(600):
+        if (await handle.query(QuoteWorkflow.status))["status"] in ("CREATED", "ERROR"):
+            break
+        await asyncio.sleep(0.25)
+    assert (await handle.query(QuoteWorkflow.status))["status"] == "CREATED"
+    return await handle.fetch_history()
+
+
+@activity.defn(name="simulate_coverages")
+def flaky_simulate_coverages(request: JointSimulationInput):
+    from activities.pricing_runs import simulate_coverages
+
+    if FAULTS["pricing"] == "fail":
+        raise ValueError("the joint simulation diverged")  # not retried (SIMULATION_RETRY)
+    return simulate_coverages(request)
+
+
+@activity.defn(name="simulate_coverage")
+def flaky_simulate_coverage(request: SimulationInput):
+    raise ValueError("the simulation diverged")  # not retried (SIMULATION_RETRY)
+
+
+@activity.defn(name="price_fast_quote")
+async def failing_fast_pricing(job: FastQuoteJob):
+    from temporalio.exceptions import ApplicationError
+
+    raise ApplicationError("the joint model has no fit for this target", non_retryable=True)
+
+
+async def faulty_pricing(client, queue: str, tenant_id: str, only: set[str] | None) -> dict[str, object]:
+    """On workers whose pricing fails as FAULTS says:
+    - a catalogue whose two unpriced coverages are priced jointly (`simulate_coverages`):
+      first the simulation fails (the runs FAILED, the request answers an error), the next
+      request prices them; then requests until the run continues as new, and the continued
+      run, closed after its idle spell;
+    - a pricing run whose simulation fails (FAILED, the workflow fails);
+    - a fast quote whose pricing fails (ERROR)."""
+    from temporalio.client import WithStartWorkflowOperation, WorkflowFailureError, WorkflowUpdateFailedError
+    from temporalio.common import SearchAttributePair, WorkflowIDConflictPolicy
+    from temporalio.testing import ActivityEnvironment
+
+    from activities.catalogue import propose_coverage_terms
+    from api.catalogue.service import snapshot
+    from models.db import catalogue as catalogue_db
+    from models.domain.lifecycle import line_item_ids
+    from models.domain.quotes import build_fast_quote
+    from models.domain.terms import CoverageSlot
+    from models.temporal.catalogue import CatalogueInput, EnsureCoveragesRequest, ProposeTermsInput
+    from models.temporal.ids import catalogue_workflow_id, coverage_pricing_workflow_id, quote_workflow_id
+    from models.temporal.pricing import PriceCoverageInput, coverage_seed
+    from models.temporal.queues import task_queue
+    from models.temporal.quotes import QuoteWorkflowInput
+    from models.temporal.search_attributes import MONITORING_TARGET_ID, QUOTE_STATE, TENANT_ID
+    from workflows.catalogue import MAX_REQUESTS_PER_RUN, CatalogueWorkflow
+    from workflows.pricing import CoveragePricingWorkflow
+    from workflows.quotes import QuoteWorkflow
+
+    histories: dict[str, object] = {}
+    target = "IN-19.125N-072.875E"
+    month = first_of_month_after(dt.date.today(), 3)
+    slots = [
+        CoverageSlot(index_code="RAINFALL_MONTHLY_TOTAL", start=m, end=first_of_month_after(m, 1) - dt.timedelta(days=1))
+        for m in (month, first_of_month_after(month, 1))
+    ]
+    site = await catalogue_db.site_of(target)
+    proposals = ActivityEnvironment().run(
+        propose_coverage_terms,
+        ProposeTermsInput(site=site, slots=slots, unit_limit=Decimal("100000"), currency="INR", fallbacks=False),
+    )
+    # Coverages that exist unpriced (as the per-coverage path left them): priced jointly.
+    await catalogue_db.create_coverages(site, proposals, "record@parametric.example", "record", Decimal("0.65"), 8192)
+
+    def ensure():
+        return client.execute_update_with_start_workflow(
+            CatalogueWorkflow.ensure,
+            EnsureCoveragesRequest(slots=slots, wait_for_pricing=True),
+            start_workflow_operation=WithStartWorkflowOperation(
+                CatalogueWorkflow.run,
+                CatalogueInput(
+                    target_id=target, unit_limit=Decimal("100000"), currency="INR", expected_loss_ratio=Decimal("0.65"),
+                    simulations=2048, created_by="record@parametric.example",
+                ),
+                id=catalogue_workflow_id(target),
+                task_queue=task_queue(queue, "pricing"),
+                id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+                search_attributes=_pairs([SearchAttributePair(MONITORING_TARGET_ID, target)]),
+            ),
+        )
+
+    catalogue = client.get_workflow_handle(catalogue_workflow_id(target))
+    FAULTS["pricing"] = "fail"
+    try:
+        await ensure()
+        raise AssertionError("the pricing should have failed")
+    except WorkflowUpdateFailedError:
+        pass
+    FAULTS["pricing"] = None
+    first_run = (await catalogue.describe()).run_id
+    planned = await ensure()
+    assert all(c.priced for c in planned)
+    for _ in range(MAX_REQUESTS_PER_RUN - 2):
+        await ensure()
+    for _ in range(240):
+        if (await catalogue.describe()).run_id != first_run:
+            break
+        await asyncio.sleep(0.25)
+    histories["catalogue-joint-pricing"] = await client.get_workflow_handle(catalogue.id, run_id=first_run).fetch_history()
+    if only is None or "catalogue-continued" in only:
+        await asyncio.wait_for(catalogue.result(), 300)  # closes after its idle spell
+        histories["catalogue-continued"] = await catalogue.fetch_history()
+
+    coverage_id = planned[0].coverage_id
+    failed = await client.start_workflow(
+        CoveragePricingWorkflow.run,
+        PriceCoverageInput(
+            coverage_id=coverage_id, version=2, simulations=2048, seed=coverage_seed(coverage_id),
+            expected_loss_ratio=Decimal("0.65"), requested_by="staff:arun",
+        ),
+        id=coverage_pricing_workflow_id(coverage_id, 2),
+        task_queue=task_queue(queue, "pricing"),
+    )
+    try:
+        await failed.result()
+        raise AssertionError("the pricing run should have failed")
+    except WorkflowFailureError:
+        pass
+    histories["coverage-pricing-failed"] = await failed.fetch_history()
+
+    row = await catalogue_db.coverage_row(coverage_id)
+    quote_id = uuid.uuid4()
+    draft = build_fast_quote(
+        quote_id=quote_id, line_item_ids=line_item_ids(quote_id, 1), tenant_id=tenant_id, name="Record fast quote",
+        customer_id=uuid.uuid4(), monitoring_target_id=target, covers=[snapshot(row)],
+        sum_insured_minor=25_000_000, today=dt.date.today(),
+    )
+    await client.execute_update_with_start_workflow(
+        QuoteWorkflow.created,
+        start_workflow_operation=WithStartWorkflowOperation(
+            QuoteWorkflow.run,
+            QuoteWorkflowInput(draft=draft, lifecycle=2, simulations=2048, seed=20261125),
+            id=quote_workflow_id(tenant_id, quote_id),
+            task_queue=queue,
+            id_conflict_policy=WorkflowIDConflictPolicy.FAIL,
+            search_attributes=_pairs([
+                SearchAttributePair(TENANT_ID, tenant_id),
+                SearchAttributePair(QUOTE_STATE, "PENDING"),
+                SearchAttributePair(MONITORING_TARGET_ID, target),
+            ]),
+        ),
+    )
+    quote = client.get_workflow_handle(quote_workflow_id(tenant_id, quote_id))
+    assert await asyncio.wait_for(quote.result(), 120) == "ERROR"
+    histories["quote-fast-error"] = await quote.fetch_history()
     return histories
 
 
@@ -414,6 +644,35 @@ class RecordClockWorkflow:
     @workflow.run
     async def run(self, seconds: float) -> None:
         await workflow.sleep(seconds)
+
+
+# --- faults the scenarios inject (the service's activities, failing while a scenario says) -------
+
+FAULTS: dict[str, str | None] = {"conversion": None, "status": None, "pricing": None}
+
+
+@activity.defn(name="convert_to_policy")
+async def flaky_conversion(command: ConvertToPolicyInput):
+    """`fail`: the database refuses; `commit-then-fail`: the write commits but its answer
+    is lost (the request gives up; the policy's workflow finds the draft at the deadline)."""
+    from activities.policies import convert_to_policy
+
+    if FAULTS["conversion"] == "fail":
+        raise RuntimeError("database unreachable")
+    outcome = await convert_to_policy(command)
+    if FAULTS["conversion"] == "commit-then-fail":
+        raise RuntimeError("connection lost after the commit")
+    return outcome
+
+
+@activity.defn(name="set_policy_status")
+async def flaky_status_write(command: PolicyStatusInput):
+    """Refuses the write to the status FAULTS["status"] names."""
+    from activities.policies import set_policy_status
+
+    if FAULTS["status"] is not None and command.to_status == FAULTS["status"]:
+        raise RuntimeError("database unreachable")
+    return await set_policy_status(command)
 
 
 async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
@@ -466,19 +725,30 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
         return draft, handle
 
     async def schedule_done(env, draft, handle) -> None:
+        """The schedule's own workflow closed (the activate update can answer before the
+        policy's run loop has started it: "not found" until then)."""
+        from temporalio.service import RPCError, RPCStatusCode
+
         with env.auto_time_skipping_disabled():
             policy_id = handle.id.rsplit(":", 1)[1]
-            await asyncio.wait_for(
-                env.client.get_workflow_handle(policy_schedule_workflow_id(draft.tenant_id, policy_id)).result(), 60
-            )
+            schedule = env.client.get_workflow_handle(policy_schedule_workflow_id(draft.tenant_id, policy_id))
+            for _ in range(200):
+                try:
+                    await schedule.describe()
+                    break
+                except RPCError as err:
+                    if err.status != RPCStatusCode.NOT_FOUND:
+                        raise
+                    await asyncio.sleep(0.05)
+            await asyncio.wait_for(schedule.result(), 60)
 
-    async def run(names: tuple[str, ...], body) -> None:
+    async def run(names: tuple[str, ...], body, overrides: dict | None = None) -> None:
         if not wanted(*names):
             return
         env = await fresh_env()
         queue = f"record-{uuid.uuid4()}"
         try:
-            async with Workers(env.client, queue, pricing_processes=0), Worker(
+            async with Workers(env.client, queue, pricing_processes=0, activity_overrides=overrides), Worker(
                 env.client, task_queue=f"{queue}-clock", workflows=[RecordClockWorkflow]
             ):
                 histories.update(await body(env, queue))
@@ -542,6 +812,192 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
         await advance(env, queue, dt.timedelta(days=40))
         assert await asyncio.wait_for(handle.result(), 60) == "EXPIRED"
         return {"quote-expired": await handle.fetch_history()}
+
+    async def fresh_target_policy(env, queue, months: int, missing_days: int = 0):
+        """A converted, activated policy of `months` months at a target no other recording
+        holds coverages at (its coverages written as the catalogue would), the daily
+        rainfall of its period stored (7 mm a day) but for the first `missing_days` days;
+        returns (draft, policy handle)."""
+        from models.clock import utcnow
+        from models.db import observations as observations_db
+        from models.db.tables import Coverage, MonitoringTarget
+        from models.domain.index_catalog import BY_CODE
+        from models.domain.observations import ObservationIn
+
+        used = {r["monitoring_target_id"] for r in await Coverage.select(Coverage.monitoring_target_id)}
+        target = next(r["id"] for r in await MonitoringTarget.select(MonitoringTarget.id).order_by(MonitoringTarget.id) if r["id"] not in used)
+        draft = quote_draft(str(uuid.uuid4()), start, months, today, target=target)
+        now = utcnow()
+        for item in draft.line_items:
+            for c in item.covers:
+                await Coverage.insert(
+                    Coverage(id=c.coverage_id, monitoring_target_id=target, index_definition_id=BY_CODE[c.index_code].id,
+                             risk_period_start=c.start, risk_period_end=c.end, risk_carrier="record", currency="INR",
+                             direction=c.direction, trigger=c.trigger, limit_minor=c.limit_minor,
+                             min_payout_minor=c.min_payout_minor, payout_per_unit_minor=c.payout_per_unit_minor,
+                             expected_loss_ratio=Decimal("0.65"), created_by="record", created_at=now, updated_at=now)
+                )
+        days = [draft.risk_period_from + dt.timedelta(days=i) for i in range((draft.risk_period_to - draft.risk_period_from).days + 1)]
+        await observations_db.store_batch(
+            [ObservationIn(target, "IMD-RF-DAILY", "rainfall_mm", d, None, Decimal("7"), "IMD") for d in days[missing_days:]]
+        )
+        await quotes_db.insert_quote(draft)
+        with env.auto_time_skipping_disabled():
+            handle = await convert(env.client, draft, queue)
+            await handle.execute_update(PolicyWorkflow.activate)
+        await schedule_done(env, draft, handle)
+        return draft, handle
+
+    async def settlement_flagged(env, queue):
+        """A one-month policy whose first day of data is missing: its settlement waits, is
+        flagged after 7 days and keeps checking; the day arrives 10 days after the flag and
+        the period settles; the policy, checking meanwhile, expires; the settlement closes
+        after its revision window."""
+        from models.db import observations as observations_db
+        from models.domain.observations import ObservationIn
+        from models.temporal.ids import settlement_workflow_id
+        from models.temporal.settlement import DATA_CHANGED_SIGNAL
+        from workflows.settlement import MISSING_DATA_WINDOW, REVISION_WINDOW, due_at
+
+        draft, handle = await fresh_target_policy(env, queue, 1, missing_days=1)
+        first = draft.line_items[0]
+        due = due_at(first.end)
+        await advance(env, queue, due + MISSING_DATA_WINDOW + dt.timedelta(days=10) - await env.get_current_time())
+        settlement = env.client.get_workflow_handle(settlement_workflow_id(draft.monitoring_target_id, first.start, first.end))
+        assert (await settlement.query("status"))["state"] == "FLAGGED"
+        await observations_db.store_batch(
+            [ObservationIn(draft.monitoring_target_id, "IMD-RF-DAILY", "rainfall_mm", first.start, None, Decimal("7"), "IMD")]
+        )
+        with env.auto_time_skipping_disabled():
+            await settlement.signal(DATA_CHANGED_SIGNAL)
+        await advance(env, queue, dt.timedelta(days=2))
+        assert await asyncio.wait_for(handle.result(), 60) == "EXPIRED"
+        await advance(env, queue, REVISION_WINDOW + dt.timedelta(days=1))
+        assert await asyncio.wait_for(settlement.result(), 60) == "SETTLED"
+        return {"settlement-flagged": await settlement.fetch_history(), "policy-settled-late": await handle.fetch_history()}
+
+    async def settlement_continued(env, queue):
+        """A settlement whose data stays missing long enough to continue as new (issue 25):
+        the first run's history, and the continued run's once the data came, the period
+        settled and its revision window closed."""
+        from models.db import observations as observations_db
+        from models.domain.observations import ObservationIn
+        from models.temporal.ids import settlement_workflow_id
+        from models.temporal.settlement import DATA_CHANGED_SIGNAL
+        from workflows.settlement import REVISION_WINDOW, due_at
+
+        draft, handle = await fresh_target_policy(env, queue, 1, missing_days=1)
+        first = draft.line_items[0]
+        settlement = env.client.get_workflow_handle(settlement_workflow_id(draft.monitoring_target_id, first.start, first.end))
+        await advance(env, queue, due_at(first.end) + dt.timedelta(days=1) - await env.get_current_time())
+        first_run = (await settlement.describe()).run_id
+        await advance(env, queue, dt.timedelta(days=119))
+        assert (await settlement.query("status"))["continuedRuns"] == 1
+        await observations_db.store_batch(
+            [ObservationIn(draft.monitoring_target_id, "IMD-RF-DAILY", "rainfall_mm", first.start, None, Decimal("7"), "IMD")]
+        )
+        with env.auto_time_skipping_disabled():
+            await settlement.signal(DATA_CHANGED_SIGNAL)
+        await advance(env, queue, dt.timedelta(days=2))
+        assert await asyncio.wait_for(handle.result(), 60) == "EXPIRED"
+        await advance(env, queue, REVISION_WINDOW + dt.timedelta(days=1))
+        assert await asyncio.wait_for(settlement.result(), 60) == "SETTLED"
+        first_history = await env.client.get_workflow_handle(settlement.id, run_id=first_run).fetch_history()
+        return {"settlement-continued-first": first_history, "settlement-continued": await settlement.fetch_history()}
+
+    async def cancelled_accepted(env, queue):
+        """Cancelled while ACCEPTED: activated, cancelled before its first risk start."""
+        draft, handle = await draft_policy(env, queue, start, 3)
+        with env.auto_time_skipping_disabled():
+            await handle.execute_update(PolicyWorkflow.activate)
+        await schedule_done(env, draft, handle)
+        with env.auto_time_skipping_disabled():
+            await handle.execute_update(PolicyWorkflow.cancel)
+        assert await asyncio.wait_for(handle.result(), 60) == "CANCELED"
+        return {"policy-cancelled-accepted": await handle.fetch_history()}
+
+    async def conversion_retried(env, queue):
+        """The conversion's write fails (the update answers WriteFailed: a 503), the retried
+        PATCH converts; the draft then lapses unactivated."""
+        from temporalio.client import WorkflowUpdateFailedError
+
+        draft = quote_draft(str(uuid.uuid4()), start, 3, dt.date.today())
+        await quotes_db.insert_quote(draft)
+        FAULTS["conversion"] = "fail"
+        with env.auto_time_skipping_disabled():
+            try:
+                await convert(env.client, draft, queue)
+                raise AssertionError("the conversion should have failed")
+            except WorkflowUpdateFailedError:
+                pass
+            FAULTS["conversion"] = None
+            handle = await convert(env.client, draft, queue)
+        lapse_at = quote_deadline(draft.valid_until, draft.risk_period_from)
+        await advance(env, queue, lapse_at - await env.get_current_time() + dt.timedelta(hours=1))
+        assert await asyncio.wait_for(handle.result(), 60) == "LAPSED"
+        return {"policy-conversion-retried": await handle.fetch_history()}
+
+    async def conversion_late(env, queue):
+        """Two conversions whose request gave up: one whose write committed after all (found
+        at the quote's deadline: the draft exists, and lapses at once), one that never wrote
+        (no policy: NOT_CREATED)."""
+        from temporalio.client import WorkflowUpdateFailedError
+
+        from models.domain.lifecycle import policy_id_for_quote
+        from models.temporal.ids import policy_workflow_id
+
+        handles = {}
+        for name, fault in (("policy-conversion-late", "commit-then-fail"), ("policy-conversion-failed", "fail")):
+            draft = quote_draft(str(uuid.uuid4()), start, 3, dt.date.today())
+            await quotes_db.insert_quote(draft)
+            FAULTS["conversion"] = fault
+            with env.auto_time_skipping_disabled():
+                try:
+                    await convert(env.client, draft, queue)
+                    raise AssertionError("the conversion should have failed")
+                except WorkflowUpdateFailedError:
+                    pass
+            FAULTS["conversion"] = None
+            policy_id = policy_id_for_quote(draft.id)
+            handles[name] = (draft, env.client.get_workflow_handle(policy_workflow_id(draft.tenant_id, policy_id)))
+        lapse_at = max(quote_deadline(d.valid_until, d.risk_period_from) for d, _ in handles.values())
+        await advance(env, queue, lapse_at - await env.get_current_time() + dt.timedelta(hours=1))
+        assert await asyncio.wait_for(handles["policy-conversion-late"][1].result(), 60) == "LAPSED"
+        assert await asyncio.wait_for(handles["policy-conversion-failed"][1].result(), 60) == "NOT_CREATED"
+        return {name: await h.fetch_history() for name, (_, h) in handles.items()}
+
+    async def activation_write_retried(env, queue):
+        """The ACTIVE write at the first risk start fails for six hours, then lands."""
+        draft, handle = await draft_policy(env, queue, start, 3)
+        with env.auto_time_skipping_disabled():
+            await handle.execute_update(PolicyWorkflow.activate)
+        await schedule_done(env, draft, handle)
+        FAULTS["status"] = "ACTIVE"
+        start_at = dt.datetime.combine(start, dt.time(0), tzinfo=dt.timezone.utc)
+        await advance(env, queue, start_at - await env.get_current_time() - dt.timedelta(minutes=1))
+        await write_left_the_worker(env, handle)
+        for _ in range(12):
+            await advance(env, queue, dt.timedelta(minutes=30))
+        FAULTS["status"] = None
+        await advance(env, queue, dt.timedelta(days=2))
+        assert (await handle.query("status"))["status"] == "ACTIVE"
+        out = {"policy-activation-write-retried": await handle.fetch_history()}
+        await handle.terminate("recorded")
+        return out
+
+    async def write_left_the_worker(env, handle) -> None:
+        """Past the risk start, until the failing write's retries are a timer (local activity
+        backoff past a minute) or a regular activity: the attempts in the worker take real
+        time, during which the test server does not move its clock."""
+        from temporalio.api.enums.v1 import EventType
+
+        before = len((await handle.fetch_history()).events)
+        async with env.time_skipping_unlocked():
+            for _ in range(300):
+                events = (await handle.fetch_history()).events[before:]
+                if any(e.event_type in (EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, EventType.EVENT_TYPE_TIMER_STARTED) for e in events):
+                    return
+                await asyncio.sleep(0.5)
 
     async def settled(env, queue):
         """A 3-month policy settled from loaded observations (it pays), expired after its
@@ -694,6 +1150,12 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
         return {"observation-revision-approved": await approved.fetch_history(),
                 "observation-revision-expired": await expiring.fetch_history()}
 
+    await run(("settlement-flagged", "policy-settled-late"), settlement_flagged)
+    await run(("settlement-continued-first", "settlement-continued"), settlement_continued)
+    await run(("policy-cancelled-accepted",), cancelled_accepted)
+    await run(("policy-conversion-retried",), conversion_retried, {"convert_to_policy": flaky_conversion})
+    await run(("policy-conversion-late", "policy-conversion-failed"), conversion_late, {"convert_to_policy": flaky_conversion})
+    await run(("policy-activation-write-retried",), activation_write_retried, {"set_policy_status": flaky_status_write})
     await run(("observation-revision-approved", "observation-revision-expired"), observation_revisions)
     await run(("travel-coverages",), travel_stay)
     await run(("observations-run",), observations)
@@ -713,6 +1175,9 @@ async def main_async(label: str, only: set[str] | None) -> None:
 
     out = HERE / "histories" / label
     out.mkdir(parents=True, exist_ok=True)
+    exist = sorted(n for n in (only or ()) if (out / f"{n}.json").exists())
+    if exist:
+        raise SystemExit(f"{label}/{', '.join(exist)} exist: recorded histories are never re-recorded (record a new label)")
     await open_pool()
     try:
         await migrate()
@@ -724,8 +1189,19 @@ async def main_async(label: str, only: set[str] | None) -> None:
         if only is not None and name not in only:
             continue
         path = out / f"{name}.json"
+        if path.exists():
+            print(f"{path.relative_to(HERE.parent.parent)} exists: left as it is (recorded histories never change)")
+            continue
         path.write_text(history.to_json())
+        add_to_manifest(path)
         print(f"{path.relative_to(HERE.parent.parent)}: {len(history.events)} events")
+
+
+def add_to_manifest(path: Path) -> None:
+    """Append a newly recorded history to histories/MANIFEST.sha256 (tests/replay/test_corpus.py)."""
+    histories = HERE / "histories"
+    with (histories / "MANIFEST.sha256").open("a") as manifest:
+        manifest.write(f"{hashlib.sha256(path.read_bytes()).hexdigest()}  {path.relative_to(histories)}\n")
 
 
 def main() -> None:

@@ -1,0 +1,147 @@
+"""The replay corpus and the versioning doc keep their promises (docs/workflow-versioning.md).
+
+- Recorded histories are immutable: each file's SHA-256 is in the checked-in manifest
+  (`tests/replay/histories/MANIFEST.sha256`, which `tests/replay/record.py` appends to), and
+  a history that changed, disappeared or is not in the manifest fails here.
+- Every patch id the workflow code can write is in the doc's table, formatted ones too
+  (`policy-cancel-settles-first-{}` as `policy-cancel-settles-first-<n>`), and the call
+  sites of `background_write` with theirs (`bounded-write-<site>`).
+- No workflow module binds a module-level name twice (two RENDER_RETRY definitions made the
+  coverage documents retry forever, unnoticed, for two releases).
+"""
+
+from __future__ import annotations
+
+import ast
+import collections
+import hashlib
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+HISTORIES = ROOT / "tests" / "replay" / "histories"
+MANIFEST = HISTORIES / "MANIFEST.sha256"
+WORKFLOW_MODULES = sorted((ROOT / "workflows").glob("*.py"))
+VERSIONING_DOC = ROOT / "docs" / "workflow-versioning.md"
+
+
+def manifest() -> dict[str, str]:
+    entries = {}
+    for line in MANIFEST.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            digest, name = line.split(maxsplit=1)
+            entries[name.strip()] = digest
+    return entries
+
+
+def test_recorded_histories_are_the_ones_in_the_manifest_unchanged():
+    recorded = {str(p.relative_to(HISTORIES)): hashlib.sha256(p.read_bytes()).hexdigest() for p in HISTORIES.glob("*/*.json")}
+    expected = manifest()
+    changed = sorted(n for n in expected if n in recorded and recorded[n] != expected[n])
+    missing = sorted(n for n in expected if n not in recorded)
+    unlisted = sorted(n for n in recorded if n not in expected)
+    assert not changed, f"recorded histories changed (they are never re-recorded: record a new label): {changed}"
+    assert not missing, f"recorded histories disappeared: {missing}"
+    assert not unlisted, f"histories not in {MANIFEST.name} (record.py adds new ones): {unlisted}"
+
+
+def _pattern(node: ast.expr, constants: dict[str, str]) -> str | None:
+    """A patch id as the doc writes it: a literal as is, a formatted one with `<` where its
+    value goes (`policy-status-{}` → `policy-status-<`); None if not a string we can read."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return re.sub(r"\{[^}]*\}", "<", node.value)
+    if isinstance(node, ast.Name) and node.id in constants:
+        return re.sub(r"\{[^}]*\}", "<", constants[node.id])
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value if isinstance(v, ast.Constant) else "<" for v in node.values)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+        return _pattern(node.func.value, constants)
+    return None
+
+
+def patch_ids_in_the_code() -> dict[str, str]:
+    """Every patch id a workflow can write, with where it comes from: the module-level
+    PATCH_* constants, the literal ids passed to `patched`/`_new_path`/`db_step(patch=)`,
+    and `bounded-write-<site>` for each `background_write(..., site)` call."""
+    found: dict[str, str] = {}
+    for path in WORKFLOW_MODULES:
+        tree = ast.parse(path.read_text())
+        constants = {
+            t.id: n.value.value
+            for n in tree.body
+            if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)
+            for t in n.targets
+            if isinstance(t, ast.Name)
+        }
+        for name, value in constants.items():
+            if name.startswith("PATCH_"):
+                found[re.sub(r"\{[^}]*\}", "<", value)] = f"{path.name}: {name}"
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if func in ("patched", "deprecate_patch", "_new_path") and node.args:
+                pattern = _pattern(node.args[0], constants)
+                if pattern is not None:
+                    found[pattern] = f"{path.name}:{node.lineno}"
+            if func == "background_write" and len(node.args) >= 3:
+                site = _pattern(node.args[2], constants)
+                if site is not None:
+                    found[f"bounded-write-{site}"] = f"{path.name}:{node.lineno}"
+            for keyword in node.keywords:
+                if keyword.arg == "patch":
+                    pattern = _pattern(keyword.value, constants)
+                    if pattern is not None:
+                        found[pattern] = f"{path.name}:{node.lineno}"
+    return found
+
+
+def test_every_patch_id_in_the_code_is_in_the_versioning_doc():
+    table = "\n".join(line for line in VERSIONING_DOC.read_text().splitlines() if line.startswith("|"))
+    ids = patch_ids_in_the_code()
+    assert {"policy-cancel-settles-first-<", "settlement-dispatch-webhooks", "bounded-write-policy-status-<"} <= set(ids)
+    missing = {pid: where for pid, where in ids.items() if f"`{pid}" not in table}
+    assert not missing, f"patch ids missing from the table of {VERSIONING_DOC.name}: {missing}"
+
+
+def test_workflow_modules_bind_each_module_level_name_once():
+    twice = {}
+    for path in WORKFLOW_MODULES:
+        names = collections.Counter()
+        for node in ast.parse(path.read_text()).body:
+            targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names[node.name] += 1
+        twice.update({f"{path.name}: {n}": c for n, c in names.items() if c > 1})
+    assert not twice, f"module-level names bound more than once (the last silently wins): {twice}"
+
+
+NEEDS_RESET = Path(__file__).resolve().parent / "needs_reset"
+# The settlement of tests/replay/needs_reset/v4-settlement-flagged.json, recorded from the code
+# of a7cd5d8 (issue 24's release): it dispatched webhooks after every settle_period, without a
+# patch marker, like every settlement run from a85e610 (issue 14) to that release.
+V4_SETTLEMENT = "b9cf8240615f7e0272c3dabf7cea6593781390904edf9de0bb85011d331f6cb7"
+
+
+async def test_settlements_that_dispatched_without_a_marker_need_a_reset_on_this_code():
+    """Putting dispatch_webhooks behind `settlement-dispatch-webhooks` makes the v3 runs as
+    first recorded (no dispatch) replay, and those that dispatched unmarked (issue 14 to 24)
+    fail: nothing in their histories tells the two apart before the dispatch. Such a run is
+    reset to its first workflow task on this code (docs/runbook.md, "Settlements that need a
+    reset"); this test keeps the choice in view. The replay of the v3 original is in
+    test_replay.py (v3/settlement)."""
+    from temporalio.client import WorkflowHistory
+    from temporalio.worker import Replayer
+
+    from models.temporal.converter import data_converter
+    from workflows.worker import WORKFLOW_RUNNER, WORKFLOWS
+
+    path = NEEDS_RESET / "v4-settlement-flagged.json"
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == V4_SETTLEMENT
+    history = WorkflowHistory.from_json("v4-settlement-flagged", path.read_text())
+    result = await Replayer(workflows=WORKFLOWS, data_converter=data_converter, workflow_runner=WORKFLOW_RUNNER).replay_workflow(
+        history, raise_on_replay_failure=False
+    )
+    assert result.replay_failure is not None and "Nondeterminism" in str(result.replay_failure)
+    assert "ActivityTaskScheduled" in str(result.replay_failure)  # the unmarked dispatch_webhooks

@@ -16,6 +16,9 @@
   end: a handful of workflow tasks per policy, never one per day. A cancel in flight settles
   before a timer acts on the status; cancelling wakes every timer and ends the workflow, so
   covers no longer trigger.
+- After the end the policy expires once its covers are settled: it looks an hour after its
+  last settlement was due, then waits on one activity the server retries (hourly, backing
+  off to daily), so its history stays the same size however long the data takes.
 
 Versioning (docs/workflow-versioning.md): policies live for years, so each change is a
 patch at the point where behaviour changes, and a running policy takes the new path from

@@ -35,7 +35,9 @@ from decimal import Decimal
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-os.environ["PARAMETRIC_VAR_DIR"] = tempfile.mkdtemp(prefix="parametric-record-")
+# A private database; the pricing pool's spawned processes import this module again and
+# must find the same one (they inherit PARAMETRIC_RECORD_VAR_DIR).
+os.environ["PARAMETRIC_VAR_DIR"] = os.environ.setdefault("PARAMETRIC_RECORD_VAR_DIR", tempfile.mkdtemp(prefix="parametric-record-"))
 os.environ.pop("DATABASE_URL", None)
 os.environ.setdefault("PICCOLO_CONF", "models.db.piccolo_conf")
 

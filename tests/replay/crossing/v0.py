@@ -14,6 +14,7 @@ with the names they had then (models.commands, models.quote_store, workflows.pol
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import datetime as dt
 import json
 import os
@@ -23,6 +24,18 @@ from decimal import Decimal
 
 os.environ.setdefault("PICCOLO_CONF", "models.piccolo_conf")
 os.environ.pop("DATABASE_URL", None)
+
+
+from temporalio import workflow  # noqa: E402
+
+
+@workflow.defn(sandboxed=False, name="CrossClockWorkflow")
+class Clock:
+    """Only a timer: the time-skipping server skips from timer to timer."""
+
+    @workflow.run
+    async def run(self, seconds: float) -> None:
+        await workflow.sleep(seconds)
 
 
 def first_of_month_after(day: dt.date, months: int) -> dt.date:
@@ -78,7 +91,7 @@ def quote_draft(tenant_id: str, start: dt.date, months: int, today: dt.date):
 
 async def main(scenario: str, target: str, queue: str, out: str) -> None:
     from google.protobuf.empty_pb2 import Empty
-    from temporalio import activity, workflow
+    from temporalio import activity
     from temporalio.api.testservice.v1 import SleepRequest
     from temporalio.client import Client, WithStartWorkflowOperation
     from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDConflictPolicy
@@ -94,14 +107,6 @@ async def main(scenario: str, target: str, queue: str, out: str) -> None:
     from workflows.policy import PolicyWorkflow
     from workflows.quote import QuoteWorkflow
     from workflows.worker import ACTIVITIES, WORKFLOWS, build_document_worker
-
-    @workflow.defn(sandboxed=False, name="CrossClockWorkflow")
-    class Clock:
-        """Only a timer: the time-skipping server skips from timer to timer."""
-
-        @workflow.run
-        async def run(self, seconds: float) -> None:
-            await workflow.sleep(seconds)
 
     @activity.defn(name="render_policy_schedule")
     async def render_fails(request) -> None:
@@ -142,7 +147,17 @@ async def main(scenario: str, target: str, queue: str, out: str) -> None:
             task_queue=queue,
         )
         state.update(policy_workflow_id=handle.id, policy_id=str(policy_id), quote_id=str(draft.id))
+        await first_task_done(handle)
         return handle
+
+    async def first_task_done(handle) -> None:
+        """The run's first workflow task completed here, on v0's code (not by the next
+        release's workers after this process has gone)."""
+        for _ in range(600):
+            if any(e.HasField("workflow_task_completed_event_attributes") for e in (await handle.fetch_history()).events):
+                return
+            await asyncio.sleep(0.1)
+        raise AssertionError(f"{handle.id}: no workflow task completed")
 
     async def render_done(handle) -> None:
         for _ in range(600):
@@ -152,8 +167,13 @@ async def main(scenario: str, target: str, queue: str, out: str) -> None:
         raise AssertionError("the schedule did not render")
 
     try:
-        async with Worker(client, task_queue=queue, workflows=WORKFLOWS, activities=activities), \
-                build_document_worker(client, queue), Worker(client, task_queue=f"{queue}-clock", workflows=[Clock]):
+        # No workflow cache, so no sticky queues: the tasks that come after this process has gone
+        # must reach the next release's workers at once (the time-skipping server does not move
+        # a task from a dead worker's sticky queue to the normal one, as a real server does).
+        async with Worker(client, task_queue=queue, workflows=WORKFLOWS, activities=activities, max_cached_workflows=0,
+                          activity_executor=concurrent.futures.ThreadPoolExecutor(max_workers=4)), \
+                build_document_worker(client, queue), \
+                Worker(client, task_queue=f"{queue}-clock", workflows=[Clock], max_cached_workflows=0):
             if scenario == "quote":
                 # A quote the deploy finds CREATED; it is converted after it.
                 draft = quote_draft(tenant_id, start, 3, today)
@@ -173,6 +193,7 @@ async def main(scenario: str, target: str, queue: str, out: str) -> None:
                     ),
                 )
                 state.update(quote_workflow_id=quote_workflow_id(tenant_id, draft.id), quote_id=str(draft.id))
+                await first_task_done(client.get_workflow_handle(state["quote_workflow_id"]))
             elif scenario == "draft":
                 await policy(3)  # a draft the deploy finds waiting for its activation
             elif scenario == "schedule-failing":

@@ -1,16 +1,18 @@
-"""Phase 1 of tests/replay/cross.py on the code of a7cd5d8 (v4: issue 24's release, the last
-before the bounded histories of issue 25).
+"""Phase 1 of tests/replay/cross.py on a release with settlement: 032a8a3 (v3, settlement
+as first recorded) or a7cd5d8 (v4: issue 24's release, the last before the bounded
+histories of issue 25).
 
 Run by cross.py with that commit's tree first on PYTHONPATH, against the server and the
 SQLite file phase 2 then continues with:
 
-    python tests/replay/crossing/v4.py SCENARIO TARGET QUEUE STATE.json
+    python tests/replay/crossing/settlement.py SCENARIO TARGET QUEUE STATE.json
 
 A one-month policy at a target of its own (coverages written as the catalogue would, the
 period's daily rainfall stored), converted and activated as the API does, then time skipped
-on v4's workers to where the deploy finds it:
-- `waiting`: the first day's data missing, three days after the settlement was due: the
-  settlement checks daily (WAITING), the ended policy checks daily whether it is settled;
+on that release's workers to where the deploy finds it:
+- `waiting`: the first day's data missing, three and a half days after the settlement was
+  due: the settlement checks daily (WAITING), the ended policy checks daily whether it is
+  settled;
 - `ending`: all data in, an hour before the period's end + latency: the policy on its end
   timer, the settlement on its due timer.
 """
@@ -29,6 +31,18 @@ os.environ.setdefault("PICCOLO_CONF", "models.db.piccolo_conf")
 os.environ.pop("DATABASE_URL", None)
 
 
+from temporalio import workflow  # noqa: E402
+
+
+@workflow.defn(sandboxed=False, name="CrossClockWorkflow")
+class Clock:
+    """Only a timer: the time-skipping server skips from timer to timer."""
+
+    @workflow.run
+    async def run(self, seconds: float) -> None:
+        await workflow.sleep(seconds)
+
+
 def first_of_month_after(day: dt.date, months: int) -> dt.date:
     index = day.month - 1 + months
     return dt.date(day.year + index // 12, index % 12 + 1, 1)
@@ -36,12 +50,22 @@ def first_of_month_after(day: dt.date, months: int) -> dt.date:
 
 async def main(scenario: str, target: str, queue: str, out: str) -> None:
     from google.protobuf.empty_pb2 import Empty
-    from temporalio import workflow
     from temporalio.api.testservice.v1 import SleepRequest
     from temporalio.client import Client, WithStartWorkflowOperation
     from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDConflictPolicy, WorkflowIDReusePolicy
     from temporalio.service import RPCError
-    from temporalio.worker import Worker
+
+    # No sticky queues: the workflow tasks that come after this process has gone must reach
+    # the next release's workers at once (the time-skipping server does not move a task
+    # from a dead worker's sticky queue to the normal one, as a real server does in 5 s).
+    import temporalio.worker
+
+    class NoCacheWorker(temporalio.worker.Worker):
+        def __init__(self, *args, **kwargs) -> None:
+            kwargs["max_cached_workflows"] = 0
+            super().__init__(*args, **kwargs)
+
+    temporalio.worker.Worker = NoCacheWorker
 
     from models.clock import utcnow
     from models.db import observations as observations_db
@@ -62,12 +86,6 @@ async def main(scenario: str, target: str, queue: str, out: str) -> None:
     from workflows.policies import PolicyWorkflow
     from workflows.settlement import due_at
     from workflows.worker import Workers
-
-    @workflow.defn(sandboxed=False, name="CrossClockWorkflow")
-    class Clock:
-        @workflow.run
-        async def run(self, seconds: float) -> None:
-            await workflow.sleep(seconds)
 
     await open_pool()
     await migrate()
@@ -123,7 +141,7 @@ async def main(scenario: str, target: str, queue: str, out: str) -> None:
         "policy_id": str(policy_id), "policy_workflow_id": policy_workflow_id(tenant_id, policy_id),
     }
     try:
-        async with Workers(client, queue, pricing_processes=0), Worker(client, task_queue=f"{queue}-clock", workflows=[Clock]):
+        async with Workers(client, queue, pricing_processes=0), NoCacheWorker(client, task_queue=f"{queue}-clock", workflows=[Clock]):
             operation = WithStartWorkflowOperation(
                 PolicyWorkflow.run,
                 PolicyWorkflowInput(

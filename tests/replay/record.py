@@ -16,9 +16,9 @@ which tests/replay/test_corpus.py checks every history.
 
 The scenarios import the workflow code of the commit they are recorded at, so this file
 changes with the workflows; the recorded files do not. To record an older release's paths,
-run this file from a git worktree of that release's commit (tests/replay/histories/README.md
-says which histories were recorded how; tests/replay/cross.py records runs that cross a
-deploy).
+run this file from a git worktree of that release's commit (docs/workflow-versioning.md,
+"The replay corpus", says which histories were recorded how; tests/replay/cross.py records
+runs that cross a deploy).
 """
 
 from __future__ import annotations

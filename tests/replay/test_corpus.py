@@ -5,7 +5,8 @@
   a history that changed, disappeared or is not in the manifest fails here.
 - Every patch id the workflow code can write is in the doc's table, formatted ones too
   (`policy-cancel-settles-first-{}` as `policy-cancel-settles-first-<n>`), and the call
-  sites of `background_write` with theirs (`bounded-write-<site>`).
+  sites of `background_write` with theirs (`bounded-write-<site>`); and a recorded history
+  holds its marker (the new branch replays, not only the old).
 - No workflow module binds a module-level name twice (two RENDER_RETRY definitions made the
   coverage documents retry forever, unnoticed, for two releases).
 """
@@ -104,6 +105,27 @@ def test_every_patch_id_in_the_code_is_in_the_versioning_doc():
     assert {"policy-cancel-settles-first-<", "settlement-dispatch-webhooks", "bounded-write-policy-status-<"} <= set(ids)
     missing = {pid: where for pid, where in ids.items() if f"`{pid}" not in table}
     assert not missing, f"patch ids missing from the table of {VERSIONING_DOC.name}: {missing}"
+
+
+def test_every_patch_id_in_the_code_is_taken_by_a_recorded_history():
+    """A replay corpus of every path: each patch the code can take has a history holding its
+    marker (runs that crossed a deploy: tests/replay/cross.py), so the new branch replays too,
+    not only the old one."""
+    import base64
+    import json
+
+    markers = set()
+    for path in HISTORIES.glob("*/*.json"):
+        for event in json.loads(path.read_text())["events"]:
+            marker = event.get("markerRecordedEventAttributes")
+            if marker and marker["markerName"] == "core_patch":
+                data = marker["details"]["patch-data"]["payloads"][0]["data"]
+                markers.add(json.loads(base64.b64decode(data))["id"])
+    untaken = {
+        pid: where for pid, where in patch_ids_in_the_code().items()
+        if not any(re.fullmatch(re.escape(pid).replace("<", ".+"), m) for m in markers)
+    }
+    assert not untaken, f"patch ids no recorded history takes (record one: tests/replay/record.py or cross.py): {untaken}"
 
 
 def test_workflow_modules_bind_each_module_level_name_once():

@@ -107,7 +107,8 @@ def test_dev_server_command_follows_temporal_dev_yml():
     pragmas = {cmd[i + 1] for i, part in enumerate(cmd) if part == "--sqlite-pragma"}
     assert pragmas == {"journal_mode=wal", "synchronous=normal"}
     dynamic = {cmd[i + 1] for i, part in enumerate(cmd) if part == "--dynamic-config-value"}
-    assert dynamic == {"matching.numTaskqueueReadPartitions=1", "matching.numTaskqueueWritePartitions=1"}
+    assert dynamic == {"matching.numTaskqueueReadPartitions=1", "matching.numTaskqueueWritePartitions=1",
+                       "matching.enableFairness=true"}  # per-tenant fairness keys (docs/api-decisions.md)
 
 
 def test_the_temporal_binary_accepts_the_dev_tuning(tmp_path, monkeypatch):

@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import ipaddress
+import subprocess
+import sys
 import uuid
 from decimal import Decimal
 
@@ -192,7 +194,8 @@ async def test_loopback_receivers_are_refused_by_default(strict_api, tenant, ser
 
 async def _pending_delivery(tenant_id: str, endpoint_id: str) -> str:
     """A message for the tenant and its delivery to the endpoint, as dispatch makes them
-    (without starting the delivery workflow: the test runs the activity or the workflow)."""
+    (marked started without starting the delivery workflow: the test runs the activity or
+    the workflow itself, and no dispatch pass starts it)."""
     from models.clock import utcnow
     from models.db import webhooks as webhooks_db
     from models.db.core import insert_rows, write_transaction
@@ -207,7 +210,8 @@ async def _pending_delivery(tenant_id: str, endpoint_id: str) -> str:
     async with write_transaction():
         await webhooks_db.write_outbox([message])
         await insert_rows([WebhookDelivery(id=delivery_id, tenant_id=uuid.UUID(tenant_id), message_id=message.id,
-                                           endpoint_id=uuid.UUID(endpoint_id), created_at=now, updated_at=now)])
+                                           endpoint_id=uuid.UUID(endpoint_id), created_at=now, updated_at=now,
+                                           started_at=now)])
     return delivery_id
 
 
@@ -441,8 +445,13 @@ async def test_secrets_are_sealed_in_the_database(make_tenant, settings):
     for secret in (endpoint["secret"], rotated["secret"]):
         assert secret.removeprefix("whsec_") not in row["secret"] + row["previous_secret"]
     if not settings.is_postgres:  # nor anywhere in the database's files
-        files = [p for p in settings.sqlite_path.parent.iterdir() if p.name.startswith(settings.sqlite_path.name)]
-        content = b"".join(p.read_bytes() for p in files)
+        files = [str(p) for p in settings.sqlite_path.parent.iterdir() if p.name.startswith(settings.sqlite_path.name)]
+        # Read by another process: closing a file this process opened on the database would
+        # drop every POSIX lock its SQLite connections hold on it, and another process could
+        # then take the database for unused and remove its WAL under them ("database disk
+        # image is malformed" in a later test; SQLite's "How To Corrupt", section 2.2).
+        read = "import sys; sys.stdout.buffer.write(b''.join(open(f, 'rb').read() for f in sys.argv[1:]))"
+        content = subprocess.run([sys.executable, "-c", read, *files], capture_output=True, check=True).stdout
         assert endpoint["secret"].encode() not in content and rotated["secret"].encode() not in content
 
 

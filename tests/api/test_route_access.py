@@ -18,6 +18,7 @@ import pytest
 from api.app import create_app
 from api.auth.roles import ACCESS, Caller, declared, undeclared
 from models.clock import utcnow
+from models.db.webhooks import new_secret
 from models.db.tables import (
     BusinessPartner,
     ParametricEvent,
@@ -173,7 +174,7 @@ async def owned_ids(principals) -> dict[str, str]:
         event_type="EXCESS_RAINFALL", validated_day=dt.date.today(), index_value=1, currency="INR", payout_minor=0,
         created_at=now))
     await WebhookEndpoint.insert(WebhookEndpoint(id=endpoint_id, tenant_id=owner, url="https://example.com/hook",
-                                                 event_types=["*"], secret="whsec_x", created_at=now, updated_at=now))
+                                                 event_types=["*"], secret=new_secret(), created_at=now, updated_at=now))
     await BusinessPartner.insert(BusinessPartner(id=partner_id, tenant_id=owner, name="n", role="POLICY_HOLDER",
                                                  contact_name="c", contact_email="c@example.com", contact_phone="1",
                                                  address={}, tax_status="REGISTERED", created_at=now))

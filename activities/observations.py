@@ -1,7 +1,12 @@
 """Running a data provider: fetch the exposed targets' values, validate them as one batch
 (as POST /internal/observations does), store them, tell the settlements concerned; a
 provider's revisions that would change a settled amount are held for a data staff member
-(four eyes). And deciding a held revision: store its rows or not."""
+(four eyes). Deciding a held revision: store its rows or not. And the settlement-notices
+sweep: the settlements of every notice not told yet are told.
+
+Stored rows and their settlement notices commit together; telling the settlements right
+after is a shortcut that a failed signal or a killed worker may lose (a retry finds the
+rows unchanged and stores nothing): the sweep finds the notice and tells them."""
 
 from __future__ import annotations
 
@@ -16,17 +21,20 @@ from models.db import observations as observations_db
 from models.db import settlement as settlement_db
 from models.domain.observations import Provenance
 from models.settings import load_settings
+from models.clock import utcnow
 from models.temporal.observations import (
     NOT_HELD,
     STALE_REVISION,
     DecideRevisionInput,
     IngestProviderInput,
     IngestSummary,
+    NoticeSweepInput,
+    NoticeSweepOutcome,
     RevisionDecided,
     held_input,
-    hold_in_temporal,
+    revision_hold_start,
 )
-from models.temporal.settlement import tell_settlements
+from models.temporal.settlement import data_changed_start
 
 SIMULATED_BACKFILL_DAYS = 62  # the simulated feed fills open periods back this far
 
@@ -93,9 +101,8 @@ async def ingest_observations(request: IngestProviderInput) -> IngestSummary:
         if outcome.revision_id is not None:
             held_revisions.append(outcome.revision_id)
             details.append(f"{t['id']}: {outcome.held} revision(s) held for approval ({outcome.revision_id})")
-        if outcome.stored and request.task_queue:
-            periods = await observations_db.periods_touched(outcome.stored)
-            totals["notified"] += await tell_settlements(activity.client(), request.task_queue, periods)
+        if request.task_queue:
+            totals["notified"] += await _tell(request.task_queue, await observations_db.notices_to_tell(outcome.notices))
     if request.task_queue:
         await _hold_in_temporal(request.task_queue)
     return IngestSummary(
@@ -110,14 +117,24 @@ async def _hold_in_temporal(task_queue: str) -> None:
     """Every revision still held has its workflow (started now if the process that held it
     stopped before starting it): ops see it in Temporal and it expires in time."""
     for row in await revisions_db.held_revisions():
-        await hold_in_temporal(activity.client(), task_queue, held_input(row))
+        await activity.client().start_workflow(**revision_hold_start(held_input(row), task_queue))
+
+
+async def _tell(task_queue: str, notices: observations_db.NoticesToTell) -> int:
+    """Tell the notices' settlements (signal-with-start, each once), then mark the notices
+    told; returns how many settlements were told."""
+    for target, start, end in notices.settlements:
+        await activity.client().start_workflow(**data_changed_start(target, start, end, task_queue))
+    await observations_db.told(notices)
+    return len(notices.settlements)
 
 
 @activity.defn
 async def decide_observation_revision(request: DecideRevisionInput) -> RevisionDecided:
     """Approve (store the held rows, then tell the settlements over their days, which
     re-settle with adjustments) or refuse a held revision. Safe to retry: the decision is
-    recorded once, and settlements told twice settle once more for nothing."""
+    recorded once, with its settlement notices; a retry after the commit finds them not told
+    only if the attempt died first, and the sweep tells those."""
     try:
         decided = await revisions_db.decide(request.revision_id, request.state, request.decided_by, request.reason)
     except (revisions_db.NotHeld, LookupError) as err:
@@ -125,10 +142,26 @@ async def decide_observation_revision(request: DecideRevisionInput) -> RevisionD
     except revisions_db.StaleRevision as err:
         raise ApplicationError(str(err), type=STALE_REVISION, non_retryable=True) from None
     notified = 0
-    if decided.rows and request.task_queue:
-        periods = await observations_db.periods_touched(decided.rows)
-        notified = await tell_settlements(activity.client(), request.task_queue, periods)
+    if request.task_queue:
+        notified = await _tell(request.task_queue, await observations_db.notices_to_tell(decided.notices))
     return RevisionDecided(
         revision_id=request.revision_id, state=decided.state, decided_by=decided.decided_by,
         decided_at=decided.decided_at, stored=len(decided.rows), settlements_notified=notified,
     )
+
+
+@activity.defn
+async def sweep_settlement_notices(request: NoticeSweepInput) -> NoticeSweepOutcome:
+    """Tell the settlements of every notice not told yet (oldest first, a page at a time),
+    leaving the youngest (`grace_seconds`) to the writer that tells its own. Run by the
+    `settlement-notices` Schedule every minute. A settlement told twice settles once more
+    for nothing; a notice is marked told only once its settlements were."""
+    notices = settlements = 0
+    while True:
+        before = utcnow() - dt.timedelta(seconds=request.grace_seconds)
+        page = await observations_db.notices_to_tell(limit=request.limit, created_before=before)
+        if not page.periods:
+            return NoticeSweepOutcome(notices=notices, settlements=settlements)
+        settlements += await _tell(request.task_queue, page)
+        notices += len(page.periods)
+        activity.heartbeat(notices)

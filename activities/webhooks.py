@@ -10,14 +10,15 @@ resolves inside the network is never reached."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import ssl
 
 import httpx
 from standardwebhooks import Webhook
 from temporalio import activity
-from temporalio.common import WorkflowIDConflictPolicy
-from temporalio.exceptions import ApplicationError
+from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
 
 from models.clock import utcnow
 from models.db import webhooks as webhooks_db
@@ -75,24 +76,37 @@ async def post_pinned(resolved: Resolved, url: str, content: bytes, headers: dic
 
 @activity.defn
 async def dispatch_webhooks(request: DispatchInput) -> int:
-    """Undispatched outbox messages → one delivery workflow per (message, endpoint)."""
+    """Undispatched outbox messages → one delivery workflow per (message, endpoint).
+
+    The deliveries commit first, then their workflows start: a pass that dies in between
+    leaves them PENDING and not started, so every pass starts those too, the oldest first,
+    once `orphaned_after_seconds` old (the start is idempotent: the workflow id is the
+    delivery's; one running is found running, one closed is never run again). Returns the
+    workflows started."""
     client = activity.client()
     started = 0
     while True:
-        ids = await webhooks_db.dispatch_pending(request.limit)
-        for delivery_id in ids:
-            await client.start_workflow(
-                WEBHOOK_DELIVERY_WORKFLOW,
-                delivery_id,
-                id=webhook_delivery_workflow_id(delivery_id),
-                task_queue=request.task_queue,
-                id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-                static_summary=f"Webhook {delivery_id.split(':')[0]}",
-            )
-            started += 1
-        activity.heartbeat(started)
+        made = await webhooks_db.dispatch_pending(request.limit)
+        orphaned = utcnow() - dt.timedelta(seconds=request.orphaned_after_seconds)
+        ids = made + await webhooks_db.unstarted_deliveries(request.limit, created_before=orphaned, leaving=made)
         if not ids:
             return started
+        for delivery_id in ids:
+            try:
+                await client.start_workflow(
+                    WEBHOOK_DELIVERY_WORKFLOW,
+                    delivery_id,
+                    id=webhook_delivery_workflow_id(delivery_id),
+                    task_queue=request.task_queue,
+                    id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+                    id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+                    static_summary=f"Webhook {delivery_id.split(':')[0]}",
+                )
+            except WorkflowAlreadyStartedError:  # it ran and closed: not sent twice
+                pass
+            started += 1
+        await webhooks_db.mark_started(ids)
+        activity.heartbeat(started)
 
 
 @activity.defn

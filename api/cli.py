@@ -159,14 +159,14 @@ def observations_import(csv_file: str, chunk: int, reason: str) -> None:
     import csv
     import getpass
 
+    from api.settlement.observations import hold_in_temporal, tell_settlements
     from models.db import observation_revisions as revisions_db
     from models.db import observations as observations_db
     from models.db.core import close_pool, open_pool
     from models.domain.observations import CSV_COLUMNS, Provenance
     from models.temporal.client import connect
-    from models.temporal.observations import held_input, hold_in_temporal
+    from models.temporal.observations import held_input
     from models.temporal.queues import task_queue
-    from models.temporal.settlement import tell_settlements
 
     settings = load_settings()
     with open(csv_file, newline="", encoding="utf-8") as f:
@@ -196,28 +196,28 @@ def observations_import(csv_file: str, chunk: int, reason: str) -> None:
                         f"the file revises {revising} stored value(s): say why with --reason; nothing was written"
                     )
             totals = dict(new=0, revised=0, unchanged=0, held=0)
-            stored, held_ids = [], []
+            notices, held_ids = [], []
             with click.progressbar(length=len(rows), label=f"Importing {len(rows)} rows") as bar:
                 for i in range(0, len(rows), chunk):
                     outcome = await revisions_db.submit_batch(rows[i : i + chunk], provenance)
                     for name in totals:
                         totals[name] += getattr(outcome, name)
-                    stored += outcome.stored
+                    notices += outcome.notices
                     if outcome.revision_id is not None:
                         held_ids.append(outcome.revision_id)
                     bar.update(len(rows[i : i + chunk]))
             notified = 0
-            if stored or held_ids:
+            if notices or held_ids:
                 try:
                     client = await connect(settings, retries=1)
                     lifecycle = task_queue(settings.task_queue, "lifecycle")
                     for revision_id in held_ids:
                         await hold_in_temporal(client, lifecycle, held_input(await revisions_db.revision(revision_id)))
-                    if stored:
-                        notified = await tell_settlements(client, lifecycle, await observations_db.periods_touched(stored))
-                except Exception as exc:  # Temporal not running: settlements read the data when due
-                    click.echo(f"warning: settlements not told ({exc}); waiting ones retry daily, and held "
-                               "revisions get their workflows at the next daily run or their decision", err=True)
+                    notified = await tell_settlements(client, lifecycle, notices)
+                except Exception as exc:  # Temporal not running: the rows' notices are the sweep's
+                    click.echo(f"warning: settlements not told now ({exc}); the settlement-notices sweep tells "
+                               "them once the workers run, and held revisions get their workflows at the next "
+                               "daily run or their decision", err=True)
             if held_ids:
                 click.echo(f"{totals['held']} revision(s) held for approval by a data staff member (four eyes): "
                            + ", ".join(f"/internal/observation-revisions/{r}" for r in held_ids), err=True)
@@ -285,7 +285,7 @@ def demo_settle(pin: str, rain_mm: float | None) -> None:
     from models.temporal.ids import settlement_workflow_id
     from models.temporal.observations import OBSERVATION_INGEST_WORKFLOW, IngestRunInput
     from models.temporal.queues import task_queue
-    from models.temporal.settlement import tell_settlements
+    from models.temporal.settlement import data_changed_start
 
     settings = load_settings()
 
@@ -317,7 +317,8 @@ def demo_settle(pin: str, rain_mm: float | None) -> None:
                     for i, d in enumerate(days)
                 ])
             click.echo(f"3/4 observations of {start:%B %Y} loaded (simulated{', rainfall set to %s mm' % rain_mm if rain_mm is not None else ''})", err=True)
-            await tell_settlements(client, task_queue(settings.task_queue, "lifecycle"), [(target, start, end)])
+            # The demo's period was never settled: no notice finds it, so it is started here.
+            await client.start_workflow(**data_changed_start(target, start, end, task_queue(settings.task_queue, "lifecycle")))
             workflow_id = settlement_workflow_id(target, start, end)
             click.echo(f"4/4 settlement started: {workflow_id}", err=True)
             base = settings.public_base_url

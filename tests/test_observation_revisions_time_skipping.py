@@ -16,13 +16,13 @@ from temporalio.exceptions import ApplicationError
 from models.clock import utcnow
 from models.db import observation_revisions as revisions_db
 from models.db.tables import Observation, ObservationRevision
+from api.settlement.observations import hold_in_temporal
 from models.temporal.observations import (
     DECIDE_UPDATE,
     FOUR_EYES,
     RevisionDecided,
     RevisionDecision,
     held_input,
-    hold_in_temporal,
 )
 from tests.test_lifecycles_time_skipping import advance, result_of, skipping_env, worker  # noqa: F401 - fixtures
 from workflows.observations import REVISION_HOLD_LIMIT

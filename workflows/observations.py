@@ -8,6 +8,10 @@ And a held observation revision (four eyes, docs/observations.md): one workflow 
     HELD ──decide (approve, not by the submitter)──▶ store the rows, tell settlements ──▶ APPROVED
       ├───decide (refuse)──────────────────────────────────────────────────────────────▶ REFUSED
       └───REVISION_HOLD_LIMIT without a decision──▶ refused by "system" as expired ─────▶ REFUSED
+
+And the settlement-notices sweep (`settlement-notices` Schedule, every minute): the
+settlements of every stored batch's notice not yet told are told (docs/observations.md,
+"Settlements are told").
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from activities.observations import decide_observation_revision, ingest_observations
+    from activities.observations import decide_observation_revision, ingest_observations, sweep_settlement_notices
     from models.temporal.observations import (
         DECIDE_UPDATE,
         FOUR_EYES,
@@ -28,6 +32,7 @@ with workflow.unsafe.imports_passed_through():
         OBSERVATION_INGEST_WORKFLOW,
         OBSERVATION_REVISION_WORKFLOW,
         REVISION_STATUS_QUERY,
+        SETTLEMENT_NOTICE_SWEEP_WORKFLOW,
         STALE_REVISION,
         SYSTEM_ACTOR,
         DecideRevisionInput,
@@ -35,6 +40,8 @@ with workflow.unsafe.imports_passed_through():
         IngestProviderInput,
         IngestRunInput,
         IngestSummary,
+        NoticeSweepInput,
+        NoticeSweepOutcome,
         RevisionDecided,
         RevisionDecision,
         RevisionStatus,
@@ -161,3 +168,20 @@ class ObservationRevisionWorkflow:
                     pass
         await workflow.wait_condition(workflow.all_handlers_finished)
         return self._state
+
+
+@workflow.defn(name=SETTLEMENT_NOTICE_SWEEP_WORKFLOW)
+class SettlementNoticeSweepWorkflow:
+    """One sweep: a single activity, retried until the database and Temporal answer (the
+    next run of the Schedule is skipped while this one runs)."""
+
+    @workflow.run
+    async def run(self, request: NoticeSweepInput) -> NoticeSweepOutcome:
+        return await workflow.execute_activity(
+            sweep_settlement_notices,
+            request,
+            start_to_close_timeout=dt.timedelta(minutes=10),
+            heartbeat_timeout=dt.timedelta(minutes=1),
+            retry_policy=RetryPolicy(maximum_interval=dt.timedelta(minutes=1)),
+            summary="Tell the settlements of observations stored and not told",
+        )

@@ -83,7 +83,7 @@ from activities.quotes import (
     reject_quote,
     transition_quote,
 )
-from activities.observations import decide_observation_revision, ingest_observations
+from activities.observations import decide_observation_revision, ingest_observations, sweep_settlement_notices
 from activities.settled_wait import await_policy_settled
 from activities.settlement import policy_settled, settle_period, start_settlements
 from activities.travel import price_stay_nights, record_travel_coverages
@@ -96,7 +96,7 @@ from workflows.partners import BusinessPartnerWorkflow
 from workflows.policies import PolicyWorkflow
 from workflows.pricing import CoveragePricingWorkflow
 from workflows.quotes import QuoteWorkflow
-from workflows.observations import ObservationIngestWorkflow, ObservationRevisionWorkflow
+from workflows.observations import ObservationIngestWorkflow, ObservationRevisionWorkflow, SettlementNoticeSweepWorkflow
 from workflows.settlement import SettlementWorkflow
 from workflows.travel import TravelCoveragesWorkflow
 from workflows.webhooks import WebhookDeliveryWorkflow, WebhookDispatchWorkflow
@@ -117,6 +117,7 @@ WORKFLOWS = [
     WebhookDispatchWorkflow,
     ObservationIngestWorkflow,
     ObservationRevisionWorkflow,
+    SettlementNoticeSweepWorkflow,
     ClaimReportWorkflow,
 ]
 LIFECYCLE_ACTIVITIES = [
@@ -151,6 +152,7 @@ LIFECYCLE_ACTIVITIES = [
     dispatch_webhooks,
     ingest_observations,
     decide_observation_revision,
+    sweep_settlement_notices,
     # Workflows started before the per-queue split or the checked transitions call these
     # on the lifecycle queue (docs/workflow-versioning.md, "Retiring a patch").
     persist_quote,
@@ -372,9 +374,10 @@ def build_settlement_worker(
 
 
 async def ensure_schedules(client: Client, settings: Settings) -> None:
-    """The recurring jobs ops see under Schedules in the Temporal UI: webhook dispatch every
-    minute; the observations run daily at 02:30 UTC (08:00 IST) when providers are
-    configured. Created once; a changed provider list updates the existing schedule."""
+    """The recurring jobs ops see under Schedules in the Temporal UI: webhook dispatch (and
+    its sweep for deliveries not started) and the settlement-notices sweep every minute;
+    the observations run daily at 02:30 UTC (08:00 IST) when providers are configured.
+    Created once; a changed provider list updates the existing schedule."""
     from temporalio.client import (
         Schedule,
         ScheduleActionStartWorkflow,
@@ -388,10 +391,18 @@ async def ensure_schedules(client: Client, settings: Settings) -> None:
         ScheduleUpdate,
     )
 
-    from models.temporal.observations import INGEST_SCHEDULE_ID, OBSERVATION_INGEST_WORKFLOW, IngestRunInput
+    from models.temporal.observations import (
+        INGEST_SCHEDULE_ID,
+        NOTICE_SWEEP_SCHEDULE_ID,
+        OBSERVATION_INGEST_WORKFLOW,
+        SETTLEMENT_NOTICE_SWEEP_WORKFLOW,
+        IngestRunInput,
+        NoticeSweepInput,
+    )
     from models.temporal.webhooks import DISPATCH_SCHEDULE_ID, WEBHOOK_DISPATCH_WORKFLOW, DispatchInput
 
     hooks = task_queue(settings.task_queue, "webhooks")
+    lifecycle = task_queue(settings.task_queue, "lifecycle")
     wanted = {
         DISPATCH_SCHEDULE_ID: Schedule(
             action=ScheduleActionStartWorkflow(
@@ -399,7 +410,15 @@ async def ensure_schedules(client: Client, settings: Settings) -> None:
             ),
             spec=ScheduleSpec(intervals=[ScheduleIntervalSpec(every=timedelta(minutes=1))]),
             policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP),
-        )
+        ),
+        NOTICE_SWEEP_SCHEDULE_ID: Schedule(
+            action=ScheduleActionStartWorkflow(
+                SETTLEMENT_NOTICE_SWEEP_WORKFLOW, NoticeSweepInput(task_queue=lifecycle), id="settlement-notices",
+                task_queue=lifecycle,
+            ),
+            spec=ScheduleSpec(intervals=[ScheduleIntervalSpec(every=timedelta(minutes=1))]),
+            policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP),
+        ),
     }
     if settings.observation_providers:
         wanted[INGEST_SCHEDULE_ID] = Schedule(

@@ -76,7 +76,8 @@ class ObservationController(Controller):
             "and a batch with revisions needs a `reason` (400 naming `reason` otherwise). "
             "Revisions that would change an amount already settled are held until a second data "
             "staff member approves them (`held`, `heldRevisionId`); the rest is stored. "
-            "Settlements over the stored days are told (docs/observations.md)."
+            "Settlements over the stored days are told at once (`settlementsNotified`), or, should that "
+            "fail, by the settlement-notices sweep within minutes (docs/observations.md)."
         ),
         status_code=200,
         responses=problems(*AUTHED, 413),

@@ -1,21 +1,32 @@
 """Taking in observations over HTTP: the 400 for a refused batch, and a validated batch
 submitted (stored, or its revisions of settled amounts held for four eyes: the held
-revision's workflow is started; the settlements over the stored rows' days are told)."""
+revision's workflow is started; the settlements over the stored rows' days are told).
+
+Telling settlements right after the commit is a shortcut: the rows' settlement notices were
+written in their transaction, and if this process dies or the signal fails before they are
+marked told, the `settlement-notices` sweep tells them (docs/observations.md)."""
 
 from __future__ import annotations
 
+import logging
+import uuid
+from collections.abc import Sequence
+
 from temporalio.client import Client
+from temporalio.service import RPCError
 
 from api.problems import InvalidInput
 from models.db import observation_revisions as revisions_db
 from models.db import observations as observations_db
 from models.domain.observations import ObservationIn, Provenance, RowProblem
 from models.settings import Settings
-from models.temporal.observations import held_input, hold_in_temporal
+from models.temporal.observations import HeldRevisionInput, held_input, revision_hold_start
 from models.temporal.queues import task_queue
-from models.temporal.settlement import tell_settlements
+from models.temporal.settlement import data_changed_start
 from models.wire.common import FieldError
 from models.wire.settlement import ObservationBatchResult
+
+log = logging.getLogger("parametric.observations")
 
 
 class BatchRefused(InvalidInput):
@@ -37,6 +48,23 @@ def refusal(problems: list[RowProblem]) -> BatchRefused:
     return BatchRefused(detail, errors=errors)
 
 
+async def tell_settlements(temporal: Client, task_queue: str, notices: Sequence[uuid.UUID]) -> int:
+    """Tell the settlements of the notices (written with rows just committed) that their
+    data changed, then mark the notices told; returns how many settlements were told."""
+    found = await observations_db.notices_to_tell(notices)
+    for target, start, end in found.settlements:
+        await temporal.start_workflow(**data_changed_start(target, start, end, task_queue))
+    await observations_db.told(found)
+    return len(found.settlements)
+
+
+async def hold_in_temporal(temporal: Client, task_queue: str, held: HeldRevisionInput) -> str:
+    """Start the held revision's workflow, or find it running; returns its id."""
+    start = revision_hold_start(held, task_queue)
+    await temporal.start_workflow(**start)
+    return start["id"]
+
+
 async def submit(rows: list[ObservationIn], provenance: Provenance, temporal: Client, settings: Settings) -> ObservationBatchResult:
     """Store a validated batch (`models.db.observation_revisions.submit_batch`)."""
     try:
@@ -45,12 +73,20 @@ async def submit(rows: list[ObservationIn], provenance: Provenance, temporal: Cl
         raise InvalidInput.of_field(
             "reason", f"required: the batch revises {err.revisions} stored value(s) (say why); nothing was written"
         ) from None
+    # The batch is committed: what follows is found again if it fails here (Temporal
+    # unreachable), so the answer says what was stored and told, never a 5xx a client would
+    # retry (its retry finds the rows unchanged).
     lifecycle = task_queue(settings.task_queue, "lifecycle")
     if outcome.revision_id is not None:
-        await hold_in_temporal(temporal, lifecycle, held_input(await revisions_db.revision(outcome.revision_id)))
-    notified = 0
-    if outcome.stored:
-        notified = await tell_settlements(temporal, lifecycle, await observations_db.periods_touched(outcome.stored))
+        try:
+            await hold_in_temporal(temporal, lifecycle, held_input(await revisions_db.revision(outcome.revision_id)))
+        except (RPCError, RuntimeError) as err:  # started by the decision calls or the daily run
+            log.warning("held revision %s: its workflow not started now (%s)", outcome.revision_id, err)
+    try:
+        notified = await tell_settlements(temporal, lifecycle, outcome.notices)
+    except (RPCError, RuntimeError) as err:  # the settlement-notices sweep tells them
+        log.warning("settlements not told now (%s): the settlement-notices sweep tells them", err)
+        notified = 0
     return ObservationBatchResult(
         received=len(rows), new=outcome.new, revised=outcome.revised, unchanged=outcome.unchanged,
         settlements_notified=notified, held=outcome.held, held_revision_id=outcome.revision_id,

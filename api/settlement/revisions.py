@@ -25,6 +25,7 @@ from api.lifecycle import RETRY_AFTER
 from api.openapi_docs import AUTHED, problems, tenant_header
 from api.pagination import check_size
 from api.problems import Conflict, DomainError, InvalidInput, NotFound, Unavailable
+from api.settlement.observations import hold_in_temporal
 from models.db import observation_revisions as revisions_db
 from models.settings import Settings
 from models.temporal.observations import (
@@ -35,7 +36,6 @@ from models.temporal.observations import (
     RevisionDecided,
     RevisionDecision,
     held_input,
-    hold_in_temporal,
     revision_workflow_id,
 )
 from models.temporal.queues import task_queue

@@ -18,9 +18,8 @@ from models.db.tables import (
 from models.domain.index_catalog import BY_CODE, BY_ID, CATALOGUE_INDEX_IDS
 from models.domain.money import to_minor
 from models.domain.statuses import CoverageStatus
-from models.domain.terms import CoverageSlot, CoverTerms, catalogue_coverage_id
-from models.temporal.catalogue import PlannedCoverage, ProposedTerms, SiteRef
-from models.temporal.pricing import coverage_seed
+from models.domain.pricing_runs import coverage_seed
+from models.domain.terms import CoverageSlot, CoverTerms, PlannedCoverage, ProposedTerms, SiteRef, catalogue_coverage_id
 
 
 class UnknownTarget(LookupError):
@@ -155,7 +154,8 @@ async def insert_priced_coverages(
     """Insert new coverages already priced (the catalogue's joint first pricing): each viable
     proposal's row ACTIVE with its version-1 price, and that run COMPLETED, in one transaction
     of two multi-row inserts. Idempotent: rows that exist are left as they are (a retry, or a
-    slot another request created first). `priced`: models.temporal.pricing.PublishPricingInput."""
+    slot another request created first). `priced`: each with the `run` it priced and its `outcome`
+    (a pricing activity's PublishPricingInput)."""
     by_id = {item.run.coverage_id: item for item in priced}
     now = utcnow()
     async with write_transaction():

@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 import msgspec
@@ -100,6 +100,7 @@ class SubmitOutcome:
     revision_id: uuid.UUID | None  # the held revision (None: nothing held)
     stored: list[ObservationIn]  # the rows stored now (their settlements are told)
     settlements: list[dict]  # the held revision's settled covers and what changes
+    notices: list[uuid.UUID] = field(default_factory=list)  # settlement notices written with the rows
 
 
 async def submit_batch(rows: list[ObservationIn], provenance: Provenance) -> SubmitOutcome:
@@ -115,14 +116,15 @@ async def submit_batch(rows: list[ObservationIn], provenance: Provenance) -> Sub
         held, changes = await _held(revising)
         held_ids = {id(i) for i in held}
         stored = [i for i in items if not i.unchanged and id(i) not in held_ids]
-        await insert_received(stored, provenance)
+        notices = await insert_received(stored, provenance)
         revision_id, settlements = None, []
         if held:
             settlements = [c.as_json() for c in changes]
             revision_id = await _hold(held, settlements, provenance)
     counts = outcome_of([i for i in items if id(i) not in held_ids])
     return SubmitOutcome(
-        counts.new, counts.revised, counts.unchanged, len(held), revision_id, [i.row for i in stored], settlements
+        counts.new, counts.revised, counts.unchanged, len(held), revision_id, [i.row for i in stored], settlements,
+        notices,
     )
 
 
@@ -296,13 +298,16 @@ class Decided:
     decided_by: str
     decided_at: dt.datetime
     rows: list[ObservationIn]  # the rows stored (approved), else none
+    notices: list[uuid.UUID] = field(default_factory=list)  # settlement notices written with them (this call)
 
 
 async def decide(revision_id: uuid.UUID, state: str, decided_by: str, reason: str) -> Decided:
-    """Approve (store the rows, naming the submitter and the approver) or refuse (store
-    nothing) a HELD revision, in one transaction. Idempotent for the same decision by the
-    same person (an activity's retry); any other decision of a decided revision is
-    `NotHeld`. A held row whose value was revised again since is `StaleRevision`."""
+    """Approve (store the rows, naming the submitter and the approver, with their
+    settlement notices) or refuse (store nothing) a HELD revision, in one transaction.
+    Idempotent for the same decision by the same person (an activity's retry: its notices
+    were written the first time, and are the sweep's if not told); any other decision of a
+    decided revision is `NotHeld`. A held row whose value was revised again since is
+    `StaleRevision`."""
     if state not in (APPROVED, REFUSED):
         raise ValueError(state)
     async with write_transaction():
@@ -315,6 +320,7 @@ async def decide(revision_id: uuid.UUID, state: str, decided_by: str, reason: st
                 return Decided(state, decided_by, row["decided_at"], rows)
             raise NotHeld(row["state"], row["decided_by"])
         rows: list[ObservationIn] = []
+        notices: list[uuid.UUID] = []
         if state == APPROVED:
             rows = [row_in(h) for h in row["rows"]]
             items = await received(rows)
@@ -326,7 +332,7 @@ async def decide(revision_id: uuid.UUID, state: str, decided_by: str, reason: st
                     f"{len(stale)} held value(s) were revised again since they were held (e.g. {stale[0]}): "
                     "refuse this revision and submit it again"
                 )
-            await insert_received(items, Provenance(row["submitted_by"], row["reason"], approved_by=decided_by))
+            notices = await insert_received(items, Provenance(row["submitted_by"], row["reason"], approved_by=decided_by))
         now = utcnow()
         await ObservationRevision.update(
             {
@@ -336,4 +342,4 @@ async def decide(revision_id: uuid.UUID, state: str, decided_by: str, reason: st
                 ObservationRevision.decision_reason: reason,
             }
         ).where((ObservationRevision.id == revision_id) & (ObservationRevision.state == HELD))
-    return Decided(state, decided_by, now, rows)
+    return Decided(state, decided_by, now, rows, notices)

@@ -4,19 +4,25 @@ A value is never edited: a later, different value for the same target, data set,
 day and hour is a new row with the next revision; the same value again changes nothing.
 Each row records who submitted it and why (`Provenance`); what the service's ways in submit
 goes through the four-eyes check first (`models.db.observation_revisions`).
+
+Stored rows change what the settlements over their days pay: every store writes, in its own
+transaction, a `settlement_notice` per target naming the days. After the commit its writer
+tells those settlements at once and marks the notice told; should that be lost (a signal
+that failed, a process that died), the `settlement-notices` sweep finds the notice and tells
+them (docs/observations.md, "Settlements are told").
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
 from models.clock import utcnow
-from models.db.core import insert_rows, write_transaction
-from models.db.tables import MonitoringTarget, Observation
-from models.db.tables import Settlement
+from models.db.core import insert_rows, json_value, write_transaction
+from models.db.tables import MonitoringTarget, Observation, Settlement, SettlementNotice
 from models.domain.settlement import DailyValue, daily_from_hourly
 from models.domain.index_catalog import BY_CODE
 from models.domain.observations import (
@@ -42,6 +48,7 @@ class StoreOutcome:
     # (target, day) of every final value that revised one already stored: settlement of
     # covers over those days may have to run again.
     revised_days: tuple[tuple[str, str, dt.date], ...] = ()  # (target, data set, day)
+    notices: tuple[uuid.UUID, ...] = ()  # the settlement notices written with the rows
 
 
 async def unknown_targets(rows: list[ObservationIn]) -> list[RowProblem]:
@@ -95,8 +102,9 @@ async def received(rows: list[ObservationIn]) -> list[Received]:
     return [Received(r, latest.get(r.key)) for r in rows]
 
 
-async def insert_received(items: list[Received], provenance: Provenance) -> None:
-    """Store rows as the next revision of their keys (inside the caller's transaction)."""
+async def insert_received(items: list[Received], provenance: Provenance) -> list[uuid.UUID]:
+    """Store rows as the next revision of their keys, and a settlement notice per target
+    naming their days (inside the caller's transaction); returns the notices' ids."""
     now = utcnow()
     inserts = []
     for item in items:
@@ -123,6 +131,7 @@ async def insert_received(items: list[Received], provenance: Provenance) -> None
         )
     for i in range(0, len(inserts), CHUNK):
         await insert_rows(inserts[i : i + CHUNK], without=("id",))
+    return await _write_notices([i.row for i in items], now)
 
 
 def outcome_of(items: list[Received]) -> StoreOutcome:
@@ -148,12 +157,13 @@ DIRECT = Provenance(submitted_by="direct database write")
 
 async def store_batch(rows: list[ObservationIn], provenance: Provenance = DIRECT) -> StoreOutcome:
     """Write a validated batch in one transaction, every row stored (no four-eyes hold: the
-    service's ways in go through `models.db.observation_revisions.submit_batch`); replaying
-    it changes nothing."""
+    service's ways in go through `models.db.observation_revisions.submit_batch`), with its
+    settlement notices; replaying it changes nothing."""
     async with write_transaction():
         items = await received(rows)
-        await insert_received([i for i in items if not i.unchanged], provenance)
-    return outcome_of(items)
+        notices = await insert_received([i for i in items if not i.unchanged], provenance)
+    outcome = outcome_of(items)
+    return StoreOutcome(outcome.new, outcome.revised, outcome.unchanged, outcome.revised_days, tuple(notices))
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,23 +250,99 @@ async def validate_file(records: list[dict[str, str]]) -> tuple[list[Observation
     return rows, await validate(rows, max_rows=None)
 
 
-async def periods_touched(rows: list[ObservationIn]) -> list[tuple[str, dt.date, dt.date]]:
-    """(target, start, end) of every settlement begun (waiting, flagged or settled) whose
-    period holds a day of the rows: they are told that their data changed."""
+Period = tuple[str, dt.date, dt.date]  # (monitoring target, first day, last day) of a settlement
+
+
+async def _settlements_over(target: str, days: set[dt.date]) -> list[Period]:
+    """The settlements begun (state written) at the target whose period holds one of the
+    days: those that have read their data before and must read it again. Read after the
+    rows' commit, never inside their transaction, so a settlement whose state was committed
+    meanwhile is found too. (One settling for the first time while the rows commit writes
+    its state only when done: it may have read the data before them, and is not found.)"""
+    found = await Settlement.select(Settlement.period_start, Settlement.period_end).where(
+        (Settlement.monitoring_target_id == target)
+        & (Settlement.period_start <= max(days))
+        & (Settlement.period_end >= min(days))
+    )
+    return sorted({
+        (target, f["period_start"], f["period_end"])
+        for f in found
+        if any(f["period_start"] <= d <= f["period_end"] for d in days)
+    })
+
+
+# --- settlement notices ------------------------------------------------------------------------
+
+NOTICE_KEPT = dt.timedelta(days=30)  # told notices are kept this long for ops, then deleted
+
+
+async def _write_notices(rows: Sequence[ObservationIn], now: dt.datetime) -> list[uuid.UUID]:
+    """A notice per target naming the days of its rows (inside the rows' transaction)."""
     days_by_target: dict[str, set[dt.date]] = {}
     for r in rows:
         days_by_target.setdefault(r.monitoring_target_id, set()).add(r.day)
-    periods: set[tuple[str, dt.date, dt.date]] = set()
-    for target, days in days_by_target.items():
-        found = await Settlement.select(Settlement.period_start, Settlement.period_end).where(
-            (Settlement.monitoring_target_id == target)
-            & (Settlement.period_start <= max(days))
-            & (Settlement.period_end >= min(days))
+    notices = [
+        SettlementNotice(
+            id=uuid.uuid4(), monitoring_target_id=target, days=[d.isoformat() for d in sorted(days)],
+            created_at=now, notified_at=None, settlements=0,
         )
-        for f in found:
-            if any(f["period_start"] <= d <= f["period_end"] for d in days):
-                periods.add((target, f["period_start"], f["period_end"]))
-    return sorted(periods)
+        for target, days in sorted(days_by_target.items())
+    ]
+    await insert_rows(notices)
+    return [n.id for n in notices]
+
+
+@dataclass(frozen=True, slots=True)
+class NoticesToTell:
+    """Notices not told yet, each with the settlements it tells (those begun over its days)."""
+
+    periods: dict[uuid.UUID, list[Period]]
+
+    @property
+    def settlements(self) -> list[Period]:
+        """Every settlement to tell, once."""
+        return sorted({p for ps in self.periods.values() for p in ps})
+
+
+async def notices_to_tell(ids: Sequence[uuid.UUID] | None = None, limit: int = 500,
+                          created_before: dt.datetime | None = None) -> NoticesToTell:
+    """The notices `ids` not told yet (a writer's own, told right after its commit), or with
+    no ids the oldest `limit` not told that were written before `created_before` (the sweep:
+    it leaves a writer the moment to tell its own), with the settlements each tells."""
+    query = SettlementNotice.select(
+        SettlementNotice.id, SettlementNotice.monitoring_target_id, SettlementNotice.days
+    ).where(SettlementNotice.notified_at.is_null())
+    if ids is not None:
+        if not ids:
+            return NoticesToTell({})
+        query = query.where(SettlementNotice.id.is_in(list(ids)))
+    else:
+        if created_before is not None:
+            query = query.where(SettlementNotice.created_at < created_before)
+        query = query.order_by(SettlementNotice.created_at).limit(limit)
+    periods: dict[uuid.UUID, list[Period]] = {}
+    for n in await query:
+        days = {dt.date.fromisoformat(d) for d in json_value(n["days"]) or []}
+        periods[n["id"]] = await _settlements_over(n["monitoring_target_id"], days) if days else []
+    return NoticesToTell(periods)
+
+
+async def told(notices: NoticesToTell) -> None:
+    """Mark the notices told (their settlements were signalled), in one transaction; and
+    delete those told more than NOTICE_KEPT ago."""
+    if not notices.periods:
+        return
+    now = utcnow()
+    by_count: dict[int, list[uuid.UUID]] = {}
+    for notice_id, periods in notices.periods.items():
+        by_count.setdefault(len(periods), []).append(notice_id)
+    async with write_transaction():
+        for count, ids in by_count.items():
+            for i in range(0, len(ids), CHUNK):
+                await SettlementNotice.update(
+                    {SettlementNotice.notified_at: now, SettlementNotice.settlements: count}
+                ).where(SettlementNotice.id.is_in(ids[i : i + CHUNK]) & SettlementNotice.notified_at.is_null())
+        await SettlementNotice.delete().where(SettlementNotice.notified_at < now - NOTICE_KEPT)
 
 
 async def daily_values(

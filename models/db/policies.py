@@ -28,11 +28,7 @@ from models.domain.lifecycle import line_item_ids, quote_deadline
 from models.domain.periods import period_label
 from models.domain.statuses import PolicyStatus, QuoteStatus
 from models.domain.webhooks import POLICY_EXPIRED
-from models.temporal.lifecycle import TransitionOutcome
-from models.temporal.policies import ConvertToPolicyInput
-from models.temporal.quotes import (
-    ConvertQuoteInput,
-)
+from models.domain.writes import ConvertQuoteInput, ConvertToPolicyInput, TransitionOutcome
 
 
 async def policy_row(tenant_id: str, policy_id: uuid.UUID) -> PolicyRow | None:

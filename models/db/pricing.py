@@ -15,7 +15,8 @@ from models.db.tables import (
 )
 from models.domain.money import to_minor
 from models.domain.statuses import CoverageStatus, PricingRunStatus
-from models.temporal.pricing import PricingOutcome
+from models.domain.pricing_runs import PricingOutcome
+from models.workflow_ids import coverage_pricing_workflow_id
 
 
 async def ensure_pricing_run(
@@ -45,8 +46,6 @@ async def ensure_pricing_run(
 def _queued(coverage_id, version, simulations, seed, elr, requested_by, currency, workflow_id=None) -> PricingRun:
     """A QUEUED run; `workflow_id` the workflow that prices it (default: its own
     CoveragePricingWorkflow; the catalogue's for a joint first pricing)."""
-    from models.temporal.ids import coverage_pricing_workflow_id
-
     return PricingRun(
         id=uuid.uuid4(),
         coverage_id=coverage_id,

@@ -24,12 +24,8 @@ from models.db.tables import (
 from models.domain.lifecycle import quote_deadline
 from models.domain.periods import period_label
 from models.domain.statuses import INTERNAL_QUOTE_STATE, QuoteStatus
-from models.temporal.lifecycle import TransitionOutcome
-from models.temporal.quotes import (
-    LineItemDraft,
-    QuoteDraft,
-    QuoteWriteInput,
-)
+from models.domain.quotes import LineItemDraft, QuoteDraft
+from models.domain.writes import FastQuoteCompletion, FastQuoteStatusInput, QuoteWriteInput, TransitionOutcome
 
 # Tenant-surface status ↔ internal-surface state of a quote.
 QUOTE_STATE = INTERNAL_QUOTE_STATE
@@ -179,7 +175,7 @@ async def list_quotes(tenant_id: str, page: int, size: int) -> tuple[list[QuoteL
     return records(QuoteListRow, rows), total
 
 
-async def set_job_status(command: "FastQuoteStatusInput") -> TransitionOutcome:
+async def set_job_status(command: FastQuoteStatusInput) -> TransitionOutcome:
     """A fast quote's job moves (PENDING → QUEUED → RUNNING → ERROR), each conditional on the
     statuses it may come from, so a late retry never moves a quote backwards."""
     values = {Quote.status: command.to_status, Quote.state: QUOTE_STATE[command.to_status], Quote.updated_at: command.at}
@@ -194,7 +190,7 @@ async def set_job_status(command: "FastQuoteStatusInput") -> TransitionOutcome:
     return TransitionOutcome(status=row.status, applied=row.status == command.to_status)
 
 
-async def complete_fast_quote(command: "FastQuoteCompletion") -> TransitionOutcome:
+async def complete_fast_quote(command: FastQuoteCompletion) -> TransitionOutcome:
     """QUEUED/RUNNING → CREATED (state `completed`) with the job's figures and document."""
     await scoped_update(
         Quote,

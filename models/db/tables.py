@@ -289,6 +289,20 @@ class ObservationRevision(Table, tablename="observation_revision"):
     decision_reason = Text(default="")
 
 
+class SettlementNotice(Table, tablename="settlement_notice"):
+    """Observations stored over a target's days, written in their transaction: the
+    settlements over those days are told (docs/observations.md, "Settlements are told").
+    The immediate signal after the commit may be lost with its process; the
+    `settlement-notices` sweep finds every notice not yet `notified_at` and tells them."""
+
+    id = UUID(primary_key=True)
+    monitoring_target_id = Varchar(length=40)
+    days = JSON()  # ["YYYY-MM-DD", ...]: the days of the stored rows
+    created_at = Timestamptz()
+    notified_at = Timestamptz(null=True, default=None, index=True)  # None: not told yet
+    settlements = Integer(default=0)  # settlements told (begun ones over the days)
+
+
 class ParametricEvent(Table, tablename="parametric_event"):
     """The settlement of one cover of one policy at one revision of the data: a validated
     parametric event (payout_minor > 0), a settlement with no payout (0), or an adjustment
@@ -497,6 +511,10 @@ class WebhookDelivery(Table, tablename="webhook_delivery"):
     last_error = Text(default="")
     created_at = Timestamptz()
     updated_at = Timestamptz()
+    # When its workflow was started (None: not yet, e.g. its dispatcher died after the
+    # commit): every dispatch pass starts the PENDING deliveries not started (found through
+    # the partial index `webhook_delivery_pending`, migration 2026-11-26T04:10).
+    started_at = Timestamptz(null=True, default=None)
 
 
 class TravelCoverage(Table, tablename="travel_coverage"):

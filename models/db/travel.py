@@ -16,7 +16,7 @@ from models.domain.index_catalog import BY_CODE
 from models.domain.money import to_minor
 from models.domain.statuses import CoverageStatus
 from models.domain.travel import CURRENCY, INDEX_CODE, Stay, cover_name, travel_coverage_id
-from models.temporal.travel import PricedStay
+from models.domain.travel import PricedStay
 
 EARTH_RADIUS_KM = 6371.0088
 _TARGETS: list[tuple[str, float, float]] | None = None  # (id, lat, lon); reference data, fixed

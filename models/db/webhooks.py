@@ -1,4 +1,8 @@
-"""Webhook endpoints, the outbox and deliveries (docs/webhooks.md)."""
+"""Webhook endpoints, the outbox and deliveries (docs/webhooks.md).
+
+Dispatch commits the deliveries it makes; their workflows are started after, and each
+delivery records when (`started_at`). A dispatcher that dies in between leaves deliveries
+PENDING and not started: every dispatch pass starts those too (`unstarted_deliveries`)."""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import base64
 import datetime as dt
 import secrets
 import uuid
+from collections.abc import Sequence
 
 from models.clock import utcnow
 from models.db.core import bulk_insert, insert_rows, json_value, scoped_select, scoped_update, write_transaction
@@ -15,6 +20,11 @@ from models.domain.webhooks import DISABLE_AFTER, HELD_EVENT_TYPES, envelope, su
 from models.domain.webhooks import message_id as derived_message_id
 
 DELETED = "DELETED"
+# A message that instructs to pay a policy on hold (SQL over `webhook_message`): it waits.
+_HELD = (
+    f"(webhook_message.event_type IN ({', '.join(repr(t) for t in HELD_EVENT_TYPES)}) AND EXISTS "
+    "(SELECT 1 FROM payout_hold h WHERE h.state = 'HELD' AND h.policy_id = webhook_message.policy_id))"
+)
 
 
 def new_secret() -> str:
@@ -153,7 +163,8 @@ async def write_outbox(rows: list) -> None:
 
 async def dispatch_pending(limit: int) -> list[str]:
     """Turn up to `limit` undispatched messages into deliveries (one per subscribed, enabled
-    endpoint of the tenant), mark them dispatched; returns the new delivery ids. Idempotent.
+    endpoint of the tenant), mark them dispatched; returns the new delivery ids, whose
+    workflows are not started yet (`unstarted_deliveries` finds them again). Idempotent.
     Reads only the columns it matches on (not the payloads): a month end's settlement
     leaves thousands of messages, most of them for tenants with no endpoint."""
     now = utcnow()
@@ -167,9 +178,8 @@ async def dispatch_pending(limit: int) -> list[str]:
         )
         # The instruction to pay of a policy on hold waits for its release (payout holds).
         messages = await WebhookMessage.raw(
-            "SELECT id, tenant_id, event_type FROM webhook_message WHERE dispatched_at IS NULL AND NOT ("
-            f"event_type IN ({', '.join(repr(t) for t in HELD_EVENT_TYPES)}) AND EXISTS (SELECT 1 FROM payout_hold h "
-            "WHERE h.state = 'HELD' AND h.policy_id = webhook_message.policy_id)) ORDER BY created_at LIMIT {}",
+            f"SELECT id, tenant_id, event_type FROM webhook_message WHERE dispatched_at IS NULL AND NOT {_HELD} "
+            "ORDER BY created_at LIMIT {}",
             limit,
         )
         if not messages:
@@ -198,6 +208,31 @@ async def dispatch_pending(limit: int) -> list[str]:
             f"UPDATE webhook_message SET dispatched_at = {{}} WHERE id IN ({', '.join('{}' for _ in ids)})", now, *ids
         )
     return [d.id for d in deliveries]
+
+
+async def unstarted_deliveries(limit: int, created_before: dt.datetime, leaving: Sequence[str] = ()) -> list[str]:
+    """Up to `limit` PENDING deliveries made before `created_before` whose workflow was not
+    started (oldest first): a pass that made them died after its commit. `leaving`: ids
+    the caller starts anyway. A held policy's payout messages wait, as in
+    `dispatch_pending` (a hold placed since the delivery was made)."""
+    rows = await WebhookDelivery.raw(
+        "SELECT d.id FROM webhook_delivery d JOIN webhook_message ON webhook_message.id = d.message_id "
+        f"WHERE d.started_at IS NULL AND d.status = 'PENDING' AND d.created_at < {{}} AND NOT {_HELD} "
+        "ORDER BY d.created_at LIMIT {}",
+        created_before, limit,
+    )
+    leave = set(leaving)
+    return [r["id"] for r in rows if r["id"] not in leave]
+
+
+async def mark_started(delivery_ids: list[str]) -> None:
+    """The deliveries' workflows were started (or found running or closed)."""
+    now = utcnow()
+    for i in range(0, len(delivery_ids), 500):
+        chunk = delivery_ids[i : i + 500]
+        await WebhookDelivery.update({WebhookDelivery.started_at: now}).where(
+            WebhookDelivery.id.is_in(chunk) & WebhookDelivery.started_at.is_null()
+        )
 
 
 async def delivery_job(delivery_id: str) -> tuple[dict, dict, dict] | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import uuid
 from decimal import Decimal
 
 import msgspec
@@ -42,9 +43,59 @@ class CoverTerms(msgspec.Struct, frozen=True):
         return CoverageSlot(index_code=self.index_code, start=self.start, end=self.end)
 
 
-def catalogue_coverage_id(target_id: str, slot: CoverageSlot) -> "uuid.UUID":
+def catalogue_coverage_id(target_id: str, slot: CoverageSlot) -> uuid.UUID:
     """The id of the catalogue coverage of a target's slot: fixed by the slot, so a coverage
     can be priced before its row is written (the catalogue's joint first pricing)."""
-    import uuid
-
     return uuid.uuid5(uuid.NAMESPACE_URL, f"coverage:{target_id}:{slot.index_code}:{slot.start}:{slot.end}")
+
+
+class SiteRef(msgspec.Struct, frozen=True):
+    """Where a monitoring target is: what the pricing model needs to calibrate for it."""
+
+    target_id: str
+    target_name: str
+    district: str
+    state: str
+    latitude: float
+    longitude: float
+
+
+class ProposedTerms(msgspec.Struct, frozen=True):
+    """Terms the calibrated model proposes for a slot (money in major units, exact)."""
+
+    slot: CoverageSlot
+    viable: bool
+    reason: str
+    direction: str
+    trigger: Decimal | None
+    exit: Decimal | None
+    limit: Decimal
+    min_payout: Decimal
+    payout_per_unit: Decimal
+    currency: str
+    trigger_probability: float
+
+    @property
+    def terms(self) -> CoverTerms | None:
+        """The proposed terms (None when no viable cover was found)."""
+        if not self.viable or self.trigger is None:
+            return None
+        return CoverTerms(
+            index_code=self.slot.index_code,
+            start=self.slot.start,
+            end=self.slot.end,
+            direction=self.direction,
+            trigger=self.trigger,
+            exit=self.exit,
+            limit=self.limit,
+            min_payout=self.min_payout,
+            payout_per_unit=self.payout_per_unit,
+            currency=self.currency,
+        )
+
+
+class PlannedCoverage(msgspec.Struct, frozen=True):
+    slot: CoverageSlot
+    coverage_id: uuid.UUID | None  # None: no viable cover for this slot (reason says why)
+    reason: str
+    priced: bool

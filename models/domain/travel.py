@@ -14,10 +14,13 @@ import uuid
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
 
+import msgspec
+
 from models.domain.index_catalog import BY_CODE
 from models.domain.lifecycle import ID_NAMESPACE
 from models.domain.money import from_minor, minor_units, to_minor
 from models.domain.quotes import CoverSnapshot, LineItemDraft, QuoteDraft
+from models.domain.terms import SiteRef
 
 INDEX_CODE = "RAINFALL_DAYTIME_HOURS"
 CURRENCY = "INR"
@@ -232,3 +235,26 @@ def build_travel_quote(
         valid_until=today + dt.timedelta(days=QUOTE_VALIDITY_DAYS),
         line_items=[item],
     )
+
+
+# --- a stay's simulated nights (the pricing activity's result, recorded by the store) ---------
+
+
+class StayNights(msgspec.Struct, frozen=True):
+    """One trigger's simulated distribution: `night_counts[k]` paths had k nights whose
+    daytime rain reached the trigger."""
+
+    trigger: Decimal
+    night_counts: list[int]
+
+
+class PricedStay(msgspec.Struct, frozen=True):
+    site: SiteRef
+    first_night: dt.date
+    last_night: dt.date
+    by_trigger: list[StayNights]
+    simulations: int  # paths
+    seed: int
+    model_version: str
+    data_hash: str
+    workflow_id: str = ""

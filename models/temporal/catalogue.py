@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-import uuid
 from decimal import Decimal
 
 import msgspec
 
-from models.domain.terms import CoverageSlot, CoverTerms
+from models.domain.terms import CoverageSlot
+# A target's place, a proposal and what the catalogue holds for a slot: the stores take and
+# return them too, so they are defined in the domain.
+from models.domain.terms import PlannedCoverage as PlannedCoverage  # noqa: F401 - re-exported
+from models.domain.terms import ProposedTerms, SiteRef
 
 # --- coverage catalogue and pricing ------------------------------------------------------------
 
@@ -15,52 +18,6 @@ from models.domain.terms import CoverageSlot, CoverTerms
 CATALOGUE_WORKFLOW = "CatalogueWorkflow"
 ENSURE_UPDATE = "ensure"
 UNKNOWN_TARGET = "UnknownTarget"  # ApplicationError type: the target does not exist (not retried)
-
-
-
-class SiteRef(msgspec.Struct, frozen=True):
-    """Where a monitoring target is: what the pricing model needs to calibrate for it."""
-
-    target_id: str
-    target_name: str
-    district: str
-    state: str
-    latitude: float
-    longitude: float
-
-
-class ProposedTerms(msgspec.Struct, frozen=True):
-    """Terms the calibrated model proposes for a slot (money in major units, exact)."""
-
-    slot: CoverageSlot
-    viable: bool
-    reason: str
-    direction: str
-    trigger: Decimal | None
-    exit: Decimal | None
-    limit: Decimal
-    min_payout: Decimal
-    payout_per_unit: Decimal
-    currency: str
-    trigger_probability: float
-
-    @property
-    def terms(self) -> CoverTerms | None:
-        """The proposed terms (None when no viable cover was found)."""
-        if not self.viable or self.trigger is None:
-            return None
-        return CoverTerms(
-            index_code=self.slot.index_code,
-            start=self.slot.start,
-            end=self.slot.end,
-            direction=self.direction,
-            trigger=self.trigger,
-            exit=self.exit,
-            limit=self.limit,
-            min_payout=self.min_payout,
-            payout_per_unit=self.payout_per_unit,
-            currency=self.currency,
-        )
 
 
 class ProposeTermsInput(msgspec.Struct, frozen=True):
@@ -79,13 +36,6 @@ class CreateCoveragesInput(msgspec.Struct, frozen=True):
     created_by: str
     expected_loss_ratio: Decimal
     simulations: int
-
-
-class PlannedCoverage(msgspec.Struct, frozen=True):
-    slot: CoverageSlot
-    coverage_id: uuid.UUID | None  # None: no viable cover for this slot (reason says why)
-    reason: str
-    priced: bool
 
 
 class EnsureCoveragesRequest(msgspec.Struct, frozen=True):

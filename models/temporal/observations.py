@@ -7,7 +7,6 @@ import datetime as dt
 import uuid
 
 import msgspec
-from temporalio.client import Client
 from temporalio.common import WorkflowIDConflictPolicy
 
 OBSERVATION_INGEST_WORKFLOW = "ObservationIngestWorkflow"
@@ -109,17 +108,17 @@ def held_input(row: dict) -> HeldRevisionInput:
     )
 
 
-async def hold_in_temporal(client: Client, task_queue: str, held: HeldRevisionInput) -> str:
-    """Start the held revision's workflow (or find it running): ops see it in Temporal, and
-    its decision runs there. Returns its id. The revisions waiting for a decision are the
-    running ones: `WorkflowType = "ObservationRevisionWorkflow" AND ExecutionStatus =
-    "Running"` (no search attribute of its own: the dev server's ten Keyword attributes
-    are taken)."""
-    workflow_id = revision_workflow_id(held.revision_id)
-    await client.start_workflow(
-        OBSERVATION_REVISION_WORKFLOW,
-        held,
-        id=workflow_id,
+def revision_hold_start(held: HeldRevisionInput, task_queue: str) -> dict:
+    """`Client.start_workflow` keyword arguments that start the held revision's workflow (or
+    find it running: ops see it in Temporal, and its decision runs there). The revisions
+    waiting for a decision are the running ones: `WorkflowType =
+    "ObservationRevisionWorkflow" AND ExecutionStatus = "Running"` (no search attribute of
+    its own: the dev server's ten Keyword attributes are taken). Data only: the starting is
+    the caller's (api/ or activities/)."""
+    return dict(
+        workflow=OBSERVATION_REVISION_WORKFLOW,
+        arg=held,
+        id=revision_workflow_id(held.revision_id),
         task_queue=task_queue,
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
         static_summary=(
@@ -133,4 +132,22 @@ async def hold_in_temporal(client: Client, task_queue: str, held: HeldRevisionIn
             f"{held.submitted_by}) or /refuse. Undecided, it is refused as expired."
         ),
     )
-    return workflow_id
+
+
+# --- the settlement-notices sweep (docs/observations.md, "Settlements are told") -------------
+
+SETTLEMENT_NOTICE_SWEEP_WORKFLOW = "SettlementNoticeSweepWorkflow"
+NOTICE_SWEEP_SCHEDULE_ID = "settlement-notices"
+
+
+class NoticeSweepInput(msgspec.Struct, frozen=True):
+    task_queue: str  # the lifecycle queue the settlement workflows run on
+    limit: int = 500  # notices per page
+    # Notices younger than this are left to their writer, who tells them right after its
+    # commit (so a settlement is not told twice for one store).
+    grace_seconds: int = 10
+
+
+class NoticeSweepOutcome(msgspec.Struct, frozen=True):
+    notices: int  # notices told
+    settlements: int  # settlements told (signal-with-start)

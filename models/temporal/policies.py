@@ -7,6 +7,9 @@ import uuid
 
 import msgspec
 
+# The conversion's command: the store takes it too, so it is defined in the domain.
+from models.domain.writes import ConvertToPolicyInput as ConvertToPolicyInput  # noqa: F401 - re-exported
+
 # The policy workflow's contract (see models/temporal/quotes.py).
 POLICY_WORKFLOW = "PolicyWorkflow"
 CONVERT_UPDATE = "convert"  # update-with-start of PATCH /quotes/{id}: returns the policy id
@@ -37,15 +40,6 @@ class PolicyWorkflowInput(msgspec.Struct, frozen=True):
     quote_id: uuid.UUID | None = None
     # When the draft lapses (models.domain.lifecycle.quote_deadline); None: the first risk start.
     lapse_at: dt.datetime | None = None
-
-
-class ConvertToPolicyInput(msgspec.Struct, frozen=True):
-    """Quote CREATED → ACCEPTED and its policy draft with derived ids, in one transaction."""
-
-    tenant_id: str
-    quote_id: uuid.UUID
-    policy_id: uuid.UUID
-    at: dt.datetime
 
 
 class PolicyStatusInput(msgspec.Struct, frozen=True):

@@ -8,6 +8,7 @@ from typing import Any
 
 import msgspec
 
+from models.domain.pricing_runs import PricingOutcome, coverage_seed as coverage_seed  # noqa: F401 - re-exported
 from models.domain.terms import CoverTerms
 from models.temporal.catalogue import ProposedTerms, ProposeTermsInput, SiteRef
 
@@ -97,25 +98,6 @@ class ProposeAndPriceInput(msgspec.Struct, frozen=True):
     requested_by: str
 
 
-class PricingOutcome(msgspec.Struct, frozen=True):
-    """What a simulation found; fractions are of the limit, money in major units."""
-
-    model_version: str
-    data_hash: str
-    simulations: int
-    method: str
-    risk_premium: Decimal
-    risk_premium_pct: Decimal
-    gross_premium: Decimal
-    gross_premium_indication_pct: Decimal
-    metrics: dict[str, str]  # models.domain.risk_metrics.RiskMetrics.to_record() (stored as is)
-    burn: dict[str, Any]
-    report: dict[str, Any]
-    seconds: float
-    # EL / gross premium of this run (the coverage's expectedLossRatio); None in old histories.
-    expected_loss_ratio: Decimal | None = None
-
-
 class PublishPricingInput(msgspec.Struct, frozen=True):
     run: PriceCoverageInput
     outcome: PricingOutcome
@@ -133,11 +115,6 @@ def published_documents_workflow_id(coverage_id: uuid.UUID | str, version: int) 
     """The documents of a published rerun (`coverage-documents:<id>:<version>:published`):
     its candidate's documents were rendered under the plain id before publication."""
     return f"coverage-documents:{coverage_id}:{version}:published"
-
-
-def coverage_seed(coverage_id: uuid.UUID) -> int:
-    """Default seed of a coverage's pricing runs: stable, so a rerun reproduces the numbers."""
-    return coverage_id.int % (2**31 - 1)
 
 
 class ProposedAndPriced(msgspec.Struct, frozen=True):

@@ -3,7 +3,6 @@ are only ever added, with defaults; docs/workflow-versioning.md)."""
 
 from __future__ import annotations
 
-import datetime as dt
 import uuid
 
 import msgspec
@@ -12,6 +11,11 @@ import msgspec
 from models.domain.quotes import CoverSnapshot as CoverSnapshot  # noqa: F401 - re-exported
 from models.domain.quotes import LineItemDraft as LineItemDraft  # noqa: F401
 from models.domain.quotes import QuoteDraft
+# The lifecycle writes' commands: the stores take them too, so they are defined in the domain.
+from models.domain.writes import ConvertQuoteInput as ConvertQuoteInput  # noqa: F401 - re-exported
+from models.domain.writes import FastQuoteCompletion as FastQuoteCompletion  # noqa: F401
+from models.domain.writes import FastQuoteStatusInput as FastQuoteStatusInput  # noqa: F401
+from models.domain.writes import QuoteWriteInput as QuoteWriteInput  # noqa: F401
 
 # The quote workflow's contract: what the API starts and calls, by name (the API never imports
 # workflow code; tests/test_temporal_contract.py checks the names against the definitions).
@@ -21,13 +25,6 @@ REJECT_UPDATE = "reject"
 CONVERT_UPDATE_V0 = "convert"  # lifecycle 1 only
 CONVERTED_SIGNAL = "converted"  # ops bring a converted quote's state up to date with it
 STATUS_QUERY = "status"
-
-
-class ConvertQuoteInput(msgspec.Struct, frozen=True):
-    tenant_id: str
-    quote_id: uuid.UUID
-    policy_id: uuid.UUID
-    line_item_ids: list[uuid.UUID]
 
 
 class QuoteTransitionInput(msgspec.Struct, frozen=True):
@@ -47,26 +44,7 @@ class QuoteWorkflowInput(msgspec.Struct, frozen=True):
     seed: int = 0
 
 
-class QuoteWriteInput(msgspec.Struct, frozen=True):
-    """Reject or expire a quote (conditional on CREATED and, for rejection, its deadline)."""
-
-    tenant_id: str
-    quote_id: uuid.UUID
-    at: dt.datetime
-
-
 # --- fast quotes (internal surface): the job of a QuoteWorkflow whose draft is kind FAST ------
-
-
-class FastQuoteStatusInput(msgspec.Struct, frozen=True):
-    """Move a fast quote's job (QUEUED, RUNNING, ERROR) if it is in one of `from_statuses`."""
-
-    tenant_id: str
-    quote_id: uuid.UUID
-    to_status: str
-    from_statuses: list[str]
-    at: dt.datetime
-    error: str | None = None
 
 
 class FastQuoteJob(msgspec.Struct, frozen=True):
@@ -93,13 +71,3 @@ class FastQuoteDocumentInput(msgspec.Struct, frozen=True):
     tenant_id: str
     quote_id: uuid.UUID
     pricing: FastQuotePricing
-
-
-class FastQuoteCompletion(msgspec.Struct, frozen=True):
-    tenant_id: str
-    quote_id: uuid.UUID
-    gross_premium_minor: int
-    risk_premium_minor: int
-    report: dict
-    document_file_id: uuid.UUID
-    at: dt.datetime

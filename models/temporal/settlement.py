@@ -7,7 +7,6 @@ import uuid
 from decimal import Decimal
 
 import msgspec
-from temporalio.client import Client
 from temporalio.common import WorkflowIDConflictPolicy
 
 from models.temporal.ids import settlement_workflow_id
@@ -83,19 +82,19 @@ class StartSettlementsInput(msgspec.Struct, frozen=True):
     task_queue: str  # the lifecycle queue the settlement workflows run on
 
 
-async def tell_settlements(temporal: Client, task_queue: str, periods: list[tuple[str, dt.date, dt.date]]) -> int:
-    """Signal the settlement workflow of each (target, start, end) that data over its period
-    changed; one that has closed is started again (signal-with-start) to re-settle."""
-    for target, start, end in sorted(set(periods)):
-        await temporal.start_workflow(
-            SETTLEMENT_WORKFLOW,
-            SettlementInput(target_id=target, start=start, end=end),
-            id=settlement_workflow_id(target, start, end),
-            task_queue=task_queue,
-            start_signal=DATA_CHANGED_SIGNAL,
-            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-        )
-    return len(set(periods))
+def data_changed_start(target_id: str, start: dt.date, end: dt.date, task_queue: str) -> dict:
+    """`Client.start_workflow` keyword arguments that tell the settlement of (target, start,
+    end) that data over its period changed: signal-with-start, so one that has closed is
+    started again to re-settle. Data only: the sending is the caller's (the API's shortcut
+    in api/, an activity's in activities/)."""
+    return dict(
+        workflow=SETTLEMENT_WORKFLOW,
+        arg=SettlementInput(target_id=target_id, start=start, end=end),
+        id=settlement_workflow_id(target_id, start, end),
+        task_queue=task_queue,
+        start_signal=DATA_CHANGED_SIGNAL,
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+    )
 
 
 CLAIM_REPORT_WORKFLOW = "ClaimReportWorkflow"

@@ -7,6 +7,9 @@ from decimal import Decimal
 
 import msgspec
 
+# A stay's simulated nights: the store records them too, so they are defined in the domain.
+from models.domain.travel import PricedStay as PricedStay  # noqa: F401 - re-exported
+from models.domain.travel import StayNights as StayNights  # noqa: F401
 from models.temporal.catalogue import SiteRef
 
 TRAVEL_COVERAGES_WORKFLOW = "TravelCoveragesWorkflow"
@@ -34,23 +37,3 @@ class PriceStayInput(msgspec.Struct, frozen=True):
     triggers: list[Decimal]
     simulations: int
     seed: int
-
-
-class StayNights(msgspec.Struct, frozen=True):
-    """One trigger's simulated distribution: `night_counts[k]` paths had k nights whose
-    daytime rain reached the trigger."""
-
-    trigger: Decimal
-    night_counts: list[int]
-
-
-class PricedStay(msgspec.Struct, frozen=True):
-    site: SiteRef
-    first_night: dt.date
-    last_night: dt.date
-    by_trigger: list[StayNights]
-    simulations: int  # paths
-    seed: int
-    model_version: str
-    data_hash: str
-    workflow_id: str = ""

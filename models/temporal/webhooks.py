@@ -12,6 +12,10 @@ DISPATCH_SCHEDULE_ID = "webhook-dispatch"
 class DispatchInput(msgspec.Struct, frozen=True):
     task_queue: str  # the webhooks queue the delivery workflows run on
     limit: int = 1000
+    # Deliveries another pass committed and did not start are started once this old (a
+    # pass under way starts its own within seconds; starting them twice is harmless, but
+    # needless).
+    orphaned_after_seconds: int = 30
 
 
 class DeliveryOutcome(msgspec.Struct, frozen=True):

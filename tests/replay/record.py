@@ -1119,9 +1119,8 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
         (its rows stored), one left undecided until it expires."""
         from models.db import observation_revisions as revisions_db
         from models.db.tables import ObservationRevision
-        from models.temporal.observations import (
-            DECIDE_UPDATE, RevisionDecided, RevisionDecision, held_input, hold_in_temporal,
-        )
+        from api.settlement.observations import hold_in_temporal
+        from models.temporal.observations import DECIDE_UPDATE, RevisionDecided, RevisionDecision, held_input
         from workflows.observations import REVISION_HOLD_LIMIT
 
         async def held(day: dt.date) -> dict:

@@ -1,0 +1,51 @@
+"""Layering that is checked (issue 25): the import contracts of pyproject.toml hold
+(`lint-imports`: layers of the packages, of models and of activities; persistence and the
+Temporal contract independent), and the Temporal contract declares, it does not act: no
+module of models/temporal but the connector calls Temporal (import-linter forbids whole
+packages only, so this is read from the source)."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CONTRACT = ROOT / "models" / "temporal"
+CONNECTOR = "client.py"  # connect(): the one place that makes a Client
+
+
+def test_the_import_contracts_hold():
+    lint = Path(sys.executable).parent / "lint-imports"
+    done = subprocess.run([str(lint)], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-4000:]
+    assert "0 broken" in done.stdout
+
+
+def _client_imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(), str(path))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("temporalio.client"):
+            found.append(f"from {node.module} import {', '.join(a.name for a in node.names)}")
+        elif isinstance(node, ast.Import):
+            found += [f"import {a.name}" for a in node.names if a.name.startswith("temporalio.client")]
+    return found
+
+
+def _coroutines(path: Path) -> list[str]:
+    return [n.name for n in ast.walk(ast.parse(path.read_text(), str(path))) if isinstance(n, ast.AsyncFunctionDef)]
+
+
+def test_the_temporal_contract_does_no_io():
+    """Today's defect: models/temporal/settlement.py signalled workflows (`tell_settlements`)
+    and models/temporal/observations.py started them, so a store-and-tell could not be read
+    as a store and a separate, retried tell. The contract now gives the arguments; api/ and
+    activities/ send them."""
+    offenders = {
+        path.name: _client_imports(path) + [f"async def {name}" for name in _coroutines(path)]
+        for path in sorted(CONTRACT.glob("*.py"))
+        if path.name != CONNECTOR
+    }
+    assert {name: found for name, found in offenders.items() if found} == {}

@@ -11,12 +11,18 @@ in turn with everyone else's instead of ahead of it; and a tenant's only pricing
 (none other of its own in flight) gets a higher Temporal priority than the requests of a
 tenant's burst, so it waits for no backlog at all, only for the pricing under way.
 
-The counts are per API process and live behind `AdmissionStore`, so a shared store can
-replace the in-process one.
+The counts are shared by the API processes (`SharedAdmissions`, issue 25): each admission
+is a row in the database (models/db/rate_limits.py), written when the request is admitted
+and marked ended when it is done, so the quotas hold across processes exactly (a tenant's
+admissions are serialised). These requests wait seconds for pricing: the two small writes
+cost nothing beside that, unlike the rate limits on every request (api/ratelimit.py). An
+admission whose process died counts as in flight for LEASE_SECONDS at most.
+`LocalAdmissions` is the in-process store (a single process; unit tests).
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from collections import deque
@@ -26,10 +32,13 @@ from typing import AsyncIterator, Protocol
 
 from temporalio.common import Priority
 
-from api.ratelimit import Quota, RateLimited
+from api.ratelimit import Quota, RateLimited, scope_tag
 from models.settings import Settings
 
 WINDOW_SECONDS = 60.0
+# An admitted request waits at most 90 s for its pricing (models/domain/lifecycle.py); an
+# admission not ended by then (its API process died) stops counting as in flight after this.
+LEASE_SECONDS = 120.0
 # A tenant at its in-flight quota may try again once one of its pricings has finished:
 # about one stay's or one target's pricing on the pricing pool.
 IN_FLIGHT_RETRY_SECONDS = 5
@@ -47,14 +56,17 @@ class Refusal:
     wait: float
 
 
+log = logging.getLogger("parametric.api")
+
+
 class AdmissionStore(Protocol):
-    def begin(self, key: str, max_in_flight: int, max_per_window: int, window: float) -> Refusal | int:
-        """Admit one more start for `key` (answers how many of its starts were in flight
-        before it), or say why not (0 turns a limit off)."""
+    async def begin(self, key: str, max_in_flight: int, max_per_window: int, window: float) -> Refusal | tuple[str, int]:
+        """Admit one more start for `key` (answers a ticket for `end` and how many of its
+        starts were in flight before it), or say why not (0 turns a limit off)."""
         ...
 
-    def end(self, key: str) -> None:
-        """One of `key`'s admitted starts has finished."""
+    async def end(self, ticket: str) -> None:
+        """The admitted start of `ticket` has finished."""
         ...
 
 
@@ -65,7 +77,7 @@ class LocalAdmissions:
         self._in_flight: dict[str, int] = {}
         self._starts: dict[str, deque[float]] = {}
 
-    def begin(self, key: str, max_in_flight: int, max_per_window: int, window: float) -> Refusal | int:
+    async def begin(self, key: str, max_in_flight: int, max_per_window: int, window: float) -> Refusal | tuple[str, int]:
         now = time.monotonic()
         starts = self._starts.setdefault(key, deque())
         while starts and starts[0] <= now - window:
@@ -77,9 +89,9 @@ class LocalAdmissions:
         starts.append(now)
         before = self._in_flight.get(key, 0)
         self._in_flight[key] = before + 1
-        return before
+        return key, before
 
-    def end(self, key: str) -> None:
+    async def end(self, key: str) -> None:
         left = self._in_flight.get(key, 0) - 1
         if left > 0:
             self._in_flight[key] = left
@@ -87,6 +99,32 @@ class LocalAdmissions:
             self._in_flight.pop(key, None)
             if not self._starts.get(key):
                 self._starts.pop(key, None)
+
+
+class SharedAdmissions:
+    """The store every API process of a scope (RATE_LIMIT_SCOPE) shares: the database."""
+
+    def __init__(self, scope: str = "") -> None:
+        self.scope = scope
+
+    async def begin(self, key: str, max_in_flight: int, max_per_window: int, window: float) -> Refusal | tuple[str, int]:
+        from models.db.rate_limits import NotAdmitted, begin_admission
+
+        outcome = await begin_admission(
+            f"{scope_tag(self.scope)}|{key}", max_in_flight, max_per_window, window, LEASE_SECONDS, time.time()
+        )
+        if isinstance(outcome, NotAdmitted):
+            return Refusal(outcome.reason, IN_FLIGHT_RETRY_SECONDS if outcome.reason == "in-flight" else outcome.wait)
+        return outcome.ticket, outcome.in_flight_before
+
+    async def end(self, ticket: str) -> None:
+        from models.db.rate_limits import end_admission
+
+        try:
+            await end_admission(ticket, time.time(), WINDOW_SECONDS)
+        except Exception:  # the database down: the admission's lease frees it
+            log.warning("pricing admission %s not ended; it stops counting after %.0f s", ticket, LEASE_SECONDS,
+                        exc_info=True)
 
 
 class PricingAdmission:
@@ -101,13 +139,14 @@ class PricingAdmission:
     @asynccontextmanager
     async def pricing(self, tenant_id: str) -> AsyncIterator[Priority]:
         """Admit the request (or raise 429); yields the Temporal priority its pricing runs at."""
-        admitted = self.store.begin(tenant_id, self.in_flight, self.per_minute, WINDOW_SECONDS)
+        admitted = await self.store.begin(tenant_id, self.in_flight, self.per_minute, WINDOW_SECONDS)
         if isinstance(admitted, Refusal):
             raise self._refusal(admitted)
+        ticket, before = admitted
         try:
-            yield Priority(priority_key=ALONE_PRIORITY if admitted == 0 else BURST_PRIORITY, fairness_key=tenant_id)
+            yield Priority(priority_key=ALONE_PRIORITY if before == 0 else BURST_PRIORITY, fairness_key=tenant_id)
         finally:
-            self.store.end(tenant_id)
+            await self.store.end(ticket)
 
     def _refusal(self, refused: Refusal) -> RateLimited:
         wait = max(1, math.ceil(refused.wait))

@@ -22,7 +22,7 @@ from api.auth.tokens import TokenService
 from api.catalogue.controller import IndexDefinitionController, PincodeMappingController
 from api.catalogue.coverages import CoverageController
 from api.catalogue.service import NonViableSlots
-from api.admission import PricingAdmission
+from api.admission import PricingAdmission, SharedAdmissions
 from api.content_type import RequireJSON
 from api.headers import response_headers
 from api.deps import provide_principal, provide_settings
@@ -34,7 +34,7 @@ from api.policies.controller import PolicyController
 from api.pricing.controller import PricingRunController
 from api.problems import EXCEPTION_HANDLERS
 from api.quotes.controller import QuoteController
-from api.ratelimit import Limits, PeerLimit
+from api.ratelimit import Limits, PeerLimit, SyncedBuckets
 from api.responses import DecimalNumberResponse
 from api.temporal import TemporalHolder
 from api.settlement.holds import PayoutHoldController
@@ -91,7 +91,8 @@ def create_app(settings: Settings | None = None, temporal_client: Client | None 
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         await open_pool()
         try:
-            yield
+            async with app.state.limits.syncing():  # the rate-limit buckets the processes share
+                yield
         finally:
             await close_pool()
 
@@ -124,8 +125,8 @@ def create_app(settings: Settings | None = None, temporal_client: Client | None 
                 "tokens": TokenService(settings),
                 "temporal": TemporalHolder(settings, temporal_client),
                 "nonviable": NonViableSlots(),
-                "limits": Limits(settings),
-                "admission": PricingAdmission(settings),
+                "limits": Limits(settings, SyncedBuckets(settings.rate_limit_scope)),
+                "admission": PricingAdmission(settings, SharedAdmissions(settings.rate_limit_scope)),
             }
         ),
         dependencies={"principal": Provide(provide_principal), "settings": Provide(provide_settings)},

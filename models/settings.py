@@ -80,6 +80,9 @@ class Settings:
     # peer address and per claimed client: a burst, then this many a minute; 0 turns it off.
     auth_failures_per_minute: float = 10.0
     auth_failure_burst: int = 20
+    # API processes with the same scope share their rate-limit budgets through the database
+    # (api/ratelimit.py); by default every process on the database does.
+    rate_limit_scope: str = ""
     # Requests that start pricing (a cold target-month, a new travel stay), per tenant.
     pricing_in_flight_per_tenant: int = 10  # at once; 0 turns the quota off
     pricing_starts_per_minute: int = 60  # in any 60 s; 0 turns it off
@@ -163,6 +166,7 @@ def load_settings() -> Settings:
         peer_rate_burst=int(_env("PEER_RATE_BURST", str(4 * int(_env("RATE_LIMIT_BURST", "200"))))),
         auth_failures_per_minute=float(_env("AUTH_FAILURES_PER_MINUTE", "10")),
         auth_failure_burst=int(_env("AUTH_FAILURE_BURST", "20")),
+        rate_limit_scope=_env("RATE_LIMIT_SCOPE", ""),
         pricing_in_flight_per_tenant=int(_env("PRICING_IN_FLIGHT_PER_TENANT", "10")),
         pricing_starts_per_minute=int(_env("PRICING_STARTS_PER_MINUTE", "60")),
         sellable_months=int(_env("SELLABLE_MONTHS", "24")),

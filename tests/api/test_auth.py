@@ -236,7 +236,8 @@ async def test_rate_limits_answer_429_with_retry_after(settings, database, tempo
     from api.app import create_app
     from tests.conftest import Server, free_port
 
-    strict = replace(settings, rate_limit_per_second=1, rate_limit_burst=3, token_rate_per_second=1)
+    strict = replace(settings, rate_limit_per_second=1, rate_limit_burst=3, token_rate_per_second=1,
+                     rate_limit_scope=uuid.uuid4().hex)  # budgets of its own (api/ratelimit.py)
     async with Server(create_app(strict, temporal_env.client), free_port()) as api:
         async with httpx.AsyncClient(base_url=api.base_url) as client:
             headers = await tenant.headers()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import uuid
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,9 +26,11 @@ RATE_FIELDS = ("ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "rat
 
 
 def strict_app(settings, temporal_env, **limits):
+    """An app with limits of its own: a scope of its own too, so it shares no budget with the
+    suite's other apps (API processes of one scope share them: api/ratelimit.py)."""
     from api.app import create_app
 
-    return create_app(replace(settings, **limits), temporal_env.client)
+    return create_app(replace(settings, rate_limit_scope=uuid.uuid4().hex, **limits), temporal_env.client)
 
 
 def test_forwarded_for_counts_only_from_trusted_proxies():

@@ -8,7 +8,10 @@ file path of its own, as two hosts would have:
   that still had the old keys finds the new one at the first token naming it, and the
   previous key keeps verifying; both JWKS routes serve the current and the previous key;
 - an install from before (a key file at SIGNING_KEY_PATH): a new database takes that key
-  as its first key; a host whose key file is not the shared one has its tokens verified.
+  as its first key; a host whose key file is not the shared one has its tokens verified;
+- a client's rate limit holds across the processes: the sum of what they allow stays
+  within the limit plus the bound docs/api-decisions.md states (the old code allowed the
+  limit in each process).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import os
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import httpx
@@ -156,3 +160,68 @@ async def test_an_installs_key_file_is_imported_and_another_hosts_tokens_verify(
     listing = json.loads(cli("keys", "list", PARAMETRIC_VAR_DIR=str(fresh), DATABASE_URL="",
                              SIGNING_KEY_PATH=str(path)))
     assert [(k["kid"], k["state"]) for k in listing] == [(kid, "current (signs)")]
+
+
+RATE, BURST = 2.0, 10  # the client limit of the two processes below: 2 a second, bursts of 10
+SYNC = 0.2 + 0.1  # api/ratelimit.py's SYNC_SECONDS, plus what a sync may take here
+
+
+async def test_a_clients_rate_limit_holds_across_two_processes(tmp_path, make_tenant, database):
+    tenant = await make_tenant(internal=True)
+    limits = dict(RATE_LIMIT_PER_SECOND=str(RATE), RATE_LIMIT_BURST=str(BURST), PEER_RATE_BURST="100000",
+                  RATE_LIMIT_SCOPE=uuid.uuid4().hex)  # these two processes share budgets with no one else
+    async with api_process(tmp_path, "a", **limits) as a, api_process(tmp_path, "b", **limits) as b:
+        token = await token_from(a, tenant)  # token requests count against the address, not the client
+        await asyncio.sleep(2.5)  # each process has said it is alive and counted the other
+        allowed = {a: 0, b: 0}
+        refused = {a: 0, b: 0}
+        stop_at = time.monotonic() + 5.0
+        started = time.monotonic()
+
+        async def caller(base: str) -> None:
+            async with httpx.AsyncClient(base_url=base) as client:
+                headers = {"Authorization": f"Bearer {token}", "x-tenant-id": tenant.id}
+                while time.monotonic() < stop_at:
+                    r = await client.get("/index-definitions", headers=headers)
+                    assert r.status_code in (200, 429), r.text
+                    if r.status_code == 200:
+                        allowed[base] += 1
+                    else:
+                        refused[base] += 1
+
+        await asyncio.gather(*(caller(base) for base in (a, b) for _ in range(4)))
+        elapsed = time.monotonic() - started
+    total = sum(allowed.values())
+    n = 2
+    # docs/api-decisions.md, "Limits across processes": burst + rate x T, plus at most
+    # (N - 1) x (burst / N + rate x (sync period + its duration)) + N.
+    bound = BURST + RATE * elapsed + (n - 1) * (BURST / n + RATE * SYNC) + n
+    assert total <= bound, (allowed, refused, round(elapsed, 2), bound)
+    assert total >= BURST, (allowed, refused)  # the limit is not refusing everything
+    assert all(refused.values()), refused  # both processes were held to it
+
+
+async def test_a_tenants_pricing_quota_holds_across_two_processes(tmp_path, make_tenant, service):
+    """PRICING_STARTS_PER_MINUTE=2: a start on one process and one on the other leave none
+    for the minute on either (old code: each process counted its own starts only)."""
+    from tests.api.test_fairness import CHENNAI, stays
+
+    tenant = await make_tenant(internal=True)
+    quota = dict(PRICING_STARTS_PER_MINUTE="2", PRICING_IN_FLIGHT_PER_TENANT="0", PRICING_SIMULATIONS="4096",
+                 TEMPORAL_ADDRESS=service.temporal_address, TEMPORAL_TASK_QUEUE=service.task_queue,
+                 RATE_LIMIT_SCOPE=uuid.uuid4().hex)
+
+    async def cold_stay(base: str, time_range: str) -> httpx.Response:
+        headers = {"Authorization": f"Bearer {tenant.credentials['api_key']}"}
+        async with httpx.AsyncClient(base_url=base, timeout=120) as client:
+            return await client.get(f"/travel/{tenant.id}/coverages", params={**CHENNAI, "time_range": time_range},
+                                    headers=headers)
+
+    first, second, third = stays(3)
+    async with api_process(tmp_path, "a", **quota) as a, api_process(tmp_path, "b", **quota) as b:
+        assert (await cold_stay(a, first)).status_code == 200
+        assert (await cold_stay(b, second)).status_code == 200
+        refused = await cold_stay(a, third)
+    assert refused.status_code == 429, refused.text
+    assert "in the last minute" in refused.json()["detail"]
+    assert int(refused.headers["retry-after"]) >= 1

@@ -32,6 +32,7 @@ from models.db.tables import (
 from models.domain.index_catalog import BY_ID
 from models.domain.statuses import PricingRunStatus
 from models.settings import load_settings
+from models.temporal.catalogue_batches import BatchDocuments, RenderDocumentsBatch
 from models.temporal.settlement import ClaimReportRequest
 
 PDF = "application/pdf"
@@ -56,6 +57,30 @@ async def render_coverage_documents(coverage_id: uuid.UUID, version: int) -> Cov
     """Fact sheet and technical pricing report of one pricing version, linked to it. A
     candidate rerun (not yet published) gets documents of its own, marked as such, for the
     reviewing actuary; the published run's replace them."""
+    return await _coverage_documents(coverage_id, version)
+
+
+@activity.defn
+async def render_catalogue_documents(batch: RenderDocumentsBatch) -> list[BatchDocuments]:
+    """The documents of a few coverages of a catalogue batch, one after another (each as
+    render_coverage_documents does it; a retry skips those already stored). Heartbeats the
+    coverages done, so a worker lost mid-batch is noticed in a minute."""
+    rendered = []
+    for done, coverage_id in enumerate(batch.coverage_ids):
+        activity.heartbeat(done)
+        documents = await _coverage_documents(coverage_id, batch.version)
+        rendered.append(
+            BatchDocuments(
+                coverage_id=coverage_id,
+                version=batch.version,
+                fact_sheet_file_id=documents.fact_sheet_file_id,
+                technical_report_file_id=documents.technical_report_file_id,
+            )
+        )
+    return rendered
+
+
+async def _coverage_documents(coverage_id: uuid.UUID, version: int) -> CoverageDocuments:
     from reports import render_fact_sheet, render_technical_pricing_report
 
     run = await pricing_db.pricing_run(coverage_id, version)

@@ -16,7 +16,14 @@ scenario bounded by count and time):
                                 plus one bare update-with-start round trip, in an HTTP
                                 handler of the bare app (bench/_bare.py)
   (b1), (f1)                    the same two at concurrency 1 (latency)
-  (g) PATCH /quotes/{id}        while whole catalogues of new targets are being priced
+  (g1) PATCH /quotes/{id}       at concurrency 1 through a whole pricing burst: the catalogues
+                                of six targets never priced before (about 200 coverages),
+                                from the moment the pricing worker is busy until the burst
+                                is over (every catalogue priced, its documents' workflows
+                                waiting out their delay)
+  (r1) PATCH /quotes/{id}       (only with r in --only) at concurrency 1 while that burst's
+                                documents render, 20 s later
+  (g) PATCH /quotes/{id}        at concurrency C during a second burst (three other targets)
   (c) GET /policies             random pages of 20 with --policies in the database
   (d) bare Litestar GET         trivial JSON
   (e) bare Temporal update      execute_update on a running workflow, returns at once
@@ -25,7 +32,7 @@ The --policies seed bypasses HTTP and Temporal: rows are written straight into t
 file with the project's Piccolo tables, mirroring what models.db.quotes.insert_quote and
 convert_quote write (quote + line items, policy + line items + policy items).
 
-Before each measurement (but g) the bench waits (up to 2 min) until the stack is idle: the
+Before each measurement (but g1, r1, g) the bench waits (up to 2 min) until the stack is idle: the
 first quote also starts catalogue document rendering that would otherwise eat the CPU of the
 first scenarios. Besides req/s, p50 and p95 it prints the CPU each process spent per request
 (/proc), which is steadier than req/s on a shared machine; --profile DIR records py-spy
@@ -33,12 +40,16 @@ profiles of the service processes during each scenario.
 
 Goals: GET /policies >= 40 % of the bare endpoint's req/s (issue 5); conversions >= 70 % of
 the fair baseline's req/s and p50 at concurrency 1 <= 1.5 x the baseline's (issue 9). The
-ratio to the bare update (e), the yardstick before issue 9, is printed beside them; and the
-conversion p50 during the pricing burst (g) against the quiet one (b).
+ratio to the bare update (e), the yardstick before issue 9, is printed beside them. The
+burst ratio (issue 25): conversion p50 at concurrency 1 during the pricing burst (g1) <= 1.5 x
+the quiet one (b1) of the same run; beside it, the Temporal server's requests per second by
+operation during (b1) and (g1) (its Prometheus endpoint) and what the burst's own workflows
+asked of it during (g1), counted from their histories (bench/_burst.py).
 
 Run:  .venv/bin/python bench/api.py [--requests 3000] [--conversions 200] [--concurrency 16]
-                                    [--duration 20] [--policies 10000] [--only abcdefg]
-                                    [--single 30] [--keep] [--profile DIR]
+                                    [--duration 20] [--policies 10000] [--only abcdefg(r)]
+                                    [--single 60] [--burst-conversions 400] [--burst-seconds 180]
+                                    [--keep] [--profile DIR]
 """
 
 from __future__ import annotations
@@ -51,6 +62,7 @@ import math
 import os
 import platform
 import random
+import re
 import shlex
 import shutil
 import signal
@@ -71,9 +83,13 @@ REPO = BENCH_DIR.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH_DIR]
 sys.path.insert(0, str(REPO))
 
+from bench._burst import burst_work, server_requests, top_requests  # noqa: E402
+
 TARGET = "IN-12.875N-077.625E"  # Bengaluru, pin code 560001
-# Targets whose catalogues are priced during scenario (g): Pune, Kolkata, Bhubaneswar.
-BURST_PIN_CODES = ["411001", "700001", "751001"]
+# Targets whose catalogues are priced during scenario (g1): Pune, Kolkata, Bhubaneswar, Patna,
+# Hyderabad, Ahmedabad (about 200 coverages); and during (g): Jaipur, Guwahati, Lucknow.
+BURST_PIN_CODES = ["411001", "700001", "751001", "800001", "500001", "380001"]
+BURST_PIN_CODES_C = ["302001", "781001", "226001"]
 BARE_TASK_QUEUE = "bench-bare"
 
 
@@ -200,6 +216,10 @@ class Result:
     error_kinds: Counter = field(default_factory=Counter)
     cpu: dict[str, float] = field(default_factory=dict)  # process → CPU s during the run
     note: str = ""
+    server: str = ""  # the Temporal server's busiest operations during the run (bench/_burst.py)
+    work: object = None  # bench._burst.BurstWork: what a pricing burst asked of the server meanwhile
+    started_at: float = 0.0  # epoch seconds
+    ended_at: float = 0.0
 
     @property
     def rps(self) -> float:
@@ -214,17 +234,18 @@ class Result:
 
 async def drive(
     label: str, key: str, call: Callable[[], Awaitable[object]], count: int, concurrency: int, duration: float,
-    cpu_pids: dict[str, int] | None = None,
+    cpu_pids: dict[str, int] | None = None, stop: asyncio.Event | None = None,
 ) -> Result:
-    """`count` calls (fewer if `duration` runs out) by `concurrency` callers. A call returns
-    a truthy value on success; anything else, or an exception, counts as an error."""
+    """`count` calls (fewer if `duration` runs out, or once `stop` is set) by `concurrency`
+    callers. A call returns a truthy value on success; anything else, or an exception,
+    counts as an error."""
     result = Result(key=key, label=label, concurrency=concurrency)
     issued = 0
     deadline = math.inf
 
     async def caller() -> None:
         nonlocal issued
-        while issued < count and time.perf_counter() < deadline:
+        while issued < count and time.perf_counter() < deadline and not (stop and stop.is_set()):
             issued += 1
             t0 = time.perf_counter()
             try:
@@ -241,10 +262,12 @@ async def drive(
 
     before = {name: cpu_seconds(pid) for name, pid in (cpu_pids or {}).items()}
     own_before = time.process_time()
+    result.started_at = time.time()
     start = time.perf_counter()
     deadline = start + duration
     await asyncio.gather(*(caller() for _ in range(concurrency)))
     result.seconds = time.perf_counter() - start
+    result.ended_at = time.time()
     result.cpu = {name: cpu_seconds(pid) - before[name] for name, pid in (cpu_pids or {}).items()}
     result.cpu["bench"] = time.process_time() - own_before
     return result
@@ -552,10 +575,11 @@ async def run(args: argparse.Namespace, procs: Processes, tmp: Path, ports: Port
                            "bare_http": ["bare-http"], "bare_update": ["bare-worker"],
                            "bare_convert": ["bare-http", "bare-worker"], "convert_1": ["api", "worker"],
                            "bare_convert_1": ["bare-http"], "convert_burst": ["api", "worker"],
-                           "convert_burst_1": ["api", "worker"]}
+                           "convert_burst_1": ["api", "worker"], "convert_render_1": ["api", "worker"]}
 
         async def scenario(
-            label: str, key: str, call, count: int, warmup: int = W, concurrency: int | None = None, idle: bool = True
+            label: str, key: str, call, count: int, warmup: int = W, concurrency: int | None = None, idle: bool = True,
+            duration: float | None = None, stop: asyncio.Event | None = None,
         ) -> Result:
             C_ = concurrency or C
             if warmup:
@@ -577,7 +601,9 @@ async def run(args: argparse.Namespace, procs: Processes, tmp: Path, ports: Port
                                       "--format", "raw", "--output", str(out)] + (["--gil"] if args.profile_gil else []), env)
                     spies.append(spy)
                 await asyncio.sleep(1.0)  # let py-spy attach
-            result = await drive(label, key, call, count, C_, D, pids)
+            server_before = server_requests(ports.temporal_metrics)
+            result = await drive(label, key, call, count, C_, duration or D, pids, stop=stop)
+            result.server = top_requests(server_before, server_requests(ports.temporal_metrics), result.seconds)
             for spy in spies:
                 procs.stop(spy, signal.SIGINT)
             results.append(result)
@@ -665,9 +691,11 @@ async def run(args: argparse.Namespace, procs: Processes, tmp: Path, ports: Port
         wanted = {
             "b": args.conversions + W + (n_one + 5 if "b" in args.only else 0),
             "f": args.conversions + W + (n_one + 5 if "f" in args.only else 0),
-            "g": args.conversions + n_one + 5,
+            "g1": args.burst_conversions,
+            "gr": args.burst_conversions if "r" in args.only else 0,
+            "g": args.conversions + 5,
         }
-        wanted = {k: v for k, v in wanted.items() if k in convert_keys}
+        wanted = {k: v for k, v in wanted.items() if k[0] in convert_keys}
         short = sum(wanted.values()) - len(made)
         if short > 0:
             t0 = time.monotonic()
@@ -701,28 +729,7 @@ async def run(args: argparse.Namespace, procs: Processes, tmp: Path, ports: Port
             await scenario("(b1) PATCH /quotes/{id} at concurrency 1", "convert_1", converter(queues["b"]), n_one,
                            warmup=5, concurrency=1)
         if "g" in args.only:
-            # Pricing burst: whole catalogues of targets never priced before, started
-            # without waiting; the conversions are measured while they price.
-            burst = asyncio.ensure_future(run_cli_async(["catalogue", "build", *BURST_PIN_CODES, "--no-wait"], env))
-            t0 = time.monotonic()
-            while time.monotonic() - t0 < 180:  # until the pricing worker is busy
-                used = cpu_seconds(pids["pricing"])
-                await asyncio.sleep(1.0)
-                if cpu_seconds(pids["pricing"]) - used > 0.5:
-                    break
-            print(f"  (pricing burst under way after {time.monotonic() - t0:.0f} s)", flush=True)
-            # At concurrency 1 (a caller waiting behind pricing work would show here), then
-            # at C (the machine saturated by conversions alone; the burst takes its share).
-            for key, label, concurrency, count in (
-                ("convert_burst_1", "(g1) PATCH /quotes/{id} at conc. 1 during a pricing burst", 1, n_one),
-                ("convert_burst", "(g) PATCH /quotes/{id} during a pricing burst", C, args.conversions),
-            ):
-                before = cpu_seconds(pids["pricing"])
-                result = await scenario(label, key, converter(queues["g"]), count, warmup=0,
-                                        concurrency=concurrency, idle=False)
-                result.note = (f"pricing worker busy {100 * (cpu_seconds(pids['pricing']) - before) / result.seconds:.0f} "
-                               f"% of a core")
-            await burst
+            await burst_scenarios(args, env, pids, scenario, converter, queues, temporal)
         results_by_key = {r.key: r for r in results}
         final_total = (await http.get(f"{api}/policies?size=1", headers=headers)).json()["totalElements"]
         if "policies" in results_by_key:
@@ -731,9 +738,78 @@ async def run(args: argparse.Namespace, procs: Processes, tmp: Path, ports: Port
     return results
 
 
+async def wait_until_busy(pid: int, timeout: float = 180.0) -> float:
+    """Seconds until the process (the pricing worker) uses more than half a core for a second."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        used = cpu_seconds(pid)
+        await asyncio.sleep(1.0)
+        if cpu_seconds(pid) - used > 0.5:
+            break
+    return time.monotonic() - t0
+
+
+async def burst_scenarios(args, env, pids, scenario, converter, queues, temporal) -> None:
+    """(g1) Conversions at concurrency 1 through a whole pricing burst: the catalogues of three
+    targets never priced before (`parametric catalogue build --no-wait`), measured from the
+    moment the pricing worker is busy until the burst is over: the CLI has returned (every
+    catalogue priced) and the pricing and documents workers have been idle for a second (fit
+    summaries stored, documents' workflows waiting out RENDER_DELAY; the renders that follow
+    are not part of the window). (g) Conversions at concurrency C during a second burst of
+    three other targets, for --conversions or --duration, as before."""
+    for key, label, pins, concurrency in (
+        ("convert_burst_1", "(g1) PATCH /quotes/{id} at conc. 1 during a pricing burst", BURST_PIN_CODES, 1),
+        ("convert_burst", "(g) PATCH /quotes/{id} during a pricing burst", BURST_PIN_CODES_C, args.concurrency),
+    ):
+        whole = concurrency == 1
+        queue = queues["g1" if whole else "g"]
+        burst = asyncio.ensure_future(run_cli_async(["catalogue", "build", *pins, "--no-wait"], env))
+        print(f"  (pricing burst of {', '.join(pins)} under way after {await wait_until_busy(pids['pricing']):.0f} s)",
+              flush=True)
+        over = asyncio.Event()
+
+        async def watch() -> None:
+            await asyncio.shield(burst)
+            quiet = {name: pids[name] for name in ("pricing", "documents")}
+            while await quiesce(quiet, threshold=0.10, window=1.0, timeout=1.0) >= 0.10:
+                pass
+            over.set()
+
+        watcher = asyncio.ensure_future(watch()) if whole else None
+        before = cpu_seconds(pids["pricing"])
+        count = len(queue) if whole else min(args.conversions, len(queue))
+        result = await scenario(label, key, converter(queue), count, warmup=0, concurrency=concurrency, idle=False,
+                                duration=args.burst_seconds if whole else None, stop=over if whole else None)
+        result.note = f"pricing worker busy {100 * (cpu_seconds(pids['pricing']) - before) / result.seconds:.0f} % of a core"
+        output = await burst
+        if watcher is not None:
+            if not over.is_set():
+                print(f"    warning: the burst outlasted (g1) ({result.ok + result.errors} conversions, "
+                      f"{result.seconds:.0f} s): raise --burst-conversions or --burst-seconds", flush=True)
+            watcher.cancel()
+            coverages = sum(int(n) for n in re.findall(r": (\d+) coverages", output))
+            result.work = await burst_work(temporal, result.started_at, result.ended_at, coverages)
+            if "r" in args.only:
+                await render_scenario(args, pids, scenario, converter(queues["gr"]))
+
+
+async def render_scenario(args, pids, scenario, convert) -> None:
+    """(r1) Conversions at concurrency 1 while the (g1) burst's documents render (they start
+    RENDER_DELAY after each catalogue's pricing, one activity at a time on the documents
+    worker): from the moment the documents worker is busy, for --burst-seconds / 6 or
+    --burst-conversions."""
+    print(f"  (the burst's documents rendering after {await wait_until_busy(pids['documents']):.0f} s)", flush=True)
+    before = cpu_seconds(pids["documents"])
+    result = await scenario("(r1) PATCH /quotes/{id} at conc. 1 while the burst's documents render", "convert_render_1",
+                            convert, args.burst_conversions, warmup=0, concurrency=1, idle=False,
+                            duration=args.burst_seconds / 6)
+    result.note = f"documents worker busy {100 * (cpu_seconds(pids['documents']) - before) / result.seconds:.0f} % of a core"
+
+
 def report(args: argparse.Namespace, results: list[Result]) -> bool:
     by = {r.key: r for r in results}
-    order = ["quotes", "convert", "bare_convert", "convert_1", "bare_convert_1", "convert_burst_1", "convert_burst", "policies",
+    order = ["quotes", "convert", "bare_convert", "convert_1", "bare_convert_1", "convert_burst_1", "convert_render_1",
+             "convert_burst", "policies",
              "bare_http", "bare_update"]
     header = f"{'scenario':<52} {'n':>6} {'err':>4} {'conc':>4} {'req/s':>9} {'p50 ms':>8} {'p95 ms':>8}"
     print("\n" + header)
@@ -744,7 +820,7 @@ def report(args: argparse.Namespace, results: list[Result]) -> bool:
         print(f"{r.label:<52} {r.ok:>6} {r.errors:>4} {r.concurrency:>4} {r.rps:>9.1f} {r.pct(0.5):>8.1f} {r.pct(0.95):>8.1f}"
               + (f"  {r.note}" if r.note else ""))
 
-    procs = ["api", "worker", "pricing", "temporal", "bare-http", "bare-worker", "bench"]
+    procs = ["api", "worker", "pricing", "documents", "temporal", "bare-http", "bare-worker", "bench"]
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(f"\nCPU ms per successful request, by process ({cores} cores = {1000 * cores} ms of CPU per wall second; "
           f"bench = this driver):")
@@ -796,11 +872,21 @@ def report(args: argparse.Namespace, results: list[Result]) -> bool:
     if value is not None:
         print(f"  {'(old yardstick) conversions req/s / bare update req/s':<58} {text}")
     value, text = ratio("convert_burst_1", "convert_1", "p50")
+    goal("burst ratio: conc. 1 conversion p50, pricing burst (g1) / quiet (b1)", value, 1.50, text, higher=False)
+    value, text = ratio("convert_render_1", "convert_1", "p50")
     if value is not None:
-        print(f"  {'conc. 1: conversion p50 during a pricing burst / quiet':<58} {text}")
+        print(f"  {'conc. 1: conversion p50 while the burst renders (r1) / quiet':<58} {text}")
     value, text = ratio("convert_burst", "convert", "p50")
     if value is not None:
         print(f"  {f'conc. {args.concurrency}: conversion p50 during a pricing burst / quiet':<58} {text}")
+    if "convert_1" in by or "convert_burst_1" in by:
+        print("\nTemporal server during the conc. 1 scenarios (frontend requests per second, busiest first):")
+        for key in ("convert_1", "convert_burst_1", "convert_render_1"):
+            if key in by:
+                print(f"  {by[key].label:<58} {by[key].server}")
+        work = by["convert_burst_1"].work if "convert_burst_1" in by else None
+        if work is not None:
+            print(f"the burst's own workflows during (g1) ({by['convert_burst_1'].seconds:.1f} s): {work.line()}")
     return ok
 
 
@@ -830,8 +916,12 @@ def main() -> int:
     ap.add_argument("--duration", type=float, default=20.0, help="max seconds per scenario")
     ap.add_argument("--warmup", type=int, default=20, help="unmeasured calls before each scenario")
     ap.add_argument("--policies", type=int, default=10_000, help="policies seeded in the database (bypasses HTTP)")
-    ap.add_argument("--only", default="abcdefg", help="scenarios to run, e.g. 'bf' (default: all of abcdefg)")
-    ap.add_argument("--single", type=int, default=30, help="conversions measured at concurrency 1 (b1, f1)")
+    ap.add_argument("--only", default="abcdefg",
+                    help="scenarios to run, e.g. 'bg' (default: all of abcdefg; add r for (r1), with g)")
+    ap.add_argument("--single", type=int, default=60, help="conversions measured at concurrency 1 (b1, f1)")
+    ap.add_argument("--burst-conversions", type=int, default=400,
+                    help="at most this many conversions at concurrency 1 through the pricing burst (g1)")
+    ap.add_argument("--burst-seconds", type=float, default=180.0, help="at most this long for (g1)")
     ap.add_argument("--keep", action="store_true", help="keep the temp dir (logs, databases) afterwards")
     ap.add_argument("--profile", type=Path, metavar="DIR",
                     help="record py-spy profiles (collapsed stacks, one file per scenario and process) into DIR "

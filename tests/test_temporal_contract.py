@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from temporalio.workflow import _Definition
 
-from models.temporal import catalogue, observations, partners, policies, pricing, quotes
+from models.temporal import catalogue, catalogue_batches, observations, partners, policies, pricing, quotes
 from workflows.catalogue import CatalogueWorkflow
+from workflows.catalogue_documents import CatalogueDocumentsWorkflow
 from workflows.documents import CoverageDocumentsWorkflow, PolicyScheduleWorkflow
 from workflows.observations import ObservationRevisionWorkflow
 from workflows.partners import BusinessPartnerWorkflow
@@ -27,7 +28,13 @@ CONTRACT = [
         "queries": [policies.STATUS_QUERY],
     }),
     (PolicyScheduleWorkflow, policies.POLICY_SCHEDULE_WORKFLOW, {}),
-    (CatalogueWorkflow, catalogue.CATALOGUE_WORKFLOW, {"updates": [catalogue.ENSURE_UPDATE]}),
+    (CatalogueWorkflow, catalogue.CATALOGUE_WORKFLOW, {
+        "updates": [catalogue.ENSURE_UPDATE],
+        "queries": [catalogue_batches.PRICING_QUERY],
+    }),
+    (CatalogueDocumentsWorkflow, catalogue_batches.CATALOGUE_DOCUMENTS_WORKFLOW, {
+        "queries": [catalogue_batches.DOCUMENTS_QUERY],
+    }),
     (CoveragePricingWorkflow, pricing.COVERAGE_PRICING_WORKFLOW, {
         "queries": [pricing.STAGE_QUERY],
         "updates": [pricing.PUBLISH_UPDATE],

@@ -3,11 +3,17 @@
 Requests arrive as the `ensure` update (update-with-start, id `catalogue:<target>`): the
 slots the catalogue lacks get their terms from the calibrated model and their version-1
 prices on shared paths in one `propose_and_price_coverages` activity, and are recorded
-active with their completed runs in one local activity; fit summaries and each coverage's
+active with their completed runs in one local activity; fit summaries and the batch's
 documents workflow follow without holding the request. Coverages that exist unpriced are
 priced together in one `simulate_coverages` activity. (Runs before PATCH_JOINT_PRICING
 proposed in one activity, created the rows, then priced each in a child
 CoveragePricingWorkflow.)
+
+A batch's documents are one CatalogueDocumentsWorkflow (workflows/catalogue_documents.py;
+runs before PATCH_DOCUMENTS_BATCH started a CoverageDocumentsWorkflow per coverage): a burst
+of new targets costs the Temporal server a few tasks per target, not a workflow per coverage.
+Ops see each pricing run in the `pricing` query and the current details in the Temporal UI,
+and in the API's pricing runs (recorded with this workflow's id).
 One workflow per target serialises creation, so two requests never price the same coverage
 twice; it closes after an idle spell and the next request starts a new run.
 """
@@ -19,7 +25,7 @@ from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy, SearchAttributePair, TypedSearchAttributes
-from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflowError
+from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflowError, WorkflowAlreadyStartedError
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
@@ -49,6 +55,12 @@ with workflow.unsafe.imports_passed_through():
         PlannedCoverage,
         ProposeTermsInput,
     )
+    from models.temporal.catalogue_batches import (
+        PRICING_QUERY,
+        CatalogueDocumentsInput,
+        CataloguePricingRun,
+        catalogue_documents_workflow_id,
+    )
     from models.temporal.ids import coverage_pricing_workflow_id
     from models.temporal.pricing import (
         PriceCoverageInput,
@@ -58,7 +70,9 @@ with workflow.unsafe.imports_passed_through():
         StartJointPricingInput,
         coverage_seed,
     )
+    from models.temporal.queues import task_queue
     from models.temporal.search_attributes import COVERAGE_ID, MONITORING_TARGET_ID
+    from workflows.catalogue_documents import CatalogueDocumentsWorkflow
     from workflows.pricing import (
         SIMULATION_HEARTBEAT,
         SIMULATION_RETRY,
@@ -82,6 +96,9 @@ PATCH_BOUNDED_PRICING = "catalogue-bounded-pricing"
 # The new coverages of a request are priced jointly in one activity (runs before the patch:
 # a child CoveragePricingWorkflow each). A first quote for a target waits for its pricing.
 PATCH_JOINT_PRICING = "catalogue-joint-pricing"
+# A batch's documents in one CatalogueDocumentsWorkflow (runs before the patch: a
+# CoverageDocumentsWorkflow per coverage).
+PATCH_DOCUMENTS_BATCH = "catalogue-documents-batch"
 
 
 def _simulate(activity, arg, summary: str, retry: RetryPolicy = SIMULATION_RETRY):
@@ -108,6 +125,31 @@ class CatalogueWorkflow:
         self._lock = asyncio.Lock()
         self._slots = asyncio.Semaphore(PRICING_AT_ONCE)
         self._documents: list[asyncio.Task] = []
+        self._runs: dict[str, CataloguePricingRun] = {}  # coverage id → its pricing run (this run's)
+
+    @workflow.query(name=PRICING_QUERY)
+    def pricing(self) -> list[CataloguePricingRun]:
+        """Every pricing run this workflow run made or is making, in order: what ops read for
+        a catalogue whose runs share one workflow (the API's pricing runs show the same)."""
+        return list(self._runs.values())
+
+    def _record(self, coverages: list[PlannedCoverage], status: str, documents: str | None = None) -> None:
+        """Note the coverages' version-1 runs in the `pricing` query and the current details."""
+        for c in coverages:
+            key = str(c.coverage_id)
+            earlier = self._runs.get(key)
+            self._runs[key] = CataloguePricingRun(
+                coverage_id=c.coverage_id,
+                slot=c.slot,
+                version=1,
+                status=status,
+                documents_workflow_id=documents or (earlier.documents_workflow_id if earlier else None),
+            )
+        counts = {s: sum(1 for r in self._runs.values() if r.status == s) for s in ("priced", "pricing", "failed")}
+        workflow.set_current_details(
+            f"{self._input.target_id}: {counts['priced']} coverages priced (v1), {counts['pricing']} pricing, "
+            f"{counts['failed']} failed; each run in the `{PRICING_QUERY}` query"
+        )
 
     @workflow.run
     async def run(self, request: CatalogueInput) -> None:
@@ -233,6 +275,7 @@ class CatalogueWorkflow:
         )
         if found.joint is not None:
             priced = [c for c in created if c.coverage_id is not None and c.priced]
+            self._record(priced, "priced")
             self._documents.append(asyncio.ensure_future(self._report_and_documents(found.joint, priced)))
         return created
 
@@ -264,6 +307,7 @@ class CatalogueWorkflow:
             )
             for c in coverages
         ]
+        self._record(coverages, "pricing")
         inputs = await db_step(
             start_pricing_runs,
             StartJointPricingInput(
@@ -278,14 +322,17 @@ class CatalogueWorkflow:
             )
         except ActivityError as err:
             await db_step(fail_pricing_runs, runs, str(err.cause or err))
+            self._record(coverages, "failed")
             raise ApplicationError(f"pricing failed: {err.cause or err}", non_retryable=True) from err
         await db_step(publish_pricing_runs, [PublishPricingInput(run=r, outcome=o) for r, o in zip(runs, outcomes)])
+        self._record(coverages, "priced")
         self._documents.append(asyncio.ensure_future(self._report_and_documents(inputs, coverages)))
 
     async def _report_and_documents(self, inputs, coverages: list[PlannedCoverage]) -> None:
-        """After the prices: the fit summaries of the technical reports, then each coverage's
-        fact sheet and technical report in its own workflow (abandoned: the catalogue does
-        not wait for rendering)."""
+        """After the prices: the fit summaries of the technical reports, then the coverages'
+        fact sheets and technical reports in one workflow for the batch (runs before
+        PATCH_DOCUMENTS_BATCH: a workflow per coverage); abandoned: the catalogue does not
+        wait for rendering."""
         fits = await _simulate(
             summarise_fits,
             inputs,
@@ -293,7 +340,30 @@ class CatalogueWorkflow:
             retry=RETRY,
         )
         await db_step(store_fits, fits)
-        await asyncio.gather(*(start_documents(c.coverage_id, 1) for c in coverages))
+        if workflow.patched(PATCH_DOCUMENTS_BATCH):
+            await self._start_batch_documents(coverages)
+        else:
+            await asyncio.gather(*(start_documents(c.coverage_id, 1) for c in coverages))
+
+    async def _start_batch_documents(self, coverages: list[PlannedCoverage]) -> None:
+        """One documents workflow for the batch, on the documents queue, without waiting for
+        it. One already running for the same coverages (a retried pricing) is left to finish."""
+        ids = [c.coverage_id for c in coverages]
+        target = self._input.target_id
+        workflow_id = catalogue_documents_workflow_id(target, ids, 1)
+        self._record(coverages, "priced", documents=workflow_id)
+        try:
+            await workflow.start_child_workflow(
+                CatalogueDocumentsWorkflow.run,
+                CatalogueDocumentsInput(target_id=target, coverage_ids=ids, version=1),
+                id=workflow_id,
+                task_queue=task_queue(workflow.info().task_queue, "documents"),
+                parent_close_policy=ParentClosePolicy.ABANDON,
+                search_attributes=TypedSearchAttributes([SearchAttributePair(MONITORING_TARGET_ID, target)]),
+                static_summary=f"Documents · {len(ids)} coverages · {target} · v1",
+            )
+        except WorkflowAlreadyStartedError:
+            workflow.logger.info("documents of %s coverages of %s already being rendered", len(ids), target)
 
     def _start_pricing(self, coverage: PlannedCoverage) -> None:
         key = str(coverage.coverage_id)

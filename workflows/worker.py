@@ -47,7 +47,12 @@ from activities.catalogue import (
     propose_coverage_terms,
     record_priced_coverages,
 )
-from activities.documents import render_claim_report, render_coverage_documents, render_policy_schedule
+from activities.documents import (
+    render_catalogue_documents,
+    render_claim_report,
+    render_coverage_documents,
+    render_policy_schedule,
+)
 from activities.fast_quotes import (
     complete_fast_quote,
     price_fast_quote,
@@ -91,6 +96,7 @@ from activities.webhooks import deliver_webhook, dispatch_webhooks, finish_webho
 from models.settings import Settings
 from models.temporal.queues import QUEUE_SUFFIXES, task_queue
 from workflows.catalogue import CatalogueWorkflow
+from workflows.catalogue_documents import CatalogueDocumentsWorkflow
 from workflows.documents import ClaimReportWorkflow, CoverageDocumentsWorkflow, PolicyScheduleWorkflow
 from workflows.partners import BusinessPartnerWorkflow
 from workflows.policies import PolicyWorkflow
@@ -109,6 +115,7 @@ WORKFLOWS = [
     CatalogueWorkflow,
     CoveragePricingWorkflow,
     CoverageDocumentsWorkflow,
+    CatalogueDocumentsWorkflow,
     QuoteWorkflow,
     PolicyWorkflow,
     PolicyScheduleWorkflow,
@@ -196,11 +203,17 @@ PRICING_DB_ACTIVITIES = [
 ]
 # A month end's settlements on a queue of their own (new runs: workflows/settlement.py).
 SETTLEMENT_ACTIVITIES = [settle_period]
-DOCUMENT_WORKFLOWS = [CoverageDocumentsWorkflow, PolicyScheduleWorkflow, ClaimReportWorkflow]
+DOCUMENT_WORKFLOWS = [CoverageDocumentsWorkflow, CatalogueDocumentsWorkflow, PolicyScheduleWorkflow, ClaimReportWorkflow]
 # Webhook delivery waits on receivers: its own queue, so a slow one never delays the rest.
 WEBHOOK_WORKFLOWS = [WebhookDeliveryWorkflow, WebhookDispatchWorkflow]
 WEBHOOK_ACTIVITIES = [deliver_webhook, finish_webhook_delivery, dispatch_webhooks]
-DOCUMENT_ACTIVITIES = [render_coverage_documents, render_policy_schedule, render_fast_quote_document, render_claim_report]
+DOCUMENT_ACTIVITIES = [
+    render_coverage_documents,
+    render_catalogue_documents,
+    render_policy_schedule,
+    render_fast_quote_document,
+    render_claim_report,
+]
 
 log = logging.getLogger("parametric.worker")
 

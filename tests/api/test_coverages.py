@@ -7,9 +7,8 @@ import asyncio
 from decimal import Decimal
 
 import pytest
-from temporalio.service import RPCError
 
-from models.temporal.ids import catalogue_workflow_id, coverage_documents_workflow_id, coverage_pricing_workflow_id
+from models.temporal.ids import catalogue_workflow_id, coverage_pricing_workflow_id
 from tests.conftest import assert_problem
 
 BENGALURU = "560001"
@@ -122,20 +121,22 @@ async def test_first_pricing_is_one_joint_activity_of_the_catalogue_workflow(ben
         with pytest.raises(Exception):
             await client.get_workflow_handle(coverage_pricing_workflow_id(coverage["id"], 1)).describe()
     assert len(seeds) == 1
-    # Each coverage's documents are rendered in its own workflow, started once priced.
-    # (after the fit summaries, which the technical report shows).
+    # The coverages' documents are rendered by one workflow for their batch (started once
+    # priced, after the fit summaries, which the technical report shows), found by target.
     deadline = asyncio.get_running_loop().time() + 180
     for coverage_id in ids:
-        documents = client.get_workflow_handle(coverage_documents_workflow_id(coverage_id, 1))
         while True:
-            try:
-                await asyncio.wait_for(documents.result(), 120)
+            run = (await tenant.get(f"/internal/coverages/{coverage_id}/pricing-runs/1")).json()
+            if run["factSheetReportFileId"] and run["technicalPricingReportFileId"]:
                 break
-            except RPCError:  # not started yet
-                assert asyncio.get_running_loop().time() < deadline
-                await asyncio.sleep(0.5)
-        run = (await tenant.get(f"/internal/coverages/{coverage_id}/pricing-runs/1")).json()
+            assert asyncio.get_running_loop().time() < deadline, run
+            await asyncio.sleep(0.5)
         assert run["status"] == "COMPLETED"
+    rendered = set()
+    query = f'WorkflowType = "CatalogueDocumentsWorkflow" AND MonitoringTargetId = "{BENGALURU_TARGET}"'
+    async for batch in client.list_workflows(query):
+        rendered |= {str(d["coverage_id"]) for d in await client.get_workflow_handle(batch.id).query("documents")}
+    assert ids <= rendered
 
 
 async def test_asking_again_creates_nothing_new(bengaluru_catalogue, tenant):

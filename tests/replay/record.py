@@ -416,6 +416,8 @@ async def dev_scenarios(only: set[str] | None) -> dict[str, object]:
                     # The catalogue closes after two idle minutes.
                     await asyncio.wait_for(client.get_workflow_handle(catalogue_workflow_id(target)).result(), 200)
                     histories["catalogue"] = await _history(client, catalogue_workflow_id(target))
+            if wanted("catalogue-batched", "catalogue-documents-batch"):
+                histories.update(await catalogue_batch(client, queue))
         if wanted("catalogue-joint-pricing", "catalogue-continued", "coverage-pricing-failed", "quote-fast-error"):
             # The service's workers with faults the scenarios switch on and off (FAULTS).
             faulty = f"record-faults-{uuid.uuid4()}"
@@ -437,6 +439,54 @@ from temporalio import activity  # noqa: E402
 from models.temporal.policies import ConvertToPolicyInput, PolicyStatusInput  # noqa: E402
 from models.temporal.pricing import JointSimulationInput, SimulationInput  # noqa: E402
 from models.temporal.quotes import FastQuoteJob  # noqa: E402
+
+
+async def catalogue_batch(client, queue: str) -> dict[str, object]:
+    """A target's first catalogue request since `catalogue-documents-batch` (issue 25): its
+    new slots priced jointly, then ONE CatalogueDocumentsWorkflow renders the batch's
+    documents, a few coverages per activity. `catalogue-documents-batch`: the batch, rendered;
+    `catalogue-batched`: the catalogue once the batch has finished (still open)."""
+    from temporalio.client import WithStartWorkflowOperation
+    from temporalio.common import SearchAttributePair, WorkflowIDConflictPolicy
+
+    from api.catalogue.service import MONTHLY_INDEX_CODES
+    from models.db.catalogue import target_for_pin
+    from models.domain.periods import month_slots
+    from models.temporal.catalogue import CatalogueInput, EnsureCoveragesRequest
+    from models.temporal.ids import catalogue_workflow_id
+    from models.temporal.queues import task_queue
+    from models.temporal.search_attributes import MONITORING_TARGET_ID
+    from workflows.catalogue import CatalogueWorkflow
+
+    target = await target_for_pin("411001")  # Pune: no other scenario prices it
+    slots = month_slots(MONTHLY_INDEX_CODES, dt.date(dt.date.today().year + 1, 6, 1), 2)  # the monsoon's
+    planned = await client.execute_update_with_start_workflow(
+        CatalogueWorkflow.ensure,
+        EnsureCoveragesRequest(slots=slots, wait_for_pricing=True),
+        start_workflow_operation=WithStartWorkflowOperation(
+            CatalogueWorkflow.run,
+            CatalogueInput(
+                target_id=target, unit_limit=Decimal("100000"), currency="INR", expected_loss_ratio=Decimal("0.65"),
+                simulations=8192, created_by="record@parametric.example",
+            ),
+            id=catalogue_workflow_id(target),
+            task_queue=task_queue(queue, "pricing"),
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            search_attributes=_pairs([SearchAttributePair(MONITORING_TARGET_ID, target)]),
+        ),
+    )
+    priced = [c for c in planned if c.coverage_id is not None]
+    assert len(priced) > 4, "more coverages than one render activity takes"
+    catalogue = client.get_workflow_handle(catalogue_workflow_id(target))
+    for _ in range(240):  # the catalogue's `pricing` query names the batch once started
+        batches = {r.documents_workflow_id for r in await catalogue.query(CatalogueWorkflow.pricing)} - {None}
+        if batches:
+            break
+        await asyncio.sleep(0.5)
+    batch = client.get_workflow_handle(batches.pop())
+    await asyncio.wait_for(batch.result(), 300)
+    await asyncio.sleep(1)  # the catalogue's task for the child's completion
+    return {"catalogue-documents-batch": await batch.fetch_history(), "catalogue-batched": await catalogue.fetch_history()}
 
 
 async def fast_quote(client, queue: str, tenant_id: str, coverage_id) -> object:

@@ -99,8 +99,11 @@ def cluster():
         made.remove()
 
 
-def _cli(env: dict[str, str], *args: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "api.cli", *args], env=env, capture_output=True, text=True, timeout=300)
+async def _cli(env: dict[str, str], *args: str) -> str:
+    """`parametric ARGS`, off this event loop (which serves the suite's API and workers)."""
+    done = await asyncio.to_thread(
+        subprocess.run, [sys.executable, "-m", "api.cli", *args], env=env, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -115,8 +118,8 @@ async def test_a_read_with_the_database_down_is_a_503_and_recovers(cluster, tmp_
         "PUBLIC_BASE_URL": f"http://127.0.0.1:{port}",
         "TEMPORAL_ADDRESS": f"127.0.0.1:{free_port()}",  # reads need no Temporal
     }
-    _cli(env, "migrate")
-    credentials = json.loads(_cli(env, "tenants", "create", "down-test", "--internal"))
+    await _cli(env, "migrate")
+    credentials = json.loads(await _cli(env, "tenants", "create", "down-test", "--internal"))
     with (tmp_path / "api.log").open("wb") as log:
         api = subprocess.Popen([sys.executable, "-m", "api.cli", "api", "--port", str(port)], env=env, stdout=log, stderr=log)
     try:
@@ -136,7 +139,7 @@ async def test_a_read_with_the_database_down_is_a_503_and_recovers(cluster, tmp_
             headers = {"Authorization": f"Bearer {token.json()['access_token']}", "x-tenant-id": credentials["tenant_id"]}
             assert (await http.get("/policies", headers=headers)).status_code == 200
 
-            cluster.stop()
+            await asyncio.to_thread(cluster.stop)
             for _ in range(2):  # the pooled connections break, then new ones are refused
                 down = await http.get("/policies", headers=headers)
                 assert down.status_code == 503, down.text
@@ -145,7 +148,7 @@ async def test_a_read_with_the_database_down_is_a_503_and_recovers(cluster, tmp_
                 assert down.json()["status"] == 503
             assert (await http.get("/health")).status_code == 503
 
-            cluster.start()
+            await asyncio.to_thread(cluster.start)
             statuses = []
             for _ in range(100):
                 statuses.append((await http.get("/policies", headers=headers)).status_code)

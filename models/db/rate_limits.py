@@ -93,51 +93,82 @@ async def sync_buckets(
     """Add each bucket's spending (refilling it to `now` first), say that `process` is alive,
     and read back each bucket's tokens and until when it is shared (another process wrote
     it within `shared_for` seconds), and how many processes whose id starts with `scope`
-    were alive in the last `alive_for` seconds. One transaction."""
+    were alive in the last `alive_for` seconds. One transaction; on SQLite it runs whole in
+    one hop to a connection's thread (models/db/sqlite_engine.py: `write_in_one_hop`), so
+    this background write never holds the file's write lock across event-loop turns."""
+    engine = engine_finder()
+    if engine.engine_type == "sqlite":
+        return await engine.write_in_one_hop(lambda raw: _sync_sqlite(raw, process, scope, spent, now, shared_for, alive_for))
     async with write_transaction():
         db = _Connection()
         if spent:
-            if db.postgres:
-                rows = [(s.bucket, s.spent, now, s.rate, s.burst, process, shared_for) for s in spent]
-                await db.raw.executemany(_UPSERT["postgres"], rows)
-            else:
-                rows = [
-                    {"bucket": s.bucket, "spent": s.spent, "now": now, "rate": s.rate, "burst": s.burst,
-                     "owner": process, "shared_for": shared_for}
-                    for s in spent
-                ]
-                await db.raw.executemany(_UPSERT["sqlite"], rows)
-        upsert = (
-            "INSERT INTO rate_process (id, seen_at) VALUES ($1, $2::float8) ON CONFLICT (id) DO UPDATE SET seen_at = $2::float8"
-            if db.postgres
-            else "INSERT INTO rate_process (id, seen_at) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at"
+            rows = [(s.bucket, s.spent, now, s.rate, s.burst, process, shared_for) for s in spent]
+            await db.raw.executemany(_UPSERT["postgres"], rows)
+        await db.execute(
+            "INSERT INTO rate_process (id, seen_at) VALUES ($1, $2::float8) ON CONFLICT (id) DO UPDATE SET seen_at = $2::float8",
+            process, now,
         )
-        await db.execute(upsert, process, now)
         alive = await db.fetch(
-            f"SELECT count(*) AS n FROM rate_process WHERE seen_at > {db.marks(1)} "
-            f"AND substr(id, 1, {len(scope)}) = {db.marks(1, 2)}",
-            now - alive_for, scope,
+            "SELECT count(*) AS n FROM rate_process WHERE seen_at > $1 AND left(id, $2) = $3", now - alive_for, len(scope), scope
         )
         found: dict[str, tuple[float, float]] = {}
-        names = [s.bucket for s in spent]
-        for i in range(0, len(names), CHUNK):
-            part = names[i : i + CHUNK]
+        if spent:
             for row in await db.fetch(
-                f"SELECT bucket, tokens, shared_until FROM rate_bucket WHERE bucket IN ({db.marks(len(part))})", *part
+                "SELECT bucket, tokens, shared_until FROM rate_bucket WHERE bucket = ANY($1::varchar[])",
+                [s.bucket for s in spent],
             ):
                 found[row["bucket"]] = (float(row["tokens"]), float(row["shared_until"]))
     return found, int(alive[0]["n"])
 
 
+def _sync_sqlite(raw, process: str, scope: str, spent: list[Spent], now: float, shared_for: float, alive_for: float):
+    """sync_buckets' statements, in the connection's thread (inside its transaction)."""
+    if spent:
+        raw.executemany(_UPSERT["sqlite"], [
+            {"bucket": s.bucket, "spent": s.spent, "now": now, "rate": s.rate, "burst": s.burst, "owner": process,
+             "shared_for": shared_for}
+            for s in spent
+        ])
+    raw.execute(
+        "INSERT INTO rate_process (id, seen_at) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at",
+        (process, now),
+    )
+    alive = raw.execute(
+        "SELECT count(*) AS n FROM rate_process WHERE seen_at > ? AND substr(id, 1, ?) = ?", (now - alive_for, len(scope), scope)
+    ).fetchall()
+    found: dict[str, tuple[float, float]] = {}
+    names = [s.bucket for s in spent]
+    for i in range(0, len(names), CHUNK):
+        part = names[i : i + CHUNK]
+        marks = ", ".join("?" for _ in part)
+        for row in raw.execute(f"SELECT bucket, tokens, shared_until FROM rate_bucket WHERE bucket IN ({marks})", part):
+            found[row["bucket"]] = (float(row["tokens"]), float(row["shared_until"]))
+    return found, int(alive[0]["n"])
+
+
+_FORGET = (
+    "DELETE FROM rate_bucket WHERE rate > 0 AND stamp + (burst - tokens) / rate < {}",
+    "DELETE FROM rate_process WHERE seen_at < {}",
+)
+
+
 async def forget_idle(now: float) -> None:
     """Buckets that have filled up again since they were last written say nothing a missing
     row does not: deleted (a minute later, to be sure); processes not seen for an hour too."""
+    limits = (now - 60, now - 3600)
+    engine = engine_finder()
+    if engine.engine_type == "sqlite":
+
+        def forget(raw) -> None:
+            for sql, limit in zip(_FORGET, limits):
+                raw.execute(sql.format("?"), (limit,))
+
+        await engine.write_in_one_hop(forget)
+        return
     async with write_transaction():
         db = _Connection()
-        await db.execute(
-            f"DELETE FROM rate_bucket WHERE rate > 0 AND stamp + (burst - tokens) / rate < {db.marks(1)}", now - 60
-        )
-        await db.execute(f"DELETE FROM rate_process WHERE seen_at < {db.marks(1)}", now - 3600)
+        for sql, limit in zip(_FORGET, limits):
+            await db.execute(sql.format("$1"), limit)
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,11 @@ the driver's busy handler, which sleeps in steps of up to 100 ms (20 settlements
 webhook dispatch writing at once in one worker ran 2x slower). Other processes still meet
 at SQLite's lock and its busy timeout.
 
+Short background writes (the rate-limit sync, api/ratelimit.py) use `write_in_one_hop`: the
+whole transaction, BEGIN IMMEDIATE to COMMIT, runs in one hop to a connection's thread, so
+SQLite's write lock is never held across turns of the event loop; a loop that stalls (a
+test blocked in a subprocess the CLI writes from) cannot keep it taken.
+
 Idle connections' threads are daemons, so a process that forgets `close_idle()` still exits.
 The aiosqlite internals used here (`_execute`, `_tx`, `_thread`) are those of the pinned
 aiosqlite version (tests/test_sqlite_engine.py covers them).
@@ -37,7 +42,8 @@ import sqlite3
 import asyncio
 import weakref
 from collections import deque
-from typing import Any, Optional
+from collections.abc import Callable
+from typing import Any, Optional, TypeVar
 
 import aiosqlite
 from aiosqlite.core import _STOP_RUNNING_SENTINEL
@@ -50,6 +56,7 @@ from piccolo.engine.sqlite import (
 )
 
 MAX_IDLE = 8
+T = TypeVar("T")
 
 
 def _fetch_all(connection: sqlite3.Connection, sql: str, args: list) -> list:
@@ -60,6 +67,19 @@ def _fetch_all(connection: sqlite3.Connection, sql: str, args: list) -> list:
         return cursor.fetchall()
     finally:
         cursor.close()
+
+
+def _transaction_hop(connection: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]) -> T:
+    """Runs in the connection's thread: `work` inside BEGIN IMMEDIATE ... COMMIT, rolled back
+    if it raises."""
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        result = work(connection)
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
+    return result
 
 
 async def _query(connection: aiosqlite.Connection, sql: str, args: Optional[list]) -> list:
@@ -198,6 +218,19 @@ class PooledSQLiteEngine(SQLiteEngine):
     @property
     def idle_connections(self) -> int:
         return len(self._idle)
+
+    async def write_in_one_hop(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """`work(connection)` in a write transaction that runs whole in one hop to a pooled
+        connection's thread (module docstring): for short background writes. Rows come as
+        dicts; `work` must not touch the event loop."""
+        connection = await self.acquire()
+        clean = False
+        try:
+            result = await connection._execute(_transaction_hop, connection._conn, work)
+            clean = True
+            return result
+        finally:
+            self.release(connection, clean)
 
     # --- Piccolo's query paths ------------------------------------------------------------
 

@@ -67,9 +67,11 @@ async def api_process(tmp_path: Path, name: str, **env: str):
         log.close()
 
 
-def cli(*args: str, **env: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "api.cli", *args], env={**os.environ, **env}, capture_output=True, text=True, timeout=300
+async def cli(*args: str, **env: str) -> str:
+    """`parametric ARGS`, off this event loop (which serves the suite's API and workers)."""
+    done = await asyncio.to_thread(
+        subprocess.run, [sys.executable, "-m", "api.cli", *args], env={**os.environ, **env}, capture_output=True,
+        text=True, timeout=300,
     )
     assert done.returncode == 0, done.stderr
     return done.stdout
@@ -110,7 +112,7 @@ async def test_a_token_of_one_process_verifies_on_another_and_keys_rotate(tmp_pa
         assert (await read_with(a, tenant, from_b)).status_code == 200
         before = kid_of(from_a)
 
-        rotated = cli("keys", "rotate")
+        rotated = await cli("keys", "rotate")
         listing = json.loads(rotated)
         [current] = [k["kid"] for k in listing if k["state"] == "current (signs)"]
         assert current != before
@@ -157,7 +159,7 @@ async def test_an_installs_key_file_is_imported_and_another_hosts_tokens_verify(
 
     # A new install: its first key is the key file's (tokens it signed keep their kid).
     fresh = tmp_path / "fresh-var"
-    listing = json.loads(cli("keys", "list", PARAMETRIC_VAR_DIR=str(fresh), DATABASE_URL="",
+    listing = json.loads(await cli("keys", "list", PARAMETRIC_VAR_DIR=str(fresh), DATABASE_URL="",
                              SIGNING_KEY_PATH=str(path)))
     assert [(k["kid"], k["state"]) for k in listing] == [(kid, "current (signs)")]
 

@@ -204,7 +204,7 @@ async def _wait(check, seconds: float, what: str):
     raise AssertionError(f"timed out waiting for {what}")
 
 
-async def test_two_apis_and_two_workers_lose_and_duplicate_nothing_through_kills_and_a_database_restart(tmp_path):
+async def test_two_apis_and_two_workers_lose_and_duplicate_nothing_through_kills_and_a_database_restart(tmp_path, capsys):
     from temporalio.testing import WorkflowEnvironment
 
     from models.temporal.converter import data_converter
@@ -389,11 +389,12 @@ async def test_two_apis_and_two_workers_lose_and_duplicate_nothing_through_kills
             "2xx answers per API": dict(insurer.answered + staff.answered),
             "tasks per worker process (sampled histories)": dict(identities),
         })
-        print("\nmany processes, one PostgreSQL restart:")
-        for name, value in figures.items():
-            print(f"  {name}: {value}")
-        for name, value in {**lost, **duplicated}.items():
-            print(f"  {name}: {value}")
+        with capsys.disabled():  # the figures show in `make test`'s output, passing or not
+            print("\nmany processes, one PostgreSQL restart:")
+            for name, value in figures.items():
+                print(f"  {name}: {value}")
+            for name, value in {**lost, **duplicated}.items():
+                print(f"  {name}: {value}")
         assert sum(lost.values()) == 0, lost
         assert sum(duplicated.values()) == 0, duplicated
         assert not mismatched, mismatched

@@ -1,0 +1,157 @@
+"""Hourly rain model behind the hotel cover (rain between set hours of a day).
+
+Calibrated on the only clean-licence hourly series available, Beijing Aotizhongxin
+2013–2017 (``HourlyStation``); the *structure* of hourly rain is transferred from it, the
+*amount* comes from the target's monthly model:
+
+* wet-hour count vs monthly total: ``E[wet hours] = a * T^b`` fitted by least squares on
+  log(wet hours) ~ log(monthly total) over the station's months (both > 0); the wet-hour
+  probability of a month with total T is ``pi(T) = min(a T^b / hours, PI_MAX)``.
+* diurnal cycle: relative wet-hour frequency by local hour ``d(h)`` (mean 1), smoothed by
+  its first ``DIURNAL_HARMONICS`` Fourier harmonics.
+* persistence: lag-1 autocorrelation ``r`` of the wet/dry indicator (pairs of consecutive
+  hours within the same month). Occurrence is a two-state Markov chain with
+  ``P(wet_t | wet_{t-1}=w) = pi d(h_t) (1 - r) + r w``, whose stationary wet probability is
+  ``pi`` when ``d = 1``.
+* intensity: wet-hour amounts divided by their month's mean wet-hour amount (the
+  empirical distribution of relative intensities), resampled i.i.d.
+* consistency with the monthly total: each simulated month's hourly amounts are rescaled
+  to sum exactly to the path's monthly total; a wet month that drew no wet hour gets its
+  whole total in one uniformly chosen hour.
+
+ASSUMPTIONS (not data): that Beijing's diurnal cycle, persistence and relative-intensity
+distribution hold at Indian targets; ``PI_MAX``. Amounts in mm, hours local time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .climate_data import HourlyStation
+
+PI_MAX = 0.6  # ASSUMPTION: at most 60 % of a month's hours are wet
+DIURNAL_HARMONICS = 2
+P_CAP = 0.95  # cap of the hourly wet probability after diurnal modulation
+HOURLY_CHUNK = 4096  # paths per hourly block (memory: 4096 x 744 x 4 bytes per array)
+
+
+@dataclass(frozen=True, eq=False)
+class HourlyRainModel:
+    """Fitted hourly structure (see module docstring). ``diurnal``: 24 factors, mean 1."""
+
+    station: str
+    wet_hours_a: float  # wet hours per month = a * total_mm ** b
+    wet_hours_b: float
+    diurnal: np.ndarray
+    persistence: float  # lag-1 autocorrelation of the wet indicator
+    rel_intensity: np.ndarray  # sorted relative wet-hour amounts (mean 1)
+    wet_hour_fraction: float  # observed share of wet hours (for reference)
+
+    def wet_probability(self, total_mm: np.ndarray, hours: int) -> np.ndarray:
+        """Wet-hour probability of months with the given totals (mm) and length (hours)."""
+        t = np.maximum(np.asarray(total_mm, dtype=np.float64), 1e-9)
+        return np.minimum(self.wet_hours_a * t**self.wet_hours_b / hours, PI_MAX)
+
+    def simulate_hours(self, totals_mm: np.ndarray, days: int, rng: np.random.Generator) -> np.ndarray:
+        """Hourly rain (mm) of one month for each path: array (days * 24, n), float32.
+
+        ``totals_mm``: the paths' monthly totals (n,); every column sums to its total.
+        """
+        totals = np.asarray(totals_mm, dtype=np.float64)
+        n = totals.size
+        hours = days * 24
+        pi = self.wet_probability(totals, hours).astype(np.float32)
+        r = np.float32(self.persistence)
+        base = pi * np.float32(1.0 - self.persistence)
+        d = self.diurnal.astype(np.float32)
+        u = rng.random((hours, n), dtype=np.float32)
+        wet = np.empty((hours, n), dtype=bool)
+        prev = u[0] < np.minimum(pi * d[0], P_CAP)
+        wet[0] = prev
+        thr = np.empty(n, dtype=np.float32)
+        for t in range(1, hours):
+            np.multiply(base, d[t % 24], out=thr)
+            thr += r * prev
+            np.minimum(thr, P_CAP, out=thr)
+            prev = np.less(u[t], thr, out=wet[t])
+        amounts = np.zeros((hours, n), dtype=np.float32)
+        n_wet = int(wet.sum())
+        amounts[wet] = self.rel_intensity[rng.integers(0, self.rel_intensity.size, n_wet)]
+        sums = amounts.sum(axis=0, dtype=np.float64)
+        dry = (sums <= 0) & (totals > 0)
+        if dry.any():
+            cols = np.flatnonzero(dry)
+            amounts[rng.integers(0, hours, cols.size), cols] = 1.0
+            sums[cols] = 1.0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scale = np.where(sums > 0, totals / sums, 0.0).astype(np.float32)
+        amounts *= scale
+        return amounts
+
+    def simulate_daily_windows(
+        self,
+        totals_mm: np.ndarray,
+        days: int,
+        windows: tuple[tuple[int, int], ...],
+        rng: np.random.Generator,
+    ) -> list[np.ndarray]:
+        """Per-day rain (mm) between local hours ``[h0, h1)`` for each window: (n, days) each.
+
+        The hours are simulated once (blocks of ``HOURLY_CHUNK`` paths, in path order, so
+        the result is reproducible) and summed per window.
+        """
+        totals = np.asarray(totals_mm, dtype=np.float64)
+        outs = [np.empty((totals.size, days)) for _ in windows]
+        for s in range(0, totals.size, HOURLY_CHUNK):
+            e = min(s + HOURLY_CHUNK, totals.size)
+            hrs = self.simulate_hours(totals[s:e], days, rng).reshape(days, 24, e - s)
+            for out, (h0, h1) in zip(outs, windows):
+                out[s:e] = hrs[:, h0:h1, :].sum(axis=1, dtype=np.float64).T
+        return outs
+
+
+def _diurnal(station: HourlyStation, wet: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    freq = np.array([wet[(station.hour == h) & ok].mean() for h in range(24)])
+    freq = freq / freq.mean()
+    ang = 2 * np.pi * np.arange(24) / 24
+    out = np.ones(24)
+    for k in range(1, DIURNAL_HARMONICS + 1):
+        out += 2 * np.mean((freq - 1) * np.cos(k * ang)) * np.cos(k * ang)
+        out += 2 * np.mean((freq - 1) * np.sin(k * ang)) * np.sin(k * ang)
+    out = np.maximum(out, 0.05)
+    return out / out.mean()
+
+
+def fit_hourly_model(station: HourlyStation) -> HourlyRainModel:
+    """Fit the hourly structure from an hourly station series (see module docstring)."""
+    rain = station.rain_mm
+    ok = ~np.isnan(rain)
+    wet = ok & (rain > 0)
+    month_key = station.year * 100 + station.month
+    totals, counts, rel = [], [], []
+    for key in np.unique(month_key):
+        sel = (month_key == key) & ok
+        w = sel & wet
+        totals.append(rain[sel].sum())
+        counts.append(w.sum())
+        if w.any():
+            rel.append(rain[w] / rain[w].mean())
+    totals, counts = np.array(totals), np.array(counts)
+    use = (totals > 0) & (counts > 0)
+    b, log_a = np.polyfit(np.log(totals[use]), np.log(counts[use]), 1)
+    same_month = month_key[1:] == month_key[:-1]
+    pair_ok = ok[1:] & ok[:-1] & same_month
+    a_, b_ = wet[:-1][pair_ok].astype(float), wet[1:][pair_ok].astype(float)
+    r = float(np.corrcoef(a_, b_)[0, 1])
+    rel_all = np.sort(np.concatenate(rel)).astype(np.float32)
+    return HourlyRainModel(
+        station=station.name,
+        wet_hours_a=float(np.exp(log_a)),
+        wet_hours_b=float(b),
+        diurnal=_diurnal(station, wet, ok),
+        persistence=r,
+        rel_intensity=rel_all,
+        wet_hour_fraction=float(wet.sum() / ok.sum()),
+    )

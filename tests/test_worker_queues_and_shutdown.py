@@ -107,12 +107,15 @@ async def test_a_fast_quotes_monte_carlo_runs_in_the_pricing_pools_process(tempo
         pool = _children(proc.pid)
         main_before = _cpu_seconds(proc.pid)
         pool_before = sum(_cpu_seconds(pid) for pid in pool)
-        await asyncio.sleep(2.0)
+        # One second of the pricing (it takes several on this machine; a faster one finished
+        # a 2 s window before it ended, so the window is short and the quote must still be
+        # running at its end for the figures to be the pricing's).
+        await asyncio.sleep(1.0)
         main = _cpu_seconds(proc.pid) - main_before
         in_pool = sum(_cpu_seconds(pid) for pid in pool) - pool_before
         assert (await client.get(f"/internal/quotes/{quote_id}")).json()["state"] == "running"
         # Old code: the simulation ran on a thread of the main process (pool idle).
-        assert in_pool > 0.5, (main, in_pool)
+        assert in_pool > 0.3, (main, in_pool)
         assert main < 0.25 * in_pool, f"the worker's main process spent {main:.2f} s of CPU, its pool {in_pool:.2f} s"
 
     await _slow_fast_quote(temporal_env, settings, tenant, monkeypatch, check)

@@ -34,7 +34,7 @@ from tests.test_settlement_faults import _start, _wait_settled
 from tests.test_worker_process import _children
 
 QUERY = "targetName=400001&from=2027-07-01&to=2027-07-31&size=100"
-SLOW_SIMULATIONS = 1 << 23  # about 8.4 million paths: seconds of pricing
+SLOW_SIMULATIONS = 1 << 24  # about 16.8 million paths: several seconds of pricing, even on a quiet machine
 
 
 async def test_a_settlement_runs_settle_period_on_the_settlement_queue(temporal_env, database):

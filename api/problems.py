@@ -168,9 +168,28 @@ def _field_errors(extra: Any, request: Request | None = None) -> list[FieldError
     return errors or None
 
 
+def _body_errors(request: Request) -> list[FieldError] | None:
+    """Every bad field of the refused JSON body, in words (api/validation.py), when the
+    handler takes a Struct body; None when that cannot be said (no body, not JSON)."""
+    from api.validation import body_errors, struct_of
+
+    body = getattr(getattr(request, "_connection_state", None), "body", None)
+    if not isinstance(body, (bytes, bytearray)) or not body:
+        return None
+    try:
+        parameter = request.route_handler.parsed_fn_signature.parameters.get("data")  # type: ignore[union-attr]
+        struct = struct_of(parameter.annotation) if parameter is not None else None
+        data = msgspec.json.decode(body) if struct is not None else None
+    except (AttributeError, msgspec.DecodeError):
+        return None
+    return (body_errors(struct, data) or None) if struct is not None else None
+
+
 def handle_validation(request: Request, exc: ValidationException) -> Response[Any]:
-    errors = _field_errors(exc.extra, request)
+    errors = _body_errors(request) or _field_errors(exc.extra, request)
     detail = exc.detail if exc.detail and exc.detail != "Bad Request" else "The request is not valid"
+    if errors and len(errors) > 1:
+        detail = f"{len(errors)} fields are not valid: " + "; ".join(f"{e.field} {e.message}" for e in errors)
     if errors and len(errors) == 1:
         detail = f"{errors[0].field}: {errors[0].message}" if errors[0].field != "body" else errors[0].message
         if errors[0].message in ("'data'", "data"):

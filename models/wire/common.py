@@ -17,9 +17,12 @@ T = TypeVar("T")
 # (they disguise names), and - for required text - not blank.
 _CLEAN = r"[^\x00-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]"
 ShortText = Annotated[
-    str, msgspec.Meta(min_length=1, max_length=200, pattern=rf"^(?=.*\S){_CLEAN}*\Z", description="1-200 characters")
+    str, msgspec.Meta(min_length=1, max_length=200, pattern=rf"^(?=.*\S){_CLEAN}*\Z",
+                      description="1 to 200 characters of text, not blank, without control or invisible characters")
 ]
-OptionalText = Annotated[str, msgspec.Meta(max_length=200, pattern=rf"^{_CLEAN}*\Z")]
+OptionalText = Annotated[str, msgspec.Meta(
+    max_length=200, pattern=rf"^{_CLEAN}*\Z", description="text without control or invisible characters"
+)]
 
 
 class CamelStruct(msgspec.Struct, rename="camel", forbid_unknown_fields=False, omit_defaults=False):

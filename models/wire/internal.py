@@ -14,7 +14,7 @@ from models.wire.common import CamelStruct, Money, OptionalText, ShortText, T
 
 
 class NewAddress(CamelStruct, tag_field="@type", tag="NewAddress"):
-    country_code: Annotated[str, msgspec.Meta(pattern=r"^[A-Z]{2}\Z")]
+    country_code: Annotated[str, msgspec.Meta(pattern=r"^[A-Z]{2}\Z", description="two capital letters (ISO 3166-1), e.g. IN")]
     house_number: OptionalText = ""
     street: OptionalText = ""
     country: OptionalText = ""
@@ -36,9 +36,14 @@ class NewBusinessPartner(CamelStruct, tag_field="@type", tag="NewBusinessPartner
     role: PartnerRole
     contact_name: ShortText
     contact_email_address: Annotated[
-        str, msgspec.Meta(max_length=254, pattern=r"^[^@\s]{1,64}@[^@\s]{1,190}\.[^@\s]{2,63}\Z")
+        str,
+        msgspec.Meta(max_length=254, pattern=r"^[^@\s]{1,64}@[^@\s]{1,190}\.[^@\s]{2,63}\Z",
+                     description="an e-mail address such as name@example.com"),
     ]
-    contact_phone_number: Annotated[str, msgspec.Meta(pattern=r"^\+?[0-9 ()\-]{6,20}\Z")]
+    contact_phone_number: Annotated[str, msgspec.Meta(
+        pattern=r"^\+?[0-9 ()\-]{6,20}\Z",
+        description="a phone number of 6 to 20 digits, spaces, brackets or dashes, optionally after a +",
+    )]
     address: NewAddress
     tax_status: TaxStatus
 

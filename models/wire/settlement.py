@@ -28,7 +28,8 @@ class NewObservation(CamelStruct):
 
 
 # Why values are submitted or revised: free text, no control characters.
-Reason = Annotated[str, msgspec.Meta(max_length=1000, pattern=r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*\Z")]
+Reason = Annotated[str, msgspec.Meta(max_length=1000, pattern=r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*\Z",
+                                     description="text without control characters")]
 
 
 class ObservationBatch(CamelStruct):
@@ -201,7 +202,8 @@ class PolicyMonitoring(CamelStruct):
 
 
 GivenReason = Annotated[
-    str, msgspec.Meta(min_length=1, max_length=1000, pattern=r"^(?=.*\S)[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*\Z")
+    str, msgspec.Meta(min_length=1, max_length=1000, pattern=r"^(?=.*\S)[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*\Z",
+                      description="a reason in words, not blank, without control characters")
 ]
 
 

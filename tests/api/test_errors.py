@@ -149,3 +149,36 @@ async def test_problem_titles_are_one_per_type(tenant):
     a = (await tenant.get("/no-such-thing")).json()
     b = (await tenant.get("/internal/business-partners/7d0a8f0e-0000-4000-8000-000000000000")).json()
     assert a["type"] == b["type"] and a["title"] == b["title"] == "Resource not found"
+
+
+async def test_every_bad_field_is_named_at_once_in_words(tenant):
+    """Issue 29: `POST /quotes` with `{}` named only monitoringTargetId, and a bad e-mail
+    answered with msgspec's raw regular expression. Every bad field is named, in words."""
+    problem = assert_problem(await tenant.post("/quotes", json={}), 400)
+    assert [e["field"] for e in problem["errors"]] == [
+        "monitoringTargetId", "riskPeriodFrom", "riskPeriodTo", "sumInsuredForLineItem"]
+    assert {e["message"] for e in problem["errors"]} == {"is required"}
+    assert "4 fields" in problem["detail"]
+
+    problem = assert_problem(await tenant.post("/quotes", json={
+        "monitoringTargetId": 5, "riskPeriodFrom": "2027-02-30", "riskPeriodTo": "2027-03-31",
+        "sumInsuredForLineItem": {"amount": "x", "currency": 7}}), 400)
+    by_field = {e["field"]: e["message"] for e in problem["errors"]}
+    assert by_field["monitoringTargetId"] == "must be text, not a whole number"
+    assert by_field["riskPeriodFrom"] == "must be a date (YYYY-MM-DD)"
+    assert set(by_field) == {"monitoringTargetId", "riskPeriodFrom", "sumInsuredForLineItem.amount",
+                             "sumInsuredForLineItem.currency"}
+
+    from tests.api.test_business_partners import PARTNER
+
+    bad = {**PARTNER, "role": "BOSS", "contactEmailAddress": "not-an-address", "contactPhoneNumber": "12",
+           "address": {**PARTNER["address"], "countryCode": "india"}}
+    problem = assert_problem(await tenant.post("/internal/business-partners", json=bad), 400)
+    by_field = {e["field"]: e["message"] for e in problem["errors"]}
+    assert by_field == {
+        "role": "must be one of INTERMEDIARY, POLICY_HOLDER, RISK_CARRIER",
+        "contactEmailAddress": "must be an e-mail address such as name@example.com",
+        "contactPhoneNumber": "must be a phone number of 6 to 20 digits, spaces, brackets or dashes, optionally after a +",
+        "address.countryCode": "must be two capital letters (ISO 3166-1), e.g. IN",
+    }
+    assert "regex" not in str(problem) and "Expected" not in str(problem)

@@ -53,6 +53,10 @@ class InternalFileController(Controller):
         return file_response(request, await readable_file(file_id, principal.tenant_id, include_catalogue=True), file_id)
 
 
+# Catalogue documents a tenant-surface client may read: the fact sheet of each cover it buys.
+TENANT_CATALOGUE_KINDS = ("fact-sheet",)
+
+
 class TenantFileController(Controller):
     opt = callers(Caller.TENANT)
     path = "/files"
@@ -62,11 +66,15 @@ class TenantFileController(Controller):
     @get(
         "/{file_id:uuid}",
         operation_id="downloadTenantFile",
-        summary="Download one of the tenant's documents (quote document, policy schedule)",
+        summary="Download a document: the tenant's own (quote document, policy schedule, claim report) or a "
+        "coverage's fact sheet",
         media_type="application/pdf",
         responses=problems(*AUTHED, 404),
     )
     async def download(
         self, request: Request, file_id: FromPath[uuid.UUID], principal: NamedDependency[Principal]
     ) -> Response[bytes]:
-        return file_response(request, await readable_file(file_id, principal.tenant_id, include_catalogue=False), file_id)
+        file = await readable_file(file_id, principal.tenant_id, include_catalogue=True)
+        if file is not None and file["tenant_id"] is None and file["kind"] not in TENANT_CATALOGUE_KINDS:
+            file = None  # the actuaries' technical pricing report stays on the internal surface
+        return file_response(request, file, file_id)

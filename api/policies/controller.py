@@ -1,4 +1,4 @@
-"""Tenant surface: policies (list, activate, cancel)."""
+"""Tenant surface: policies (list, read one, activate, cancel, schedule)."""
 
 from __future__ import annotations
 
@@ -108,6 +108,16 @@ class PolicyController(Controller):
             )
         file = await readable_file(row.schedule_file_id, principal.tenant_id, include_catalogue=False)
         return file_response(request, file, row.schedule_file_id)
+
+    @get(
+        "/{policy_id:uuid}",
+        operation_id="getPolicy",
+        summary="One policy: its line items, covers, sums and status, as conversion and activation answer it",
+        responses=problems(*AUTHED, 404),
+    )
+    async def get_policy(self, policy_id: FromPath[uuid.UUID], principal: NamedDependency[Principal]) -> PolicyOut:
+        await policy_or_404(principal.tenant_id, policy_id)
+        return await responses.policy_out(principal.tenant_id, policy_id)
 
     @patch(
         "/{policy_id:uuid}",

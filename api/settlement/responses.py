@@ -85,6 +85,9 @@ def validated_events(rows: list[dict]) -> ValidatedEvents:
                 event_type=r["event_type"],
                 validated_day=r["validated_day"],
                 validated_amount=from_minor(r["payout_minor"], r["currency"]),
+                event_id=str(r["id"]),
+                kind=r["kind"],
+                adjustment_of=str(r["adjustment_of"]) if r.get("adjustment_of") else None,
             )
             for r in rows
         ]

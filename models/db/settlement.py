@@ -28,6 +28,7 @@ from models.db.tables import (
 )
 from models.db.webhooks import outbox_row, write_outbox
 from models.domain.index_catalog import BY_ID
+from models.domain.observations import settles_on
 from models.domain.quotes import CoverSnapshot
 from models.domain.webhooks import COVERAGE_FLAGGED
 from models.domain.statuses import PolicyStatus
@@ -40,11 +41,13 @@ class PeriodCoverage:
     coverage_id: uuid.UUID
     index_code: str
     trigger: Decimal
+    data_set: str  # what it settles on: its own, or its index's of before pricing-2026.4.0 (settles_on)
 
 
 async def coverages_with_exposure(target_id: str, start: dt.date, end: dt.date) -> list[PeriodCoverage]:
-    """The catalogue coverages of the target over exactly [start, end] held by a policy."""
-    rows = await Coverage.select(Coverage.id, Coverage.index_definition_id, Coverage.trigger).where(
+    """The catalogue coverages of the target over exactly [start, end] held by a policy,
+    each with the data set it settles on."""
+    rows = await Coverage.select(Coverage.id, Coverage.index_definition_id, Coverage.trigger, Coverage.data_set).where(
         (Coverage.monitoring_target_id == target_id)
         & (Coverage.risk_period_start == start)
         & (Coverage.risk_period_end == end)
@@ -56,7 +59,11 @@ async def coverages_with_exposure(target_id: str, start: dt.date, end: dt.date) 
     ).distinct()
     held_ids = {r["coverage_id"] for r in held}
     return sorted(
-        (PeriodCoverage(r["id"], BY_ID[r["index_definition_id"]].code, Decimal(r["trigger"])) for r in rows if r["id"] in held_ids),
+        (
+            PeriodCoverage(r["id"], code, Decimal(r["trigger"]), settles_on(code, r["data_set"]))
+            for r in rows
+            if r["id"] in held_ids and (code := BY_ID[r["index_definition_id"]].code)
+        ),
         key=lambda c: (c.index_code, str(c.coverage_id)),
     )
 
@@ -305,10 +312,22 @@ async def policy_settled(policy_id: uuid.UUID) -> bool:
 
 async def events_of_day(tenant_id: str, day: dt.date) -> list[dict]:
     """The tenant's validated events of a day that move money (payouts and adjustments),
-    in the order they were written."""
-    return await scoped_select(ParametricEvent, tenant_id).where(
+    in the order they were written; an adjustment's row carries `adjustment_of`, the id of
+    the event of the same policy and cover it corrects (the latest before its revision)."""
+    rows = await scoped_select(ParametricEvent, tenant_id).where(
         (ParametricEvent.validated_day == day) & (ParametricEvent.payout_minor != 0)
     ).order_by(ParametricEvent.created_at).order_by(ParametricEvent.settlement_key)
+    adjustments = [r for r in rows if r["kind"] == "ADJUSTMENT"]
+    if adjustments:
+        earlier = await scoped_select(
+            ParametricEvent, tenant_id, ParametricEvent.id, ParametricEvent.policy_id, ParametricEvent.coverage_id,
+            ParametricEvent.revision,
+        ).where(ParametricEvent.policy_id.is_in(list({r["policy_id"] for r in adjustments})))
+        for r in adjustments:
+            before = [e for e in earlier if e["policy_id"] == r["policy_id"] and e["coverage_id"] == r["coverage_id"]
+                      and e["revision"] < r["revision"]]
+            r["adjustment_of"] = max(before, key=lambda e: e["revision"])["id"] if before else None
+    return rows
 
 
 async def events_of_policy(tenant_id: str, policy_id: uuid.UUID) -> list[dict]:

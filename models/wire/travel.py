@@ -13,10 +13,18 @@ from models.wire.common import ShortText
 
 
 class ValidatedEvent(msgspec.Struct):
+    """The spec's four fields, then what a client needs to reconcile: the event's own id,
+    whether it is a SETTLEMENT or an ADJUSTMENT (a later revision of the data changed what
+    the policy is paid: the amount is the difference, and may be negative) and, for an
+    adjustment, the id of the event it corrects."""
+
     policy_id: str
     event_type: str
     validated_day: dt.date
     validated_amount: Decimal
+    event_id: str = ""
+    kind: str = "SETTLEMENT"  # SETTLEMENT | ADJUSTMENT
+    adjustment_of: str | None = None
 
 
 class ValidatedEvents(msgspec.Struct):
@@ -44,8 +52,8 @@ class TravelQuoteRequest(msgspec.Struct):
 
 class TravelQuote(msgspec.Struct):
     quote_id: str
-    technical_rate: Decimal  # risk price per unit of maximum payout (max_payout x qty), 6 places
-    risk_price: Decimal  # INR, 2 places
+    technical_rate: Decimal  # expected payout per unit of maximum payout (max_payout x qty), 6 places
+    risk_price: Decimal  # the stay's premium (loaded, at least the per-stay minimum), INR, 2 places
 
 
 class TravelPolicyRequest(msgspec.Struct):

@@ -57,10 +57,16 @@ async def test_technical_report_has_the_actuarial_content(tenant, documented_cov
     assert runs[-1]["technicalPricingReportFileId"] == c["technicalPricingReportFileId"]
 
 
-async def test_catalogue_documents_are_shared_but_not_on_the_tenant_surface(tenant, other_tenant, documented_coverage):
+async def test_catalogue_documents_are_shared_and_the_fact_sheet_is_on_the_tenant_surface(
+    tenant, other_tenant, documented_coverage
+):
+    """A coverage's fact sheet is every buyer's to read, on either surface (issue 29: the
+    tenant surface answered 404); its technical pricing report is the internal surface's."""
     file_id = documented_coverage["factSheetReportFileId"]
     assert (await other_tenant.get(f"/internal/files/{file_id}")).status_code == 200
-    assert_problem(await tenant.get(f"/files/{file_id}"), 404)
+    fact_sheet = await tenant.get(f"/files/{file_id}")
+    assert fact_sheet.status_code == 200 and fact_sheet.content.startswith(b"%PDF")
+    assert_problem(await tenant.get(f"/files/{documented_coverage['technicalPricingReportFileId']}"), 404)
     assert_problem(await tenant.get("/internal/files/7d0a8f0e-0000-4000-8000-000000000000"), 404)
 
 

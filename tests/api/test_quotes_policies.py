@@ -356,3 +356,16 @@ async def test_a_key_left_in_flight_by_a_dead_process_is_taken_over_after_its_le
     assert retried.status_code == 200, retried.text
     again = await tenant.post("/quotes", json=body, headers=headers)
     assert again.json() == retried.json() and again.headers.get("idempotent-replayed") == "true"
+
+
+async def test_a_tenant_reads_one_policy(tenant, other_tenant):
+    """Issue 29: `GET /policies/{id}` answered 405: a tenant could list its policies but
+    not read one. It answers the policy as conversion and activation do."""
+    created = (await tenant.post("/quotes", json=new_quote())).json()
+    draft = (await tenant.patch(f"/quotes/{created['id']}")).json()
+    read = await tenant.get(f"/policies/{draft['id']}")
+    assert read.status_code == 200, read.text
+    assert read.json() == draft
+    accepted = (await tenant.patch(f"/policies/{draft['id']}")).json()
+    assert (await tenant.get(f"/policies/{draft['id']}")).json() == accepted
+    assert_problem(await other_tenant.get(f"/policies/{draft['id']}"), 404)

@@ -123,8 +123,8 @@ async def settled_policy(tenant):
     # 40 mm a day: 1240 mm in March, far above any March excess trigger at Bengaluru.
     days = [start + dt.timedelta(days=i) for i in range(31)]
     await observations_db.store_batch([ObservationIn(TARGET, "IMD-RF-DAILY", "rainfall_mm", d, None, Decimal(40), "IMD") for d in days])
-    # Heat covers (if the month has one) settle on reanalysis maxima: 30 °C, below any trigger.
-    await observations_db.store_batch([ObservationIn(TARGET, "REAN-SFC-HOURLY", "temperature_c", d, None, Decimal(30), "ERA5") for d in days])
+    # Heat covers (if the month has one) settle on their IMD 1° cell: 30 °C, below any trigger.
+    await observations_db.store_batch([ObservationIn(TARGET, "IMD-TMAX-1DEG", "temperature_c", d, None, Decimal(30), "IMD") for d in days])
     at = dt.datetime.combine(end + dt.timedelta(days=4), dt.time(0), tzinfo=dt.timezone.utc)
     outcome = await ActivityEnvironment().run(settle_period, SettlePeriodInput(target_id=TARGET, start=start, end=end, at=at))
     assert outcome.state == "SETTLED", outcome
@@ -144,7 +144,9 @@ async def test_events_of_a_policy_by_day_and_explained(http, tenant, settled_pol
 
     by_day = (await tenant.get(f"/parametric-events?validated_day={day}")).json()["validated_events"]
     mine = [e for e in by_day if e["policy_id"] == policy["id"]]
-    assert mine == [{"policy_id": policy["id"], "event_type": "EXCESS_RAINFALL", "validated_day": day.isoformat(), "validated_amount": 250000}]
+    assert [{k: e[k] for k in ("policy_id", "event_type", "validated_day", "validated_amount")} for e in mine] == [
+        {"policy_id": policy["id"], "event_type": "EXCESS_RAINFALL", "validated_day": day.isoformat(), "validated_amount": 250000}]
+    assert mine[0]["kind"] == "SETTLEMENT" and mine[0]["event_id"] == paying[0]["id"] and mine[0]["adjustment_of"] is None
     internal = (await tenant.get(f"/internal/parametric-events?validated_day={day}")).json()
     assert internal == {"validated_events": by_day}
     travel = await http.get(f"/travel/{tenant.id}/parametric-event?validated_day={day}",
@@ -205,3 +207,25 @@ async def test_the_monitoring_view_shows_each_cover_against_its_trigger(tenant, 
     assert {c["state"] for c in later} == {"PENDING"} and all(c["indexToDate"] is None for c in later)
     assert (await tenant.get(f"/internal/policies/{policy['id']}/monitoring")).json() == view | {"asOf": view["asOf"]}
     assert_problem(await other_tenant.get(f"/policies/{policy['id']}/monitoring"), 404)
+
+
+async def test_events_by_day_mark_an_adjustment_and_the_event_it_corrects(tenant):
+    """Issue 29: events by day listed reversals as bare negative amounts. An adjustment says
+    so (`kind`) and names the event it corrects (`adjustment_of`), beside the spec's fields."""
+    from models.clock import utcnow
+    from models.db.tables import ParametricEvent
+
+    policy_id, coverage_id = uuid.uuid4(), uuid.uuid4()
+    day = dt.date(2026, 9, 9)
+    first, second = uuid.uuid4(), uuid.uuid4()
+    for event_id, kind, revision, amount in ((first, "SETTLEMENT", 1, 250000_00), (second, "ADJUSTMENT", 2, -250000_00)):
+        await ParametricEvent.insert(ParametricEvent(
+            id=event_id, tenant_id=uuid.UUID(tenant.id), policy_id=policy_id, coverage_id=coverage_id,
+            settlement_key=f"{policy_id}:{coverage_id}:r{revision}", event_type="EXCESS_RAINFALL", validated_day=day,
+            index_value=Decimal(400 if revision == 1 else 100), currency="INR", payout_minor=amount, created_at=utcnow(),
+            kind=kind, revision=revision,
+        ))
+    events = (await tenant.get(f"/parametric-events?validated_day={day}")).json()["validated_events"]
+    mine = [e for e in events if e["policy_id"] == str(policy_id)]
+    assert [(e["kind"], e["validated_amount"], e["adjustment_of"], e["event_id"]) for e in mine] == [
+        ("SETTLEMENT", 250000, None, str(first)), ("ADJUSTMENT", -250000, str(first), str(second))]

@@ -15,7 +15,9 @@ from temporalio.testing import ActivityEnvironment
 from activities.settlement import settle_period
 from models.db import observations as observations_db
 from models.db.tables import Quote, TravelCoverage
+from models.domain import travel
 from models.domain.observations import ObservationIn
+from models.settings import load_settings
 from models.temporal.settlement import SettlePeriodInput
 from tests.conftest import assert_problem
 
@@ -139,9 +141,17 @@ async def test_a_quote_is_priced_from_the_stays_nights(http, tenant, offered):
         assert set(body) == {"quote_id", "technical_rate", "risk_price"}
         max_payout = Decimal("1500.50") if qty == 2 else Decimal(1500)
         expected = Decimal(sum(min(k, qty) * n for k, n in enumerate(counts))) / paths
-        assert Decimal(str(body["risk_price"])) == (max_payout * expected).quantize(Decimal("0.01"))
+        # technical_rate: the expected payout per unit of maximum payout; risk_price: the stay's
+        # premium, loaded on the catalogue's basis from the stored counts and band (docs/travel.md)
         assert Decimal(str(body["technical_rate"])) == (expected / qty).quantize(Decimal("0.000001"))
         assert 0 < body["technical_rate"] < 1
+        replicates = row["replicate_counts"]
+        replicates = replicates if isinstance(replicates, list) else __import__("json").loads(replicates)
+        assert len(replicates) == 32 and all(sum(c) == sum(replicates[0]) for c in replicates)
+        priced = travel.price(counts, max_payout, qty, travel.TravelLoads.of(load_settings()), replicates)
+        assert Decimal(str(body["risk_price"])) == priced.risk_price
+        assert priced.risk_price > (max_payout * expected).quantize(Decimal("0.01")) == priced.expected_loss
+        assert priced.parameter_sd > 0
         stored = await Quote.select().where(Quote.id == uuid.UUID(body["quote_id"])).first()
         assert stored["kind"] == "TRAVEL" and stored["external_ref"] == "booking-1"
         assert stored["sum_insured_minor"] == int(max_payout * qty * 100)
@@ -306,8 +316,9 @@ async def test_nights_paid_are_read_by_day(http, tenant, offered):
                        headers=key_headers(tenant))
     assert r.status_code == 200, r.text
     mine = [e for e in r.json()["validated_events"] if e["policy_id"] == policy_id]
-    assert mine == [{"policy_id": policy_id, "event_type": "DAYTIME_RAIN", "validated_day": str(at.date()),
-                     "validated_amount": 2000}] or [Decimal(str(e["validated_amount"])) for e in mine] == [Decimal(2000)]
+    assert [(e["policy_id"], e["event_type"], e["validated_day"], e["kind"]) for e in mine] == [
+        (policy_id, "DAYTIME_RAIN", str(at.date()), "SETTLEMENT")]
+    assert [Decimal(str(e["validated_amount"])) for e in mine] == [Decimal(2000)]
 
 
 async def test_a_stay_over_a_month_end_is_settled_as_one_period(http, tenant, temporal_env):

@@ -61,11 +61,11 @@ async def test_events_are_listed_per_tenant_with_exact_amounts(http, tenant, oth
         )
     )
     mine = await http.get(path(tenant.id, "2026-08-02"), headers={"Authorization": f"Bearer {tenant.credentials['api_key']}"})
-    assert mine.json() == {
-        "validated_events": [
-            {"policy_id": str(policy_id), "event_type": "HOTEL_RAIN", "validated_day": "2026-08-02", "validated_amount": 4500.5}
-        ]
+    [event] = mine.json()["validated_events"]
+    assert {k: event[k] for k in ("policy_id", "event_type", "validated_day", "validated_amount")} == {
+        "policy_id": str(policy_id), "event_type": "HOTEL_RAIN", "validated_day": "2026-08-02", "validated_amount": 4500.5
     }
+    assert event["kind"] == "SETTLEMENT" and event["adjustment_of"] is None and event["event_id"]
     theirs = await http.get(
         path(other_tenant.id, "2026-08-02"), headers={"Authorization": f"Bearer {other_tenant.credentials['api_key']}"}
     )

@@ -64,9 +64,11 @@ SETTLE_TIMEOUT = dt.timedelta(minutes=30)
 SETTLE_HEARTBEAT = dt.timedelta(seconds=30)  # a page takes seconds; a lost worker is noticed in 30 s
 SETTLE_RETRY = RetryPolicy(initial_interval=dt.timedelta(seconds=1), maximum_interval=dt.timedelta(minutes=5))
 
-# dispatch_webhooks after settle_period (issue 14) came without a patch: the first runs
-# (tests/replay/histories/v3, as first recorded) dispatch nothing, runs from now on dispatch
-# after a run that wrote events or changed the state. Decided at a run's first settlement.
+# dispatch_webhooks after settle_period came with issue 14, unmarked: every release since
+# dispatches after each run, and runs without this marker keep doing so; runs with it (from
+# issue 25 on) dispatch only after a run that wrote events or changed the state. The v3
+# settlement as first recorded (032a8a3, no dispatch: never deployed without issue 14, which
+# followed it twelve minutes later) is kept in tests/replay/unreplayable.
 PATCH_DISPATCH = "settlement-dispatch-webhooks"
 # Waiting for data with a weekly check once flagged and continue-as-new past HISTORY_LIMIT;
 # per settle_period run n, so a run already waiting daily at the deploy switches at its next check.
@@ -257,10 +259,13 @@ class SettlementWorkflow:
         )
         self._runs += 1
         self._coverages = outcome.coverages
-        # The events' webhooks (written with them) go out now, not at the next dispatch tick
-        # (the one-minute dispatch schedule sends whatever a run that wrote nothing left).
+        # The events' webhooks (written with them) go out now, not at the next dispatch tick.
+        # Runs with the marker (and every continued run) dispatch only after a run that wrote
+        # something (the one-minute dispatch schedule sends whatever else is left); runs without
+        # it are the settlements every release since issue 14 ran: they dispatch after each run.
         wrote = any(c.events for c in outcome.coverages) or outcome.state != self._state
-        if (self._input.progress is not None or workflow.patched(PATCH_DISPATCH)) and wrote:
+        after_writes_only = self._input.progress is not None or workflow.patched(PATCH_DISPATCH)
+        if wrote or not after_writes_only:
             await workflow.execute_activity(
                 dispatch_webhooks,
                 DispatchInput(task_queue=task_queue(workflow.info().task_queue, "webhooks")),

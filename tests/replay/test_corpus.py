@@ -16,6 +16,8 @@ from __future__ import annotations
 import ast
 import collections
 import hashlib
+import shutil
+import subprocess
 import re
 from pathlib import Path
 
@@ -46,6 +48,46 @@ def test_recorded_histories_are_the_ones_in_the_manifest_unchanged():
     assert not changed, f"recorded histories changed (they are never re-recorded: record a new label): {changed}"
     assert not missing, f"recorded histories disappeared: {missing}"
     assert not unlisted, f"histories not in {MANIFEST.name} (record.py adds new ones): {unlisted}"
+
+
+# The last commit that landed (CI green) before issue 25 made the corpus immutable: every
+# history it held must be as it held it. Move it on only to a later landed commit.
+LANDED = "bd20f1e"
+
+
+def _git(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", *args], cwd=HISTORIES.parents[2], capture_output=True, timeout=60)
+
+
+def _as_committed(path: Path) -> bytes | None:
+    """What `path` held at LANDED, or else when it first appeared in a commit (added, or
+    moved in); None when git cannot say (the file is not committed yet)."""
+    name = str(path.relative_to(HISTORIES.parents[2]))
+    landed = _git("show", f"{LANDED}:{name}")
+    if landed.returncode == 0:
+        return landed.stdout
+    # the commit where the path appeared (git's --follow guesses renames by similarity, and
+    # recorded histories are alike: it would follow the wrong file)
+    commits = _git("log", "--diff-filter=AR", "--format=%H", "--", name).stdout.decode().split()
+    if not commits:
+        return None
+    shown = _git("show", f"{commits[-1]}:{name}")
+    return shown.stdout if shown.returncode == 0 else None
+
+
+def test_recorded_histories_are_as_landed_or_first_committed():
+    """The manifest alone cannot catch a history re-recorded with its manifest line edited in
+    the same commit: each history must also be byte for byte what the last landed release held
+    (LANDED), or, if newer, the file git first received (a retired one moves to
+    ../unreplayable, unchanged)."""
+    if shutil.which("git") is None or _git("cat-file", "-e", f"{LANDED}^{{commit}}").returncode:
+        pytest.skip("no git history here (a source archive): the manifest test stands alone")
+    rewritten = [
+        str(path.relative_to(HISTORIES))
+        for path in sorted(HISTORIES.glob("*/*.json"))
+        if (before := _as_committed(path)) is not None and before != path.read_bytes()
+    ]
+    assert not rewritten, f"recorded histories rewritten (record a new file instead): {rewritten}"
 
 
 def _pattern(node: ast.expr, constants: dict[str, str]) -> str | None:
@@ -145,12 +187,19 @@ UNREPLAYABLE = Path(__file__).resolve().parent / "unreplayable"
 # Recorded histories this code cannot replay, kept (hash-pinned) so the reason stays in view;
 # tests/replay/unreplayable/README.md says how each was recorded and what ops do.
 KNOWN_UNREPLAYABLE = {
-    # a7cd5d8's settlement: dispatch_webhooks without a marker, like every settlement whose
-    # first settle_period ran on the code of a85e610 to a7cd5d8; the v3 originals (no
-    # dispatch) replay instead (docs/workflow-versioning.md, "The v3 settlement histories").
-    "v4-settlement-flagged.json": (
-        "b9cf8240615f7e0272c3dabf7cea6593781390904edf9de0bb85011d331f6cb7",
-        "UpsertWorkflowSearchAttributesMachine does not handle HistoryEvent(id: 17, ActivityTaskScheduled)",
+    # 032a8a3's settlement, as first recorded: no dispatch_webhooks after settle_period. Issue
+    # 14 added the dispatch twelve minutes later, unmarked, and every release since ran it, so
+    # runs without the marker dispatch (docs/workflow-versioning.md, "The v3 settlement
+    # histories"); this code was never deployed on its own.
+    "v3-settlement-032a8a3.json": (
+        "b2705a375fb012c9934d4feeb2aa7235cdb246790f1239509385c8f2b13d8f5e",
+        "Activity machine does not handle this event: HistoryEvent(id: 17, UpsertWorkflowSearchAttributes)",
+    ),
+    # A settlement started on 032a8a3's code (no dispatch) and continued on this code: as
+    # fictional as its start (no deployment ran 032a8a3 without issue 14's dispatch).
+    "from-v3-settlement-waiting.json": (
+        "5d93169aebe429c7677f19e6f9693fbc83275baf7e89a993fb328e07bdbb9eba",
+        "Activity machine does not handle this event: HistoryEvent(id: 17, UpsertWorkflowSearchAttributes)",
     ),
     # A v0 draft whose first workflow task (v0's) had no commands, activated on this code by a
     # worker that did not have it cached: the start and the update ran in one live activation

@@ -49,3 +49,22 @@ def test_the_temporal_contract_does_no_io():
         if path.name != CONNECTOR
     }
     assert {name: found for name, found in offenders.items() if found} == {}
+
+
+def _layered(container: str) -> set[str]:
+    """The modules the `layers` contract of `container` places (pyproject.toml)."""
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    [contract] = [c for c in contracts if c["type"] == "layers" and c.get("containers") == [container]]
+    return {name.strip() for layer in contract["layers"] for name in layer.split("|")}
+
+
+def test_every_activities_module_is_in_a_layer():
+    """A module in no layer is checked by no layer: activities.settled_wait (an area: the
+    policy's wait for its settlement) and activities.packages were in none, so either could
+    have imported any other area unnoticed."""
+    package = ROOT / "activities"
+    modules = {p.stem for p in package.glob("*.py") if p.name != "__init__.py"}
+    modules |= {p.parent.name for p in package.glob("*/__init__.py")}
+    assert sorted(modules - _layered("activities")) == []

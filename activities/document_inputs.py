@@ -12,7 +12,9 @@ from typing import Any
 from scipy.stats import t as t_dist
 
 from models.db.records import CoverageRow, LineItemRow, PolicyRow, PricingRunRow
+from activities.pricing.basis import data_basis
 from models.domain.actors import shown_actor
+from models.domain.data_sets import DATA_SETS
 from models.domain.index_catalog import BY_CODE
 from models.domain.money import from_minor
 from models.domain.statuses import PricingRunStatus
@@ -25,6 +27,7 @@ from reports.inputs import (
     Convergence,
     ConvergencePoint,
     CoverFacts,
+    DataBasisFacts,
     DataSource,
     Direction,
     ExceedancePoint,
@@ -143,9 +146,12 @@ def cover_facts(
     pin_codes: tuple[str, ...] = (),
     risk_carrier: str | None = None,
     label: str | None = None,
+    cell: str = "",
 ) -> CoverFacts:
-    """What the documents say about a cover: its terms in words and numbers."""
+    """What the documents say about a cover: its terms in words and numbers, and the data it
+    is paid on and priced on (`cell`: a heat cover's IMD 1° cell, when the run named it)."""
     spec = BY_CODE[terms.index_code]
+    basis = data_basis(terms.index_code, terms.data_set, cell)
     return CoverFacts(
         coverage_id=str(coverage_id),
         label=label or f"{spec.name}, {terms.start:%B %Y}",
@@ -168,8 +174,21 @@ def cover_facts(
         premium_indication_pct=_dec(premium_pct),
         gross_premium=(terms.limit * _dec(premium_pct)).quantize(Decimal("0.01")),
         pin_codes=pin_codes,
-        data_source=spec.data_source_description,
+        data_source=(
+            spec.data_source_description if basis.settlement_data_set == spec.data_set_id else basis.settlement_data
+        ),
         risk_carrier=risk_carrier,
+        data_basis=DataBasisFacts(
+            settlement_data_set=basis.settlement_data_set,
+            settlement_data=basis.settlement_data,
+            settlement_latency=DATA_SETS[basis.settlement_data_set].latency,
+            pricing_data_set=basis.pricing_data_set,
+            pricing_data=basis.pricing_data,
+            mapping=basis.mapping,
+            identity=basis.identity,
+            settlement_final=DATA_SETS[basis.settlement_data_set].final,
+            summary=basis.summary,
+        ),
     )
 
 
@@ -182,7 +201,13 @@ def coverage_cover_facts(coverage: CoverageRow, run: PricingRunRow, target: dict
         pin_codes=pin_codes,
         risk_carrier=coverage.risk_carrier,
         label=coverage.label,
+        cell=_cell_of(run),
     )
+
+
+def _cell_of(run: PricingRunRow) -> str:
+    """The heat cover's IMD 1° cell as its run's report names it ("" when it does not)."""
+    return ((run.report or {}).get("dataBasis") or {}).get("cell") or ""
 
 
 def _aware(moment: dt.datetime) -> dt.datetime:
@@ -452,6 +477,7 @@ async def claim_report_input(tenant_id: str, event_id: uuid.UUID):
         monitoring_target_id=(await settlement_db.target_of(row["coverage_id"])) or "", period_start=cover.start,
         period_end=cover.end, direction=cover.direction, trigger=cover.trigger, exit=cover.exit,
         index_value=Decimal(row["index_value"]), data_set=row["data_set"], revision=row["revision"],
+        data_set_description=DATA_SETS[row["data_set"]].description if row["data_set"] in DATA_SETS else "",
         simulated=bool(row["simulated"]), currency=row["currency"], paid=from_minor(row["payout_minor"], row["currency"]),
         path=path, arithmetic=tuple(labels), text=claim_text(spec, a, (cover.start, cover.end), row["currency"]),
         issued_at=dt.datetime.now(dt.timezone.utc),

@@ -47,6 +47,7 @@ async def _site_model(target_id: str):
 
 
 def provider_named(name: str):
+    from activities.providers.ibtracs import IbtracsProvider
     from activities.providers.imd_grid import ImdGridProvider
     from activities.providers.nasa_power import NasaPowerProvider
     from activities.providers.open_meteo import OpenMeteoProvider
@@ -55,6 +56,7 @@ def provider_named(name: str):
     settings = load_settings()
     providers = {
         "imd-grid": lambda: ImdGridProvider(settings.imd_grid_dir),
+        "ibtracs": lambda: IbtracsProvider(settings.var_dir / "ibtracs"),
         "open-meteo": lambda: OpenMeteoProvider("era5"),
         "nasa-power": lambda: NasaPowerProvider(),
         "simulated": lambda: SimulatedProvider(_site_model),

@@ -31,7 +31,6 @@ from models.db.webhooks import outbox_values
 from models.domain.index_catalog import BY_CODE
 from models.domain.lifecycle import day_start
 from models.domain.money import from_minor
-from models.domain.observations import INDEX_DATA
 from models.domain.statuses import PolicyStatus
 from models.domain.webhooks import ADJUSTMENT_RECORDED, EVENT_VALIDATED, PAYOUT_RECORDED, envelope
 from models.domain.settlement import (
@@ -101,7 +100,9 @@ async def _settle_period(request: SettlePeriodInput) -> SettlePeriodOutcome:
     async with _read_turn():
         coverages = await settlement_db.coverages_with_exposure(request.target_id, request.start, request.end)
         for c in coverages:
-            values, simulated = await observations_db.daily_values(request.target_id, c.index_code, request.start, request.end)
+            values, simulated = await observations_db.daily_values(
+                request.target_id, c.index_code, request.start, request.end, data_set=c.data_set
+            )
             outcome = period_index(c.index_code, request.start, request.end, values, c.trigger)
             if outcome.complete:
                 ready[c.coverage_id] = (c, outcome, simulated)
@@ -205,7 +206,7 @@ def _index_records(ready) -> list[IndexRecord]:
     """Each ready cover's index and its daily path, as the claim explanation shows them."""
     return [
         IndexRecord(
-            c.coverage_id, outcome.revision, c.index_code, INDEX_DATA[c.index_code][0], outcome.value,
+            c.coverage_id, outcome.revision, c.index_code, c.data_set, outcome.value,
             [
                 {"day": v.day.isoformat(), "value": plain(v.value), "revision": v.revision,
                  "counted": v.day in outcome.counted_days}
@@ -400,7 +401,7 @@ def _settle_held(request: SettlePeriodInput, held: HeldLineItem, ready, memo: di
                 "created_at": request.at,
                 "kind": "SETTLEMENT" if first else "ADJUSTMENT",
                 "line_item_id": item.id,
-                "data_set": INDEX_DATA[c.index_code][0],
+                "data_set": c.data_set,
                 "revision": outcome.revision,
                 "simulated": simulated,
                 "explanation": explanation,

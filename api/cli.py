@@ -232,7 +232,9 @@ def observations_import(csv_file: str, chunk: int, reason: str) -> None:
 
 @observations.command("run")
 @click.option("--provider", "providers", multiple=True, help="Provider(s) to run (default OBSERVATION_PROVIDERS).")
-def observations_run(providers: tuple[str, ...]) -> None:
+@click.option("--lookback-days", type=click.IntRange(1, 800), default=10, show_default=True,
+              help="Days back from yesterday to read (a late archive: IMD's yearly files, a season's best tracks).")
+def observations_run(providers: tuple[str, ...], lookback_days: int) -> None:
     """Run the daily observations job now (what the observations-daily Schedule runs) and
     print what each provider brought in."""
     import datetime as dt
@@ -244,13 +246,13 @@ def observations_run(providers: tuple[str, ...]) -> None:
     settings = load_settings()
     chosen = list(providers or settings.observation_providers)
     if not chosen:
-        raise click.ClickException("no provider: pass --provider (simulated, imd-grid, open-meteo, nasa-power) or set OBSERVATION_PROVIDERS")
+        raise click.ClickException("no provider: pass --provider (simulated, imd-grid, ibtracs, open-meteo, nasa-power) or set OBSERVATION_PROVIDERS")
 
     async def _run() -> None:
         client = await connect(settings, retries=3)
         result = await client.execute_workflow(
             OBSERVATION_INGEST_WORKFLOW,
-            IngestRunInput(providers=chosen),
+            IngestRunInput(providers=chosen, lookback_days=lookback_days),
             id=f"observations-now-{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%S}",
             task_queue=task_queue(settings.task_queue, "lifecycle"),
         )

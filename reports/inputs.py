@@ -38,6 +38,7 @@ __all__ = [
     "Convergence",
     "ConvergencePoint",
     "CoverFacts",
+    "DataBasisFacts",
     "DataSource",
     "Direction",
     "ExceedancePoint",
@@ -142,6 +143,23 @@ class Party:
 
 
 @dataclass(frozen=True, slots=True)
+class DataBasisFacts:
+    """The data a cover is paid on and the data it is priced on, and how the one maps to the
+    other (activities/pricing/basis.py): what a buyer and a reinsurer need to see that the
+    price and the payout measure the same thing."""
+
+    settlement_data_set: str  # id, e.g. "IMD-TMAX-1DEG"
+    settlement_data: str  # in words
+    settlement_latency: str  # when provisional and final values come, in words
+    pricing_data_set: str  # id of the record the price is fitted on
+    pricing_data: str  # in words
+    mapping: str  # in words
+    identity: bool  # the pricing record is the settlement product itself
+    settlement_final: str = ""  # when values are final, in a few words
+    summary: str = ""  # the mapping in a few words
+
+
+@dataclass(frozen=True, slots=True)
 class CoverFacts:
     """One priced cover: where, when, what index, and how it pays.
 
@@ -174,6 +192,7 @@ class CoverFacts:
     pin_codes: tuple[str, ...] = ()  # postal codes mapped to the monitoring target
     data_source: str | None = None  # who measures the index, in plain words
     risk_carrier: str | None = None
+    data_basis: DataBasisFacts | None = None  # what it is paid on and priced on
 
     def __post_init__(self) -> None:
         if not isinstance(self.direction, Direction):
@@ -632,3 +651,4 @@ class ClaimReportInput:
     arithmetic: tuple[tuple[str, str], ...]  # (step, value) rows
     text: str
     issued_at: dt.datetime
+    data_set_description: str = ""  # the data set settled on, in words

@@ -123,8 +123,12 @@ async def test_the_simulated_feed_is_deterministic_labelled_and_valid(database):
     assert all(r.simulated and r.source.startswith("simulated") for r in rows)
     assert check_batch(rows, today=dt.date(2026, 1, 1), max_rows=None) == []
     kinds = {(r.data_set, r.variable, r.hour is None) for r in rows}
+    # heat and wind in the data sets covers settle on now and in the reanalysis of those sold before
     assert kinds == {("IMD-RF-DAILY", "rainfall_mm", True), ("REAN-SFC-HOURLY", "temperature_c", True),
-                     ("REAN-SFC-HOURLY", "wind_kmh", True), ("IMD-RF-HOURLY", "rainfall_mm", False)}
+                     ("REAN-SFC-HOURLY", "wind_kmh", True), ("IMD-RF-HOURLY", "rainfall_mm", False),
+                     ("IMD-TMAX-1DEG", "temperature_c", True), ("IBTRACS-WIND", "wind_kmh", True)}
+    heat = {(r.day, r.value) for r in rows if r.variable == "temperature_c"}
+    assert len(heat) == 31  # the same temperature in both data sets
     daily = [r for r in rows if r.data_set == "IMD-RF-DAILY"]
     assert len(daily) == 31 and sum(r.value for r in daily) > 0  # July in Bengaluru is wet
     part = await provider.fetch([BENGALURU], dt.date(2025, 7, 10), dt.date(2025, 7, 12))

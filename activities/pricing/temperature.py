@@ -13,11 +13,13 @@ and 1.80 % of the time, skewness 0.06 (the script prints these). For a risk year
 model is ``Normal(level_m + slope_m (Y - 2024), sd_m)``: a projection, the same trend the
 record shows.
 
-* Target → cell: the nearest cell centre. A target more than ``MAX_CELL_DISTANCE_KM`` from
-  it (islands, the far coast) is **not offered** a heat cover: the cell does not describe it.
-  The cover settles on the same cell's value, so model and index measure the same thing;
-  a hill town inside a cell (Shimla) is paid on the cell's temperature, not the town's, and
-  its fact sheet says so (basis risk, docs/pricing-model.md).
+* Target → cell: the nearest cell centre (:func:`models.domain.tmax_cells.nearest_cell`,
+  the one function the settlement's IMD provider also calls). A target more than
+  ``MAX_CELL_DISTANCE_KM`` from it (islands, the far coast) is **not offered** a heat cover:
+  the cell does not describe it. The cover settles on the same cell's value of the same
+  product (data set ``IMD-TMAX-1DEG``, docs/observations.md), so model and index measure the
+  same thing; a hill town inside a cell (Shimla) is paid on the cell's temperature, not the
+  town's, and its fact sheet says so (basis risk, docs/pricing-model.md).
 * Partial months: ``P(max over a fraction f <= x) = F(x)^(f^theta)`` with theta from
   ``heat_partial.json`` (0.92: daily maxima are autocorrelated, so half a month is more than
   "half as likely" to reach a monthly level); periods of several months take the maximum
@@ -33,6 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import log_ndtr, ndtri
+
+from models.domain.tmax_cells import nearest_cell
 
 from .climate_data import HeatCells
 
@@ -99,10 +103,7 @@ def fit_temperature_model(cells: HeatCells, lat: float | None, lon: float | None
     """The heat model of the cell nearest to (lat, lon) (module docstring)."""
     if lat is None or lon is None:
         return dataclasses.replace(TemperatureModel.normal(0.0, 1.0), cell_id="", distance_km=None)
-    from .geography import haversine_km
-
-    dist = haversine_km(lat, lon, cells.lat, cells.lon)
-    c = int(np.argmin(dist))
+    c, distance = nearest_cell(lat, lon, cells.lat, cells.lon)
     return TemperatureModel(
         level_c=cells.level_c[c].copy(),
         slope_c=cells.slope_c[c].copy(),
@@ -110,5 +111,5 @@ def fit_temperature_model(cells: HeatCells, lat: float | None, lon: float | None
         n_years=cells.n_years[c].copy(),
         partial_exponent=cells.partial_exponent,
         cell_id=cells.cell_id[c],
-        distance_km=float(dist[c]),
+        distance_km=distance,
     )

@@ -24,6 +24,8 @@ class CoverTerms:
     * ``risk_start``/``risk_end``: dates, both inclusive.
     * ``direction``: ABOVE or BELOW; None takes the index definition's direction.
     * ``expected_loss_ratio``: per-cover ELR (dimensionless); None takes the run's default.
+    * ``data_set``: the data set the cover settles on; None: what its index settles on now
+      (:mod:`.basis` says what it is priced on and how the two map).
     """
 
     index_code: str
@@ -37,6 +39,7 @@ class CoverTerms:
     direction: str | None = None
     cover_id: str = ""
     expected_loss_ratio: float | None = None
+    data_set: str | None = None
     _resolved_direction: str = field(default="", init=False, repr=False, compare=False)
 
     @classmethod
@@ -53,6 +56,7 @@ class CoverTerms:
             payout_per_unit=terms.payout_per_unit,
             direction=terms.direction,
             cover_id=cover_id,
+            data_set=terms.data_set,
         )
 
     def __post_init__(self) -> None:
@@ -107,6 +111,13 @@ class CoverTerms:
     def resolved_direction(self) -> str:
         """ABOVE or BELOW (the index definition's direction unless overridden)."""
         return self._resolved_direction
+
+    @property
+    def basis(self):
+        """What the cover is priced on, what it settles on, and the mapping (:mod:`.basis`)."""
+        from .basis import data_basis
+
+        return data_basis(self.index_code, self.data_set)
 
     @property
     def is_daily_count(self) -> bool:

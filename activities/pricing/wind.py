@@ -7,12 +7,12 @@ intensities), and a flat table of "typical" monthly maxima is a guess. So the wi
 a **cyclone cover**: it is offered only in the calendar months in which storms have reached
 the target at gale force often enough to estimate a rate, and nowhere else.
 
-Wind at the target from one storm (ASSUMPTION, a modified Rankine vortex; Holland 1980,
-Hsu & Yana 1998 give exponents of 0.5–0.7): a fix of maximum sustained wind ``V`` (km/h)
-at distance ``d`` (km) gives ``V`` within ``RADIUS_MAX_WIND_KM`` and
-``V (RADIUS_MAX_WIND_KM / d) ** DECAY_EXPONENT`` beyond, nothing beyond ``INFLUENCE_KM``.
-Fixes (3- or 6-hourly) are interpolated linearly to hourly positions and winds, so the
-closest approach is not missed; decay over land is in the agency's fixes themselves.
+Wind at the target from one storm: the cyclone wind field of
+:mod:`models.domain.cyclone_wind` (a modified Rankine vortex: ``V`` within
+``RADIUS_MAX_WIND_KM`` = 30 km, ``V (30 / d) ** 0.6`` beyond, nothing beyond
+``INFLUENCE_KM`` = 500 km; fixes interpolated to every hour). The cover settles on that
+same field computed from the track of the storm that comes (data set ``IBTRACS-WIND``,
+docs/observations.md), so the record priced here and the index paid on are one product.
 
 Per calendar month m, from the years of the record (1982–2022 in the file: Y = 41):
 
@@ -38,13 +38,20 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import log_ndtr
 
+from models.domain.cyclone_wind import (  # noqa: F401 - the field's constants, named here too
+    DECAY_EXPONENT,
+    INFLUENCE_KM,
+    RADIUS_MAX_WIND_KM,
+    hourly_track,
+    near,
+    wind_along,
+    wind_at_distance,
+)
+
 from .climate_data import CycloneTracks
 
 GALE_KMH = 62.0  # IMD gale force (34 kt): the lowest wind the cover may trigger at
 STORM_FORCE_KMH = 118.0  # 64 kt: IMD's very severe cyclonic storm, the default exit
-RADIUS_MAX_WIND_KM = 30.0  # ASSUMPTION: typical North Indian Ocean radius of maximum wind
-DECAY_EXPONENT = 0.6  # ASSUMPTION: modified Rankine decay beyond the radius of maximum wind
-INFLUENCE_KM = 500.0  # no wind from a storm farther than this
 MIN_EVENTS = 3  # gale events in a calendar month needed to offer a wind cover in it
 
 
@@ -122,24 +129,14 @@ class WindModel:
 
 
 def wind_at_target(distance_km: np.ndarray, vmax_kmh: np.ndarray) -> np.ndarray:
-    """Wind (km/h) at ``distance_km`` from a storm centre of maximum wind ``vmax_kmh``."""
-    d = np.maximum(np.asarray(distance_km, dtype=np.float64), RADIUS_MAX_WIND_KM)
-    v = vmax_kmh * (RADIUS_MAX_WIND_KM / d) ** DECAY_EXPONENT
-    return np.where(np.asarray(distance_km) <= INFLUENCE_KM, v, 0.0)
+    """Wind (km/h) at ``distance_km`` from a storm centre of maximum wind ``vmax_kmh`` (the
+    shared field, :func:`models.domain.cyclone_wind.wind_at_distance`)."""
+    return wind_at_distance(distance_km, vmax_kmh)
 
 
 def _hourly(tracks: CycloneTracks, storm: int):
     sel = tracks.storm == storm
-    h = tracks.hours[sel]
-    if h.size == 1:
-        return h, tracks.lat[sel], tracks.lon[sel], tracks.wind_kmh[sel]
-    grid = np.arange(h[0], h[-1] + 1.0)
-    return (
-        grid,
-        np.interp(grid, h, tracks.lat[sel]),
-        np.interp(grid, h, tracks.lon[sel]),
-        np.interp(grid, h, tracks.wind_kmh[sel]),
-    )
+    return hourly_track(tracks.hours[sel], tracks.lat[sel], tracks.lon[sel], tracks.wind_kmh[sel])
 
 
 _HOURLY_TRACKS: dict[int, list] = {}
@@ -155,16 +152,14 @@ def _hourly_tracks(tracks: CycloneTracks) -> list:
 
 def target_events(tracks: CycloneTracks, lat: float, lon: float) -> tuple[WindEvent, ...]:
     """Every storm's passage at gale force or more at (lat, lon), in time order."""
-    from .geography import haversine_km
-
     events = []
-    for hours, la, lo, v in _hourly_tracks(tracks):
-        if np.abs(la - lat).min() > INFLUENCE_KM / 111.0:
+    for track in _hourly_tracks(tracks):
+        if not near(track, lat):
             continue
-        w = wind_at_target(haversine_km(lat, lon, la, lo), v)
+        w = wind_along(track, lat, lon)
         i = int(np.argmax(w))
         if w[i] >= GALE_KMH:
-            when = np.datetime64(int(hours[i]), "h").astype("datetime64[D]").item()
+            when = np.datetime64(int(track[0][i]), "h").astype("datetime64[D]").item()
             events.append(WindEvent(when.year, when.month, when.day, float(w[i])))
     return tuple(sorted(events, key=lambda e: (e.year, e.month, e.day)))
 

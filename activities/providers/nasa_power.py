@@ -4,7 +4,8 @@
 The CSV answer opens with a header block between `-BEGIN HEADER-` and `-END HEADER-`, then
 `YEAR,DOY,<PARAMETER>...` rows; -999 marks a missing value.
 
-Mapped to the reanalysis data set (MERRA-2 is a reanalysis): `T2M_MAX` → temperature_c,
+Mapped to the reanalysis data set (MERRA-2 is a reanalysis) that heat and wind covers sold
+before pricing-2026.4.0 settle on: `T2M_MAX` → temperature_c,
 `WS10M_MAX` (m/s) → wind_kmh (× 3.6). Other parameters are ignored. POWER's daily values
 are final when published.
 """

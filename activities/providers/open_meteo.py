@@ -5,7 +5,9 @@ and optionally `models=`; the answer holds `daily` / `hourly` objects of arrays 
 variable (`<variable>_<model>` when models are named), `null` for a missing value, days in
 the requested timezone.
 
-Mapped to the reanalysis data set the wind and heat covers settle on (REAN-SFC-HOURLY):
+Mapped to the reanalysis data set (REAN-SFC-HOURLY) that the wind and heat covers sold
+before pricing-2026.4.0 settle on (those created since settle on IMD's 1° temperature grid and
+the cyclone track wind: imd_grid.py, ibtracs.py):
 `temperature_2m_max` → temperature_c, `wind_speed_10m_max` → wind_kmh (km/h), and from hourly
 values the day's maximum when all 24 hours are there. Precipitation is not taken: the
 rainfall covers settle on IMD's grid. The archive's last days are preliminary (ERA5T):

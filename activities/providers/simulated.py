@@ -7,7 +7,10 @@ Deterministic: a month's values depend only on the target and the month (its see
 running the feed again changes nothing. Per month: the monthly rainfall total, the highest
 daily maximum temperature and the highest wind are one path of the pricing model; rain is
 spread over wet days (gamma weights), each wet day's rain over its 24 hours; the other
-days' temperatures and winds fall below the month's highest.
+days' temperatures and winds fall below the month's highest. Heat and wind come in both data
+sets the covers may settle on: the IMD 1° cell and the track wind (covers created from
+pricing-2026.4.0 on; the track wind is 0 but on the day of the month's highest, 0 too when
+the path brings no cyclone) and the reanalysis (covers sold before).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from decimal import Decimal
 import numpy as np
 
 from activities.providers.base import Target
-from models.domain.observations import ObservationIn
+from models.domain.observations import IBTRACS_WIND, IMD_TMAX, REANALYSIS, ObservationIn
 
 SOURCE = "simulated: calibrated pricing model"
 
@@ -44,9 +47,12 @@ def _month_values(site_model, target_id: str, year: int, month: int) -> dict[str
     heat = hottest - np.abs(rng.normal(0, 1.5, days))
     heat[peak] = hottest
     calm = max(windiest, 20.0) * rng.uniform(0.25, 0.7, days)
-    calm[rng.integers(days)] = max(windiest, 20.0)
+    windy_day = rng.integers(days)
+    calm[windy_day] = max(windiest, 20.0)
+    cyclone = np.zeros(days)
+    cyclone[windy_day] = windiest  # the pricing model's wind: 0 unless a cyclone came
     hours = rng.dirichlet(np.full(24, 0.5), size=days)
-    return {"rain": rain, "heat": heat, "wind": calm, "hours": hours, "first": first}
+    return {"rain": rain, "heat": heat, "wind": calm, "cyclone": cyclone, "hours": hours, "first": first}
 
 
 def _months(start: dt.date, end: dt.date) -> list[tuple[int, int]]:
@@ -81,8 +87,10 @@ class SimulatedProvider:
                     rain = _d(v["rain"][k])
                     common = dict(source=SOURCE, simulated=True)
                     rows.append(ObservationIn(t.id, "IMD-RF-DAILY", "rainfall_mm", day, None, rain, **common))
-                    rows.append(ObservationIn(t.id, "REAN-SFC-HOURLY", "temperature_c", day, None, _d(v["heat"][k]), **common))
-                    rows.append(ObservationIn(t.id, "REAN-SFC-HOURLY", "wind_kmh", day, None, _d(v["wind"][k]), **common))
+                    rows.append(ObservationIn(t.id, IMD_TMAX, "temperature_c", day, None, _d(v["heat"][k]), **common))
+                    rows.append(ObservationIn(t.id, IBTRACS_WIND, "wind_kmh", day, None, _d(v["cyclone"][k]), **common))
+                    rows.append(ObservationIn(t.id, REANALYSIS, "temperature_c", day, None, _d(v["heat"][k]), **common))
+                    rows.append(ObservationIn(t.id, REANALYSIS, "wind_kmh", day, None, _d(v["wind"][k]), **common))
                     for h in range(24):
                         rows.append(ObservationIn(t.id, "IMD-RF-HOURLY", "rainfall_mm", day, h,
                                                   _d(float(v["rain"][k]) * v["hours"][k][h], "0.01"), **common))

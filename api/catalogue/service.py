@@ -143,6 +143,7 @@ def snapshot(row: CoverageRow) -> CoverSnapshot:
         gross_premium_pct=row.gross_premium_indication_pct,
         risk_premium_pct=row.risk_premium_pct,
         pricing_version=row.pricing_version,
+        data_set=row.data_set,
     )
 
 

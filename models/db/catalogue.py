@@ -15,6 +15,7 @@ from models.db.tables import (
     PincodeMapping,
     PricingRun,
 )
+from models.domain.data_sets import INDEX_DATA
 from models.domain.index_catalog import BY_CODE, BY_ID, CATALOGUE_INDEX_IDS
 from models.domain.money import to_minor
 from models.domain.statuses import CoverageStatus
@@ -75,9 +76,11 @@ def _label(site: SiteRef, slot: CoverageSlot) -> str:
 
 def _coverage_row(site: SiteRef, terms: CoverTerms, risk_carrier: str, created_by: str, now, **state) -> Coverage:
     """A catalogue row for proposed terms; `state` gives its status, pricing version and,
-    once priced, its price columns."""
+    once priced, its price columns. It settles on the data set its index settles on now
+    (the product its price is fitted on: `INDEX_DATA`), fixed for the life of the cover."""
     slot = terms.slot
     return Coverage(
+        data_set=INDEX_DATA[slot.index_code][0],
         id=catalogue_coverage_id(site.target_id, slot),
         monitoring_target_id=site.target_id,
         index_definition_id=BY_CODE[slot.index_code].id,

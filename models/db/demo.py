@@ -58,6 +58,7 @@ async def demo_policy(tenant_name: str, target_id: str, sum_insured_minor: int =
             direction=t.direction, trigger=t.trigger, exit=t.exit, currency=t.currency, limit_minor=t.limit_minor,
             min_payout_minor=t.min_payout_minor, payout_per_unit_minor=t.payout_per_unit_minor,
             gross_premium_pct=t.gross_premium_indication_pct, risk_premium_pct=t.risk_premium_pct, pricing_version=1,
+            data_set=t.data_set,
         ))
         coverage_rows.append(Coverage(
             id=coverage_id, monitoring_target_id=target_id, index_definition_id=t.index_definition_id,
@@ -65,6 +66,7 @@ async def demo_policy(tenant_name: str, target_id: str, sum_insured_minor: int =
             currency=t.currency, status="ACTIVE", ui_state="active", direction=t.direction, trigger=t.trigger, exit=t.exit,
             limit_minor=t.limit_minor, min_payout_minor=t.min_payout_minor, payout_per_unit_minor=t.payout_per_unit_minor,
             expected_loss_ratio=t.expected_loss_ratio, created_by="demo", created_at=now, updated_at=now,
+            data_set=t.data_set,
         ))
     async with write_transaction():
         existing = {r["id"] for r in await Coverage.select(Coverage.id).where(Coverage.id.is_in([c.id for c in coverage_rows]))}

@@ -25,10 +25,10 @@ from models.db.observations import Received, daily_values, insert_received, outc
 from models.db.tables import Coverage, LineItem, ObservationRevision, Settlement, SettlementIndex
 from models.domain.index_catalog import BY_ID
 from models.domain.observations import (
-    INDEX_DATA,
     ObservationIn,
     Provenance,
     SettledIndex,
+    data_of,
     settled_amount_change,
 )
 from models.domain.quotes import CoverSnapshot
@@ -72,12 +72,13 @@ class SettledChange:
     revised_index: Decimal | None  # None: the revision leaves the index incomplete
     policies: int  # policies paid on the cover (events written)
     change: str
+    data_set: str | None = None  # the coverage's (None: its index's of before pricing-2026.4.0)
 
     def concerns(self, row: ObservationIn) -> bool:
-        """Whether the row is one the cover settles on."""
+        """Whether the row is one the cover settles on (its own data set's)."""
         return (
             row.monitoring_target_id == self.target_id
-            and (row.data_set, row.variable) == INDEX_DATA[self.index_code]
+            and (row.data_set, row.variable) == data_of(self.index_code, self.data_set)
             and self.start <= row.day <= self.end
         )
 
@@ -165,18 +166,19 @@ async def settled_changes(rows: list[ObservationIn]) -> list[SettledChange]:
             & (Settlement.policies > 0)
         )
         for s in sorted(settled, key=lambda s: (s["period_start"], str(s["coverage_id"]))):
-            coverage = await Coverage.select(Coverage.index_definition_id, Coverage.trigger).where(
+            coverage = await Coverage.select(Coverage.index_definition_id, Coverage.trigger, Coverage.data_set).where(
                 Coverage.id == s["coverage_id"]
             ).first()
             if coverage is None:
                 continue
             code = BY_ID[coverage["index_definition_id"]].code
             start, end = s["period_start"], s["period_end"]
-            change = SettledChange(s["coverage_id"], target, code, start, end, None, None, s["policies"], "")
+            data_set = coverage["data_set"]
+            change = SettledChange(s["coverage_id"], target, code, start, end, None, None, s["policies"], "", data_set)
             relevant = [r for r in target_rows if change.concerns(r)]
             if not relevant:
                 continue
-            values, _ = await daily_values(target, code, start, end, overlay=relevant)
+            values, _ = await daily_values(target, code, start, end, overlay=relevant, data_set=data_set)
             revised = period_index(code, start, end, values, Decimal(coverage["trigger"]))
             basis = await _settled_index(s["coverage_id"])
             why = settled_amount_change(code, await _cover_terms(s["coverage_id"], start, end), basis, revised)
@@ -184,7 +186,7 @@ async def settled_changes(rows: list[ObservationIn]) -> list[SettledChange]:
                 out.append(
                     SettledChange(
                         s["coverage_id"], target, code, start, end, None if basis is None else basis.value,
-                        revised.value if revised.complete else None, s["policies"], why,
+                        revised.value if revised.complete else None, s["policies"], why, data_set,
                     )
                 )
     return out

@@ -26,12 +26,12 @@ from models.db.tables import MonitoringTarget, Observation, Settlement, Settleme
 from models.domain.settlement import DailyValue, daily_from_hourly
 from models.domain.index_catalog import BY_CODE
 from models.domain.observations import (
-    INDEX_DATA,
     MAX_BATCH,
     ObservationIn,
     Provenance,
     RowProblem,
     check_batch,
+    data_of,
     is_final,
     parse_csv_rows,
     same_reading,
@@ -346,12 +346,14 @@ async def told(notices: NoticesToTell) -> None:
 
 
 async def daily_values(
-    target_id: str, index_code: str, start: dt.date, end: dt.date, overlay: Sequence[ObservationIn] = ()
+    target_id: str, index_code: str, start: dt.date, end: dt.date, overlay: Sequence[ObservationIn] = (),
+    data_set: str | None = None,
 ) -> tuple[dict, bool]:
-    """The period's values per day for an index (an hourly index: the day's sum over its
-    set hours; a day lacking one of them is missing) and whether any is simulated; with
-    `overlay` applied (`latest_values`)."""
-    data_set, variable = INDEX_DATA[index_code]
+    """The period's values per day for an index, from the data set the cover settles on
+    (`data_set`: the coverage's; None: its index's of before pricing-2026.4.0, `data_of`):
+    an hourly index's day is its sum over the set hours (a day lacking one of them is
+    missing); and whether any is simulated; with `overlay` applied (`latest_values`)."""
+    data_set, variable = data_of(index_code, data_set)
     stored = await latest_values(target_id, data_set, variable, start, end, overlay)
     simulated = any(v.simulated for v in stored)
     spec = BY_CODE[index_code]

@@ -17,6 +17,7 @@ from typing import Any, ClassVar, TypeVar
 import msgspec
 
 from models.db.core import json_value
+from models.domain.data_sets import settles_on
 from models.domain.index_catalog import BY_ID
 from models.domain.money import from_minor
 from models.domain.quotes import CoverSnapshot
@@ -166,6 +167,7 @@ class CoverageRow(msgspec.Struct, frozen=True):
     created_by: str
     created_at: dt.datetime
     updated_at: dt.datetime
+    data_set: str | None = None  # what it settles on; None: created before pricing-2026.4.0 (settles_on)
 
     @property
     def priced(self) -> bool:
@@ -184,6 +186,7 @@ class CoverageRow(msgspec.Struct, frozen=True):
             min_payout=from_minor(self.min_payout_minor, self.currency),
             payout_per_unit=from_minor(self.payout_per_unit_minor, self.currency),
             currency=self.currency,
+            data_set=settles_on(BY_ID[self.index_definition_id].code, self.data_set),
         )
 
 

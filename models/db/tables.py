@@ -133,6 +133,10 @@ class Coverage(Table, tablename="coverage"):
     created_by = Varchar(length=200)
     created_at = Timestamptz()
     updated_at = Timestamptz()
+    # The data set the cover settles on, fixed when the coverage is created (a term of the
+    # cover, copied into every quote and policy sold on it); null: created before
+    # pricing-2026.4.0, the index's data set of then (models/domain/observations.py, settles_on).
+    data_set = Varchar(length=40, null=True, default=None)
 
 
 class Quote(Table, tablename="quote"):

@@ -45,8 +45,13 @@ class IndexDefinitionSpec:
 
 _IMD = ("IMD", "India Meteorological Department gridded and station rainfall")
 _IMD_SET = ("IMD-RF-DAILY", "IMD daily rainfall, 0.25° grid")
-_REAN = ("REANALYSIS", "Reanalysis surface fields (wind, temperature)")
-_REAN_SET = ("REAN-SFC-HOURLY", "Hourly 10 m wind and 2 m temperature")
+# Heat and wind settle on the products their prices are fitted on (issue 26; until
+# pricing-2026.4.0 both settled on reanalysis surface fields, "REAN-SFC-HOURLY", which the
+# covers sold then keep: models/domain/observations.py, LEGACY_DATA_SETS).
+_IMD_TMAX = ("IMD", "India Meteorological Department gridded daily maximum temperature (1° cells)")
+_IMD_TMAX_SET = ("IMD-TMAX-1DEG", "IMD 1° gridded daily maximum temperature, the target's cell")
+_IBTRACS = ("IBTRACS", "Tropical-cyclone tracks of the regional agency (IMD RSMC New Delhi), via IBTrACS (NOAA)")
+_IBTRACS_SET = ("IBTRACS-WIND", "Cyclone wind at the target from the storm's track (modified Rankine field)")
 
 INDEX_DEFINITIONS: tuple[IndexDefinitionSpec, ...] = (
     IndexDefinitionSpec(
@@ -82,31 +87,31 @@ INDEX_DEFINITIONS: tuple[IndexDefinitionSpec, ...] = (
     IndexDefinitionSpec(
         code="WIND_MAX_SPEED",
         name="Maximum wind speed",
-        description="Maximum sustained 10 m wind speed over the risk period",
+        description="Highest daily maximum sustained wind at the target over the risk period",
         unit="km/h",
         risk_type_id="WIND",
         risk_type="Weather > Wind > Maximum wind speed",
         aggregation="MAX",
         direction="ABOVE",
-        data_source_id=_REAN[0],
-        data_source_description=_REAN[1],
-        data_set_id=_REAN_SET[0],
-        data_set=_REAN_SET[1],
+        data_source_id=_IBTRACS[0],
+        data_source_description=_IBTRACS[1],
+        data_set_id=_IBTRACS_SET[0],
+        data_set=_IBTRACS_SET[1],
         trigger_label="Maximum wind speed at or above",
     ),
     IndexDefinitionSpec(
         code="TEMPERATURE_MAX",
         name="Maximum temperature",
-        description="Maximum daily 2 m air temperature over the risk period",
+        description="Highest daily maximum temperature at the target over the risk period",
         unit="°C",
         risk_type_id="TEMPERATURE",
         risk_type="Weather > Temperature > Heat",
         aggregation="MAX",
         direction="ABOVE",
-        data_source_id=_REAN[0],
-        data_source_description=_REAN[1],
-        data_set_id=_REAN_SET[0],
-        data_set=_REAN_SET[1],
+        data_source_id=_IMD_TMAX[0],
+        data_source_description=_IMD_TMAX[1],
+        data_set_id=_IMD_TMAX_SET[0],
+        data_set=_IMD_TMAX_SET[1],
         trigger_label="Maximum temperature at or above",
     ),
     IndexDefinitionSpec(

@@ -1,5 +1,5 @@
-"""Measured index inputs: the data sets, their variables, units and plausible ranges, and the
-validation of a batch as a whole (docs/observations.md). Pure: the database checks that the
+"""Measured index inputs: the data sets (models/domain/data_sets.py), and the validation of
+a batch as a whole (docs/observations.md). Pure: the database checks that the
 targets exist and decides what is new, revised or unchanged (models/db/observations.py).
 """
 
@@ -9,6 +9,17 @@ import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
 
+from models.domain.data_sets import (  # noqa: F401 - the data sets, re-exported for the stores and providers
+    DATA_SETS,
+    IBTRACS_WIND,
+    IMD_TMAX,
+    INDEX_DATA,
+    LEGACY_DATA_SETS,
+    REANALYSIS,
+    DataSet,
+    data_of,
+    settles_on,
+)
 from models.domain.index_catalog import BY_CODE
 from models.domain.quotes import CoverSnapshot
 from models.domain.settlement import IndexOutcome, cover_payout_per_unit, plain
@@ -35,52 +46,6 @@ class Provenance:
 def is_final(quality: str, provisional: bool) -> bool:
     """Whether settlement may pay on the value: neither provisional nor SUSPECT."""
     return not provisional and quality != "SUSPECT"
-
-
-@dataclass(frozen=True, slots=True)
-class DataSet:
-    id: str
-    description: str
-    hourly: bool
-    # variable → (unit, plausible minimum, plausible maximum), per day or per hour
-    variables: dict[str, tuple[str, Decimal, Decimal]]
-
-
-DATA_SETS: dict[str, DataSet] = {
-    d.id: d
-    for d in (
-        DataSet(
-            "IMD-RF-DAILY",
-            "IMD daily rainfall, 0.25° grid (day ending 08:30 IST)",
-            False,
-            {"rainfall_mm": ("mm", Decimal(0), Decimal(2000))},
-        ),
-        DataSet(
-            "IMD-RF-HOURLY",
-            "Hourly rainfall, nearest automatic weather station (hour starting, IST)",
-            True,
-            {"rainfall_mm": ("mm", Decimal(0), Decimal(500))},
-        ),
-        DataSet(
-            "REAN-SFC-HOURLY",
-            "Reanalysis surface fields, daily maximum of the hourly values",
-            False,
-            {
-                "wind_kmh": ("km/h", Decimal(0), Decimal(400)),
-                "temperature_c": ("°C", Decimal(-40), Decimal(60)),
-            },
-        ),
-    )
-}
-
-# The data set each index definition settles on, and its variable.
-INDEX_DATA = {
-    "RAINFALL_MONTHLY_TOTAL": ("IMD-RF-DAILY", "rainfall_mm"),
-    "RAINFALL_DEFICIT": ("IMD-RF-DAILY", "rainfall_mm"),
-    "WIND_MAX_SPEED": ("REAN-SFC-HOURLY", "wind_kmh"),
-    "TEMPERATURE_MAX": ("REAN-SFC-HOURLY", "temperature_c"),
-    "RAINFALL_DAYTIME_HOURS": ("IMD-RF-HOURLY", "rainfall_mm"),
-}
 
 
 @dataclass(frozen=True, slots=True)

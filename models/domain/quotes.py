@@ -19,6 +19,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 
 import msgspec
 
+from models.domain.data_sets import settles_on
 from models.domain.money import from_minor
 from models.domain.terms import CoverageSlot, CoverTerms
 
@@ -45,6 +46,9 @@ class CoverSnapshot(msgspec.Struct, frozen=True):
     gross_premium_pct: Decimal  # fraction of the sum insured
     risk_premium_pct: Decimal
     pricing_version: int
+    # The data set the cover settles on (the coverage's, models/domain/observations.py);
+    # None in snapshots frozen before pricing-2026.4.0: their index's data set of then.
+    data_set: str | None = None
 
     @property
     def terms(self) -> CoverTerms:
@@ -59,6 +63,7 @@ class CoverSnapshot(msgspec.Struct, frozen=True):
             min_payout=from_minor(self.min_payout_minor, self.currency),
             payout_per_unit=from_minor(self.payout_per_unit_minor, self.currency),
             currency=self.currency,
+            data_set=settles_on(self.index_code, self.data_set),
         )
 
 

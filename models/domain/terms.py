@@ -8,6 +8,8 @@ from decimal import Decimal
 
 import msgspec
 
+from models.domain.data_sets import INDEX_DATA
+
 
 class CoverageSlot(msgspec.Struct, frozen=True, order=True):
     """One catalogue entry to exist: an index definition over a risk period (dates inclusive)."""
@@ -37,6 +39,10 @@ class CoverTerms(msgspec.Struct, frozen=True):
     min_payout: Decimal
     payout_per_unit: Decimal
     currency: str
+    # The data set the cover settles on (models/domain/data_sets.py): a coverage's and a
+    # snapshot's terms name theirs, a proposal's what its index settles on now; None only
+    # where nobody said (payloads of before pricing-2026.4.0, examples): its index's now.
+    data_set: str | None = None
 
     @property
     def slot(self) -> CoverageSlot:
@@ -91,6 +97,7 @@ class ProposedTerms(msgspec.Struct, frozen=True):
             min_payout=self.min_payout,
             payout_per_unit=self.payout_per_unit,
             currency=self.currency,
+            data_set=INDEX_DATA[self.slot.index_code][0],
         )
 
 

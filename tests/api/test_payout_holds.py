@@ -38,8 +38,8 @@ async def _paying_policy(tenant, year: int) -> tuple[dict, dt.date, dt.date]:
 
 async def _settle(start: dt.date, end: dt.date) -> None:
     days = [start + dt.timedelta(days=i) for i in range((end - start).days + 1)]
-    for data_set, variable, value in (("IMD-RF-DAILY", "rainfall_mm", 150), ("REAN-SFC-HOURLY", "temperature_c", 28),
-                                      ("REAN-SFC-HOURLY", "wind_kmh", 20)):
+    for data_set, variable, value in (("IMD-RF-DAILY", "rainfall_mm", 150), ("IMD-TMAX-1DEG", "temperature_c", 28),
+                                      ("IBTRACS-WIND", "wind_kmh", 20)):
         await observations_db.store_batch([ObservationIn(TARGET, data_set, variable, d, None, Decimal(value), "test") for d in days])
     at = dt.datetime.combine(end + dt.timedelta(days=4), dt.time(0), tzinfo=dt.timezone.utc)
     outcome = await ActivityEnvironment().run(settle_period, SettlePeriodInput(target_id=TARGET, start=start, end=end, at=at))

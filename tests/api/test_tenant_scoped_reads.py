@@ -49,8 +49,8 @@ async def two_tenants_settled(make_tenant):
     policies = {"a": await _policy(a, start, end, 250000), "b": await _policy(b, start, end, 100000)}
     days = [start + dt.timedelta(days=i) for i in range(30)]
     await observations_db.store_batch([ObservationIn(TARGET, "IMD-RF-DAILY", "rainfall_mm", d, None, Decimal(40), "IMD") for d in days])
-    await observations_db.store_batch([ObservationIn(TARGET, "REAN-SFC-HOURLY", "temperature_c", d, None, Decimal(30), "ERA5") for d in days])
-    await observations_db.store_batch([ObservationIn(TARGET, "REAN-SFC-HOURLY", "wind_kmh", d, None, Decimal(10), "ERA5") for d in days])
+    await observations_db.store_batch([ObservationIn(TARGET, "IMD-TMAX-1DEG", "temperature_c", d, None, Decimal(30), "IMD") for d in days])
+    await observations_db.store_batch([ObservationIn(TARGET, "IBTRACS-WIND", "wind_kmh", d, None, Decimal(10), "IBTrACS") for d in days])
     at = dt.datetime.combine(end + dt.timedelta(days=4), dt.time(0), tzinfo=dt.timezone.utc)
     outcome = await ActivityEnvironment().run(settle_period, SettlePeriodInput(target_id=TARGET, start=start, end=end, at=at))
     assert outcome.state == "SETTLED", outcome

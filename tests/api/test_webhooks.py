@@ -59,8 +59,8 @@ async def _settle_a_paying_policy(tenant, year: int) -> dict:
     start, end = dt.date(year, 7, 1), dt.date(year, 7, 31)
     days = [start + dt.timedelta(days=i) for i in range(31)]
     await observations_db.store_batch([ObservationIn(TARGET, "IMD-RF-DAILY", "rainfall_mm", d, None, Decimal(90), "IMD") for d in days])
-    await observations_db.store_batch([ObservationIn(TARGET, "REAN-SFC-HOURLY", "temperature_c", d, None, Decimal(28), "ERA5") for d in days])
-    await observations_db.store_batch([ObservationIn(TARGET, "REAN-SFC-HOURLY", "wind_kmh", d, None, Decimal(20), "ERA5") for d in days])
+    await observations_db.store_batch([ObservationIn(TARGET, "IMD-TMAX-1DEG", "temperature_c", d, None, Decimal(28), "IMD") for d in days])
+    await observations_db.store_batch([ObservationIn(TARGET, "IBTRACS-WIND", "wind_kmh", d, None, Decimal(20), "IBTrACS") for d in days])
     at = dt.datetime.combine(end + dt.timedelta(days=4), dt.time(0), tzinfo=dt.timezone.utc)
     outcome = await ActivityEnvironment().run(settle_period, SettlePeriodInput(target_id=TARGET, start=start, end=end, at=at))
     assert outcome.state == "SETTLED", outcome

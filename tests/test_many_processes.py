@@ -194,13 +194,13 @@ class Client:
         raise AssertionError(f"{method} {path}: no answer after retries; last {last}")
 
 
-async def _wait(check, seconds: float, what: str):
+async def _wait(check, seconds: float, what: str, every: float = 0.5):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         value = await check()
         if value:
             return value
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(every)
     raise AssertionError(f"timed out waiting for {what}")
 
 
@@ -303,10 +303,28 @@ async def test_two_apis_and_two_workers_lose_and_duplicate_nothing_through_kills
                 for target in seeded["targets"]:
                     await temporal.client.start_workflow(**data_changed_start(target, s, e, queue))
 
+            async def in_flight() -> str | None:
+                """What the month end is doing now: a settle_period running, or deliveries
+                of its webhooks running; None between them."""
+                s, e = seeded["start"], seeded["end"]
+                for target in seeded["targets"]:
+                    described = await temporal.client.get_workflow_handle(f"settlement:{target}:{s}:{e}").describe()
+                    pending = [a.activity_type.name for a in described.raw_description.pending_activities]
+                    if "settle_period" in pending or "dispatch_webhooks" in pending:
+                        return f"{pending[0]} of {target} running"
+                running = 0
+                async for _ in temporal.client.list_workflows(
+                        'WorkflowType="WebhookDeliveryWorkflow" AND ExecutionStatus="Running"', limit=1):
+                    running += 1
+                return "webhook deliveries running" if running else None
+
             async def chaos() -> None:
                 await _wait(lambda: asyncio.sleep(0, len(flows) >= QUOTE_FLOWS // 3), 300, "a third of the flows")
+                await month_end()  # the month end starts now, so that the kills land inside it
+                landed = await _wait(in_flight, 60, "the month end's work in flight", every=0.05)
                 procs.kill("api0")
                 procs.kill("worker0")
+                figures["the kills landed"] = f"{landed}, {len(flows)} of {QUOTE_FLOWS} quote flows done"
                 await asyncio.to_thread(cluster.stop)
                 await asyncio.sleep(3)
                 await asyncio.to_thread(cluster.start)
@@ -315,7 +333,6 @@ async def test_two_apis_and_two_workers_lose_and_duplicate_nothing_through_kills
             began = time.monotonic()
             work = [asyncio.create_task(flow(i)) for i in range(QUOTE_FLOWS)]
             work += [asyncio.create_task(observations(k)) for k in range(OBSERVATION_BATCHES)]
-            work.append(asyncio.create_task(month_end()))
             await asyncio.gather(chaos(), *work)
             figures["load seconds"] = round(time.monotonic() - began, 1)
 

@@ -4,10 +4,12 @@ and release them; a tenant's internal client reads the holds on its own policies
 While a policy is held, settlement goes on (events and payouts are recorded exactly once as
 always) and its `payout.recorded` / `adjustment.recorded` messages, the instruction to pay,
 stay in the outbox; released, the next dispatch sends them (started at once here; the
-`webhook-dispatch` Schedule would send them within a minute anyway)."""
+`webhook-dispatch` Schedule sends them within a minute anyway, so the release answers 200
+once it committed, whether or not that start reached Temporal)."""
 
 from __future__ import annotations
 
+import logging
 import uuid
 from typing import Annotated, Literal
 
@@ -16,6 +18,7 @@ from litestar.di import NamedDependency, Provide
 from litestar.params import Body, FromPath, JSONBody, QueryParameter
 from temporalio.client import Client
 from temporalio.common import WorkflowIDConflictPolicy
+from temporalio.service import RPCError
 
 from api.auth.roles import Caller, callers, is_staff
 from api.auth.tokens import Principal
@@ -31,6 +34,8 @@ from models.settings import Settings
 from models.temporal.queues import task_queue
 from models.temporal.webhooks import WEBHOOK_DISPATCH_WORKFLOW, DispatchInput
 from models.wire.settlement import NewPayoutHold, PayoutHoldRelease, PayoutHoldView, SignedAmount
+
+log = logging.getLogger("parametric.payout_holds")
 
 
 def hold_view(record: holds_db.HoldRecord) -> PayoutHoldView:
@@ -118,12 +123,17 @@ class PayoutHoldController(Controller):
             await holds_db.release_hold(hold_id, (data.reason if data else None) or "", principal.actor)
         except holds_db.NotHeld:
             raise Conflict(f"payout hold {hold_id} was released before") from None
-        # The waiting messages go out now, not at the next minute's dispatch (a shortcut: the
-        # Schedule's dispatch finds them anyway if this start is lost).
+        # Released (committed). The waiting messages go out now, not at the next minute's
+        # dispatch: a shortcut, which may fail (Temporal unreachable) without failing the
+        # release: the `webhook-dispatch` Schedule's pass finds them anyway. A 5xx here would
+        # have the client retry a release that happened, and get 409.
         hooks = task_queue(settings.task_queue, "webhooks")
-        await temporal.start_workflow(
-            WEBHOOK_DISPATCH_WORKFLOW, DispatchInput(task_queue=hooks), id=f"webhook-dispatch:release:{hold_id}",
-            task_queue=hooks, id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-            static_summary=f"Webhook dispatch · payout hold {hold_id} released",
-        )
+        try:
+            await temporal.start_workflow(
+                WEBHOOK_DISPATCH_WORKFLOW, DispatchInput(task_queue=hooks), id=f"webhook-dispatch:release:{hold_id}",
+                task_queue=hooks, id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+                static_summary=f"Webhook dispatch · payout hold {hold_id} released",
+            )
+        except (RPCError, RuntimeError) as err:
+            log.warning("payout hold %s released; its messages wait for the next scheduled dispatch (%s)", hold_id, err)
         return hold_view(await _hold_or_404(hold_id, principal))

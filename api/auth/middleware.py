@@ -27,7 +27,9 @@ from api.auth.tokens import Principal, TokenError, TokenService
 from api.problems import InvalidInput
 from api.ratelimit import Limits, note
 
-PUBLIC_PATHS = [r"^/auth/", r"^/schema", r"^/health$", r"^/\.well-known/", r"^/favicon.ico$"]
+# Each a whole path segment: `^/schema` alone would also exclude `/schema-x` (any route
+# whose path merely starts with it) from authentication.
+PUBLIC_PATHS = [r"^/auth/", r"^/schema(/|$)", r"^/health$", r"^/\.well-known/", r"^/favicon\.ico$"]
 _TRAVEL = re.compile(r"^/travel/([^/]+)(/|$)")
 TENANT_HEADER = "x-tenant-id"
 

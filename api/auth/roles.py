@@ -79,8 +79,14 @@ def declared(handler: BaseRouteHandler) -> frozenset[Caller] | None:
     return access
 
 
+def under_public_prefix(path: str) -> bool:
+    """Whether `path` is one of PUBLIC_PREFIXES or below it (`/schema`, `/schema/...`; not
+    `/schema-x`, a route of its own that must declare its callers)."""
+    return any(path == prefix or path.startswith(prefix + "/") for prefix in PUBLIC_PREFIXES)
+
+
 def _under_public_prefix(handler: BaseRouteHandler) -> bool:
-    return any(str(getattr(layer, "path", "")).startswith(PUBLIC_PREFIXES) for layer in handler.ownership_layers)
+    return any(under_public_prefix(str(getattr(layer, "path", ""))) for layer in handler.ownership_layers)
 
 
 def _auto_options(handler: BaseRouteHandler) -> bool:

@@ -32,10 +32,12 @@ from api.deps import CATALOGUE_DEADLINE
 from api.catalogue.window import add_months
 from api.lifecycle import target_label
 from api.problems import InvalidInput, NotFound, Unavailable
+from models.clock import business_today
 from models.db.catalogue import find_coverages
 from models.db.records import CoverageRow
 from models.domain.index_catalog import BY_ID
 from models.domain.periods import month_slots
+from models.domain.quotes import offered, pricing_settled
 from models.domain.terms import CoverageSlot
 from models.settings import Settings
 from models.temporal.catalogue import (
@@ -57,7 +59,7 @@ MONTHLY_INDEX_CODES = ["RAINFALL_MONTHLY_TOTAL", "RAINFALL_DEFICIT", "WIND_MAX_S
 
 def catalogue_window(settings: Settings, today: dt.date | None = None) -> list[CoverageSlot]:
     """The default shelf: every monthly index for the next `catalogue_months` calendar months."""
-    today = today or dt.date.today()
+    today = today or business_today()  # India's date, as the sellable window's (api/catalogue/window.py)
     first = dt.date(today.year + (today.month == 12), today.month % 12 + 1, 1)
     return month_slots(MONTHLY_INDEX_CODES, first, min(settings.catalogue_months, settings.sellable_months))
 
@@ -170,8 +172,12 @@ def remember_nonviable(nonviable: NonViableSlots, target_id: str, planned: list[
 def complete(
     rows: dict[CoverageSlot, CoverageRow], target_id: str, slots: list[CoverageSlot], nonviable: NonViableSlots
 ) -> bool:
-    """Every slot is priced or known to be not viable."""
-    return all((slot in rows and rows[slot].priced) or (target_id, slot) in nonviable for slot in slots)
+    """Every slot is priced (or held for an actuary) or known to be not viable."""
+    return all((slot in rows and _settled(rows[slot])) or (target_id, slot) in nonviable for slot in slots)
+
+
+def _settled(row: CoverageRow) -> bool:
+    return pricing_settled(row.status, row.pricing_version)
 
 
 async def priced_covers(
@@ -200,4 +206,6 @@ async def priced_covers(
             )
         remember_nonviable(nonviable, target_id, planned)
         rows = await find_coverages(target_id, slots)
-    return {slot: snapshot(row) for slot, row in rows.items() if row.priced}
+    # A coverage held for an actuary is skipped like a slot with no viable cover: the quote
+    # takes the month's next index instead (docs/catalogue.md, "Held for an actuary").
+    return {slot: snapshot(row) for slot, row in rows.items() if offered(row.status, row.pricing_version)}

@@ -1,6 +1,7 @@
 """The sellable window (docs/catalogue.md): cover is sold for whole calendar months from the
 first day of next month through the last day of the `SELLABLE_MONTHS`-th month (24: on
-2026-11-26, 2026-12-01 to 2028-11-30). Catalogue periods (`from`/`to`) and quote periods
+2026-11-26, 2026-12-01 to 2028-11-30). "Today" is India's date (models.clock.business_today),
+never the host's local date, so every host agrees on the window. Catalogue periods (`from`/`to`) and quote periods
 (`riskPeriodFrom`/`riskPeriodTo`) outside it are a 400 naming the parameter: nothing is
 created or priced for them."""
 
@@ -10,6 +11,7 @@ import datetime as dt
 import re
 
 from api.problems import InvalidInput
+from models.clock import business_today
 
 _ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -25,8 +27,8 @@ def add_months(first: dt.date, months: int) -> dt.date:
 
 
 def sellable_window(months: int, today: dt.date | None = None) -> tuple[dt.date, dt.date]:
-    """(first sellable day, last sellable day), both inclusive."""
-    first = first_of_next_month(today or dt.date.today())
+    """(first sellable day, last sellable day), both inclusive; `today`: India's date unless given."""
+    first = first_of_next_month(today or business_today())
     return first, add_months(first, months) - dt.timedelta(days=1)
 
 

@@ -9,7 +9,7 @@ technical reports RENDER_BATCH coverages per activity, one activity after anothe
 What that saves the Temporal server, per coverage of a burst of new targets: a workflow
 start, three workflow tasks, a timer and a dozen history events (and the catalogue's two
 child events), against one workflow start, one timer and about two workflow tasks and an
-activity per RENDER_BATCH coverages for the whole batch (tests/test_catalogue_round_trips.py).
+activity per RENDER_BATCH coverages for the whole batch (tests/api/test_catalogue_batches.py).
 
 Ops see each coverage's documents in the `documents` query and the current details (how
 many are rendered) in the Temporal UI; each run's documents are linked to it in the database

@@ -29,7 +29,6 @@ def file_response(request: Request, row: dict | None, file_id: uuid.UUID) -> Res
             "ETag": etag,
             "Content-Disposition": f'inline; filename="{row["filename"]}"',
             "X-Content-SHA256": row["sha256"],
-            "Cache-Control": "private, max-age=3600",
         },
     )
 

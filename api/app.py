@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import logging
 from contextlib import asynccontextmanager
 from typing import AsyncIterator
 
 from litestar import Litestar
+from piccolo.engine.finder import engine_finder
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.middleware import DefineMiddleware
@@ -28,6 +28,15 @@ from api.headers import response_headers
 from api.deps import provide_principal, provide_settings
 from api.documents.controller import InternalFileController, TenantFileController
 from api.health import VERSION, health
+from api.observability import (
+    MetricsController,
+    RequestLog,
+    answered_errors,
+    bind_caller,
+    prometheus_config,
+    structlog_plugin,
+    tracing_plugins,
+)
 from api.internal_quotes.controller import FastQuoteController
 from api.partners.controller import BusinessPartnerController
 from api.policies.controller import PolicyController
@@ -48,12 +57,14 @@ from api.settlement.revisions import ObservationRevisionController
 from api.travel.controller import TravelEventController
 from api.webhooks.controller import WebhookEndpointController
 from models.db.core import close_pool, open_pool
+from models.observability.tracing import configure_tracing, instrument_database
 from models.settings import Settings, load_settings
 
 ROUTES = [
     TokenController,
     jwks,
     health,
+    MetricsController,
     IndexDefinitionController,
     PincodeMappingController,
     BusinessPartnerController,
@@ -130,7 +141,17 @@ def create_app(settings: Settings | None = None, temporal_client: Client | None 
             }
         ),
         dependencies={"principal": Provide(provide_principal), "settings": Provide(provide_settings)},
-        middleware=[PeerLimit(), RequireJSON(), DefineMiddleware(AuthMiddleware, exclude=PUBLIC_PATHS)],
+        # Every answer is counted (api/observability.py), the refusals of the middleware after
+        # it too: they are made answers before they reach it (answered_errors).
+        middleware=[
+            prometheus_config().middleware,
+            answered_errors,
+            PeerLimit(),
+            RequireJSON(),
+            DefineMiddleware(AuthMiddleware, exclude=PUBLIC_PATHS),
+        ],
+        plugins=[structlog_plugin(settings), *tracing_plugins()],
+        before_request=bind_caller,
         before_send=[response_headers],
         exception_handlers=EXCEPTION_HANDLERS,
         response_class=DecimalNumberResponse,
@@ -139,6 +160,9 @@ def create_app(settings: Settings | None = None, temporal_client: Client | None 
         logging_config=None,
         debug=False,
     )
+    app.asgi_handler = RequestLog(app.asgi_handler)  # outermost: every request is logged, unknown paths too
+    if tracing_plugins():  # traced: each SQL statement is a span of its request (off by default)
+        instrument_database(engine_finder())
     missing = undeclared(h for route in app.routes for h in getattr(route, "route_handlers", ()))
     if missing:  # every route says who may call it (api/auth/roles.py); refuse to start otherwise
         raise RuntimeError(f"routes that declare no callers: {missing}")
@@ -146,6 +170,7 @@ def create_app(settings: Settings | None = None, temporal_client: Client | None 
 
 
 def app_factory() -> Litestar:
-    """Entry point for `uvicorn --factory api.app:app_factory`."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    """Entry point for `uvicorn --factory api.app:app_factory`: JSON logs (the structlog
+    plugin), traces exported when OTEL_EXPORTER_OTLP_ENDPOINT is set."""
+    configure_tracing("api")
     return create_app()

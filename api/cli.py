@@ -15,6 +15,14 @@ from models.settings import load_settings
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
     """Parametric insurance service."""
+    import os
+
+    from models.observability.logs import configure_logging
+
+    # The same JSON lines as the API and the workers (models/observability/logs.py); a
+    # command's own output is its stdout. Warnings and errors only, unless LOG_LEVEL says.
+    settings = load_settings()
+    configure_logging("cli", settings.log_format, os.environ.get("LOG_LEVEL") or "WARNING")
 
 
 @main.command()
@@ -32,9 +40,22 @@ def dev() -> None:
 @click.option("--workers", default=1, show_default=True, help="Uvicorn worker processes.")
 def api(host: str | None, port: int | None, workers: int) -> None:
     """Serve the HTTP API (uvicorn)."""
+    import os
+    import shutil
+
     import uvicorn
 
+    from models.observability.logs import configure_logging
+
     settings = load_settings()
+    configure_logging("api", settings.log_format, settings.log_level)
+    if workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        # GET /metrics answers for every worker process: they share a directory of samples,
+        # emptied at each start (prometheus_client's multiprocess mode).
+        shared = settings.var_dir / "prometheus" / f"api-{port or settings.api_port}"
+        shutil.rmtree(shared, ignore_errors=True)
+        shared.mkdir(parents=True, mode=0o700)
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(shared)
     uvicorn.run(
         "api.app:app_factory",
         factory=True,
@@ -42,6 +63,7 @@ def api(host: str | None, port: int | None, workers: int) -> None:
         port=port or settings.api_port,
         workers=workers,
         log_level="info",
+        log_config=None,  # uvicorn's lines go through the JSON logging too (one `request` line each: api/observability.py)
         access_log=False,
         # No `server: uvicorn` banner; X-Forwarded-For is the app's to judge (TRUSTED_PROXIES,
         # api/peer.py), not believed from any local peer as uvicorn does by default.
@@ -60,6 +82,28 @@ def worker(args: tuple[str, ...]) -> None:
     # The worker is the workflow package's entry point: the API and its CLI never import
     # workflow or activity code (pyproject.toml, import contracts).
     os.execv(sys.executable, [sys.executable, "-m", "workflows.worker", *args])
+
+
+@main.command("check-deployment")
+@click.option("--json", "as_json", is_flag=True, help="The findings as JSON.")
+def check_deployment(as_json: bool) -> None:
+    """Report what the configured Temporal cluster and database lack: the namespace, the
+    search attributes, the schema's migrations, a poller on every task queue. Exits 1 when
+    anything is missing (docs/deployment.md)."""
+    from dataclasses import asdict
+
+    from api.deployment import check_deployment as run_checks
+
+    findings = asyncio.run(run_checks(load_settings()))
+    if as_json:
+        click.echo(json.dumps([asdict(f) for f in findings], indent=2))
+    else:
+        for finding in findings:
+            click.echo(finding.line())
+    missing = [f for f in findings if not f.ok]
+    if missing:
+        click.echo(f"{len(missing)} check(s) found something missing", err=True)
+        sys.exit(1)
 
 
 @main.command()

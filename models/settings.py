@@ -20,6 +20,11 @@ def _env(name: str, default: str) -> str:
     return value if value not in (None, "") else default
 
 
+def _path_or_none(name: str) -> Path | None:
+    value = os.environ.get(name)
+    return Path(value) if value else None
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     var_dir: Path
@@ -98,6 +103,23 @@ class Settings:
     temporal_ui_port: int = 8233
     # Seconds a stopping worker (SIGTERM) gives the activities in flight to finish.
     worker_shutdown_seconds: float = 30.0
+    # Operating it (README, "Logs, metrics and traces"): LOG_FORMAT json | console | auto
+    # (console on a terminal), LOG_LEVEL; the Prometheus port of a worker process's Temporal
+    # runtime and domain counters (0: none; each worker process on a host its own) and the
+    # address it binds. Traces: the OTEL_* variables (models/observability/tracing.py).
+    log_format: str = "auto"
+    log_level: str = "INFO"
+    worker_metrics_port: int = 0
+    metrics_host: str = "127.0.0.1"
+    # A hosted Temporal (docs/deployment.md): TLS (on by itself with a client certificate or
+    # an API key), mutual TLS's client certificate and key, the CA of a private server, the
+    # server name to verify; an API key (Temporal Cloud) sent as a bearer token.
+    temporal_tls: bool = False
+    temporal_tls_cert: Path | None = None
+    temporal_tls_key: Path | None = None
+    temporal_tls_ca: Path | None = None
+    temporal_tls_server_name: str | None = None
+    temporal_api_key: str | None = None
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -174,4 +196,14 @@ def load_settings() -> Settings:
         webhook_allow_loopback=_env("WEBHOOK_ALLOW_LOOPBACK", "0").lower() in ("1", "true", "yes"),
         webhook_secrets_key=os.environ.get("SECRETS_KEY") or os.environ.get("WEBHOOK_SECRETS_KEY") or None,
         temporal_ui_port=int(_env("TEMPORAL_UI_PORT", "8233")),
+        log_format=_env("LOG_FORMAT", "auto"),
+        log_level=_env("LOG_LEVEL", "INFO"),
+        worker_metrics_port=int(_env("WORKER_METRICS_PORT", "0")),
+        metrics_host=_env("METRICS_HOST", "127.0.0.1"),
+        temporal_tls=_env("TEMPORAL_TLS", "0").lower() in ("1", "true", "yes"),
+        temporal_tls_cert=_path_or_none("TEMPORAL_TLS_CERT"),
+        temporal_tls_key=_path_or_none("TEMPORAL_TLS_KEY"),
+        temporal_tls_ca=_path_or_none("TEMPORAL_TLS_CA"),
+        temporal_tls_server_name=os.environ.get("TEMPORAL_TLS_SERVER_NAME") or None,
+        temporal_api_key=os.environ.get("TEMPORAL_API_KEY") or None,
     )

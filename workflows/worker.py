@@ -499,14 +499,25 @@ def default_pricing_processes() -> int:
 
 
 async def run_worker(settings: Settings, queues: tuple[str, ...] = QUEUES, stop: asyncio.Event | None = None) -> None:
+    from piccolo.engine.finder import engine_finder
+    from temporalio.runtime import Runtime
+
     from models.db.core import close_pool, open_pool
+    from models.observability.tracing import configure_tracing, instrument_database
     from models.temporal.client import connect
+    from workflows.observability import DomainMetrics, Observability, worker_runtime
 
     if "lifecycle" not in queues:
         # Pricing and documents yield the CPU to the lifecycle and the API on a shared machine.
         _lower_priority()
     await open_pool()
-    client = await connect(settings)
+    if configure_tracing("worker"):
+        instrument_database(engine_finder())
+    # The runtime serves this process's Prometheus endpoint (WORKER_METRICS_PORT; none when 0);
+    # the interceptor logs each activity with its ids and counts what it did.
+    runtime = worker_runtime(settings)
+    metrics = DomainMetrics((runtime or Runtime.default()).metric_meter, settings.catalogue_currency)
+    client = await connect(settings, runtime=runtime, interceptors=[Observability(metrics)])
     workers = Workers(
         client,
         settings.task_queue,
@@ -520,6 +531,8 @@ async def run_worker(settings: Settings, queues: tuple[str, ...] = QUEUES, stop:
         settings.temporal_address,
         settings.temporal_namespace,
     )
+    if runtime is not None:
+        log.info("worker metrics on http://%s:%s/metrics", settings.metrics_host, settings.worker_metrics_port)
     if "webhooks" in queues:
         await ensure_schedules(client, settings)
     try:
@@ -544,14 +557,21 @@ def main(argv: list[str] | None = None) -> None:
         help="task queue to serve (repeatable; default all)",
     )
     parser.add_argument("--pricing-processes", type=int, help="pricing pool size (default: one per spare core)")
+    parser.add_argument(
+        "--metrics-port", type=int,
+        help="Prometheus port of this process (default WORKER_METRICS_PORT; 0: none); one per process on a host",
+    )
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    # WeasyPrint logs every layout step of every PDF at INFO; its warnings still show.
-    logging.getLogger("weasyprint").setLevel(logging.WARNING)
+    from models.observability.logs import configure_logging
+
     settings = load_settings()
     if args.pricing_processes:
         settings = replace(settings, pricing_processes=max(1, min(64, args.pricing_processes)))
+    if args.metrics_port is not None:
+        settings = replace(settings, worker_metrics_port=max(0, args.metrics_port))
     queues = tuple(q for q in QUEUES if not args.queues or q in args.queues)
+    # JSON lines on stderr (models/observability/logs.py), named after the queues served.
+    configure_logging("worker-" + "+".join(queues), settings.log_format, settings.log_level)
 
     async def serve() -> None:
         # SIGTERM (how `make dev` and process managers stop a worker) and SIGINT stop it the

@@ -10,7 +10,6 @@ import uuid
 from dataclasses import dataclass
 
 from models.clock import utcnow
-from models.db.core import write_transaction
 from models.db.tables import PayoutHold, Payout, Policy, WebhookMessage
 from models.domain.webhooks import HELD_EVENT_TYPES
 
@@ -45,19 +44,26 @@ async def policy_tenant(policy_id: uuid.UUID) -> uuid.UUID | None:
 
 
 async def place_hold(policy_id: uuid.UUID, tenant_id: uuid.UUID, reason: str, actor: str) -> uuid.UUID:
-    """Hold the policy's payouts; AlreadyHeld if a hold is in place (one at a time)."""
-    async with write_transaction():
+    """Hold the policy's payouts; AlreadyHeld if a hold is in place (one at a time).
+
+    The database decides (a partial unique index over the HELD holds of a policy, migration
+    2026-11-26T06:30): of holds asked for at once exactly one is inserted, the others
+    conflict and name it. (A check before the insert let both through on PostgreSQL.)"""
+    for _ in range(3):
+        hold_id = uuid.uuid4()
+        placed = await PayoutHold.insert(PayoutHold(
+            id=hold_id, tenant_id=tenant_id, policy_id=policy_id, state=HELD, reason=reason, held_by=actor,
+            held_at=utcnow(),
+        )).on_conflict(action="DO NOTHING").returning(PayoutHold.id)
+        if placed:
+            return hold_id
         current = await PayoutHold.select(PayoutHold.id).where(
             (PayoutHold.policy_id == policy_id) & (PayoutHold.state == HELD)
         ).first()
         if current is not None:
             raise AlreadyHeld(current["id"])
-        hold_id = uuid.uuid4()
-        await PayoutHold.insert(PayoutHold(
-            id=hold_id, tenant_id=tenant_id, policy_id=policy_id, state=HELD, reason=reason, held_by=actor,
-            held_at=utcnow(),
-        ))
-    return hold_id
+        # the hold in the way was released meanwhile: try again
+    raise RuntimeError(f"policy {policy_id}: holds placed and released faster than this one could be placed")
 
 
 async def release_hold(hold_id: uuid.UUID, reason: str, actor: str) -> None:

@@ -488,7 +488,8 @@ class PayoutHold(Table, tablename="payout_hold"):
     """Operations staff hold a policy's payouts (e.g. a sanctions check or a disputed
     claim): while HELD its `payout.recorded` and `adjustment.recorded` messages, the
     instruction to pay, are not sent; settlement still computes and records every event.
-    Released, they go out. At most one HELD hold per policy (docs/roles.md, "Payout holds")."""
+    Released, they go out. At most one HELD hold per policy (docs/roles.md, "Payout holds"):
+    a partial unique index, `payout_hold_one_held_per_policy` (migration 2026-11-26T06:30)."""
 
     id = UUID(primary_key=True)
     tenant_id = UUID(index=True)

@@ -5,6 +5,7 @@ Through real HTTP, a real local receiver, the real settlement activity and dispa
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 from dataclasses import replace
 
@@ -42,3 +43,22 @@ async def test_a_release_that_committed_answers_200_when_temporal_is_unreachable
         assert released.status_code == 200, released.text
         assert released.json()["state"] == "RELEASED" and released.json()["releaseReason"] == "cleared"
         assert_problem(await staff.post(f"/internal/payout-holds/{hold_id}/release"), 409)
+
+
+async def test_one_hold_per_policy_when_several_ask_at_once(make_tenant, operations_staff):
+    """Holds asked for at once: one is placed (201), the others answer 409 naming it. The
+    check-then-insert let each of them through on PostgreSQL (READ COMMITTED: none saw the
+    others' uncommitted row): two HELD holds, one of which a release left in place."""
+    tenant = await make_tenant(internal=True)
+    policy, _, _ = await _paying_policy(tenant, dt.date.today().year + 1)
+    body = {"policyId": policy["id"], "reason": "disputed claim"}
+    for _ in range(4):
+        answers = await asyncio.gather(*(operations_staff.post("/internal/payout-holds", json=body) for _ in range(4)))
+        assert sorted(a.status_code for a in answers) == [201, 409, 409, 409], [a.text for a in answers]
+        [placed] = [a.json()["id"] for a in answers if a.status_code == 201]
+        for refused in (a for a in answers if a.status_code == 409):
+            problem = assert_problem(refused, 409)
+            assert placed in problem["detail"] and refused.headers["location"] == f"/internal/payout-holds/{placed}"
+        held = (await operations_staff.get(f"/internal/payout-holds?policyId={policy['id']}&state=HELD")).json()
+        assert [h["id"] for h in held] == [placed]
+        assert (await operations_staff.post(f"/internal/payout-holds/{placed}/release")).status_code == 200

@@ -13,7 +13,7 @@ from activities.site_models import site_model
 from models.db.catalogue import UnknownTarget, find_coverages, insert_priced_coverages, site_of
 from models.db.catalogue import create_coverages as store_create_coverages
 from models.domain.index_catalog import BY_CODE
-from models.domain.quotes import fallback_slots
+from models.domain.quotes import fallback_slots, pricing_settled
 from models.domain.terms import CoverageSlot, catalogue_coverage_id
 from models.settings import load_settings
 from models.temporal.catalogue import (
@@ -48,10 +48,12 @@ async def load_site(target_id: str) -> SiteRef:
 
 @activity.defn
 async def find_catalogue_coverages(site: SiteRef, slots: list[CoverageSlot]) -> list[PlannedCoverage]:
-    """What the catalogue already holds for the slots (slots missing from the answer are new)."""
+    """What the catalogue already holds for the slots (slots missing from the answer are new);
+    `priced` also for one held for an actuary (REVIEW): the catalogue does not price it again."""
     rows = await find_coverages(site.target_id, slots)
     return [
-        PlannedCoverage(slot=slot, coverage_id=row.id, reason="", priced=row.priced)
+        # a coverage held for an actuary has nothing to price: it waits for a publication
+        PlannedCoverage(slot=slot, coverage_id=row.id, reason="", priced=pricing_settled(row.status, row.pricing_version))
         for slot, row in rows.items()
     ]
 

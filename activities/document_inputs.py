@@ -22,7 +22,9 @@ from models.domain.terms import CoverTerms
 from models.temporal.quotes import CoverSnapshot
 from reports.inputs import (
     Approval,
+    BandDriverRow,
     BurnRow,
+    BurnViewRow,
     CalibrationFit,
     Convergence,
     ConvergencePoint,
@@ -336,6 +338,10 @@ def technical_report_input(
         issued_at=_issued(run),
         pricing_version=f"v{run.version}",
         approval=run_approval(run),
+        burn_views=_burn_views(burn),
+        band_drivers=_band_drivers(report),
+        hold_reason=burn.get("hold_reason") or None,
+        band_high=None if metrics.expected_loss_band_high is None else _dec(metrics.expected_loss_band_high),
         notes=(
             f"Calibrated for subdivision {site.get('subdivision', '?')} "
             f"(district match: {site.get('matchKind', '?')}).",
@@ -412,6 +418,28 @@ def _premium_parts(m) -> tuple[tuple[str, Decimal, str], ...]:
     )
 
 
+def _burn_views(burn: dict) -> tuple[BurnViewRow, ...]:
+    """The burn on the record's three views (runs of pricing-2026.4 on; none before)."""
+    return tuple(
+        BurnViewRow(
+            name=v["name"], first_year=v["first_year"], last_year=v["last_year"], burn_rate=v["burn_cost_rate"],
+            burn_se_rate=v["burn_cost_se_rate"], frequency=v["payout_frequency"], basis=v["basis"], holds=bool(v["holds"]),
+        )
+        for v in burn.get("views", ())
+    )
+
+
+def _band_drivers(report: dict) -> tuple[BandDriverRow, ...]:
+    """The parameter band's drivers (runs of pricing-2026.4 on; none before)."""
+    drivers = (report.get("parameterBand") or {}).get("drivers") or ()
+    cent = Decimal("0.01")
+    return tuple(
+        BandDriverRow(name=d["name"], low=Decimal(repr(d["low"])).quantize(cent), high=Decimal(repr(d["high"])).quantize(cent),
+                      sd=Decimal(repr(d["sd"])).quantize(cent), share=d["share"], note=d["note"])
+        for d in drivers
+    )
+
+
 def _checks(m, burn: dict, currency: str) -> tuple[tuple[str, str, str], ...]:
     """The review's checks of a run: parameter band and burn against model."""
     if m.expected_loss_band_low is None:
@@ -420,13 +448,19 @@ def _checks(m, burn: dict, currency: str) -> tuple[tuple[str, str, str], ...]:
         (
             "EL parameter band (5–95 %)",
             f"{currency} {_dec(m.expected_loss_band_low)} – {_dec(m.expected_loss_band_high)}",
-            f"bootstrap over the calibration years; σ_param {_dec(m.parameter_standard_deviation)}",
+            (
+                "every driver: sampling, cell scale, trend, settlement-data mapping (table below)"
+                if burn.get("views")
+                else "bootstrap over the calibration years"
+            )
+            + f"; σ_param {_dec(m.parameter_standard_deviation)}",
         ),
         (
             "Burn against model",
             m.burn_check or "–",
             ("z = " + str(m.burn_z_score) if m.burn_z_score is not None else "no history")
-            + ("; held for an actuary's review, EL blended with the burn" if m.burn_check == "DISAGREES" else "")
+            + ("; EL blended with the burn" if m.burn_check == "DISAGREES" else "")
+            + ("; a view of the record lies above the band: held for an actuary" if m.burn_check == "HELD" else "")
             + (f"; {burn.get('trend_method')}" if burn.get("trend_method") else ""),
         ),
     ]

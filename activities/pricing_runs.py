@@ -101,9 +101,11 @@ def simulate_coverage(request: SimulationInput) -> PricingOutcome:
     started = time.perf_counter()
     progress = _Progress()
     progress.stage("calibrating")
-    model = site_model(request.site)
     run = request.run
-    return price_coverages(model, [request.terms], [run], run.seed, run.simulations, progress, started)[0]
+    model = site_model(request.site, run.model_version)
+    return price_coverages(
+        model, [request.terms], [run], run.seed, run.simulations, progress, started, model_version=run.model_version
+    )[0]
 
 
 @activity.defn
@@ -157,48 +159,102 @@ def price_coverages(
     progress,
     started: float,
     fits: bool = True,
+    model_version: str | None = None,
 ) -> list[PricingOutcome]:
-    """Price the covers jointly (one cover: exactly a coverage's own pricing run); without
-    `fits` the reports leave out the fit summary (summarise_fits adds it)."""
-    from activities.pricing import CoverTerms, price_sample, simulate_payouts
-    from activities.pricing.uncertainty import parameter_bands
-
-    covers = [CoverTerms.of(t, cover_id=str(r.coverage_id)) for t, r in zip(terms_of, runs)]
-    sample = simulate_payouts(model, covers, simulations, seed, progress=progress)
-    priced = price_sample(model, covers, sample, seed, float(runs[0].expected_loss_ratio)).covers
+    """Price the covers jointly (one cover: exactly a coverage's own pricing run) with the
+    engine of `model_version` (None: the live one; `model` must be that engine's site model,
+    activities.site_models.site_model); without `fits` the reports leave out the fit summary
+    (summarise_fits adds it)."""
+    engine = _engine(model_version)
+    covers = [engine.CoverTerms.of(t, cover_id=str(r.coverage_id)) for t, r in zip(terms_of, runs)]
+    sample = engine.simulate_payouts(model, covers, simulations, seed, progress=progress)
+    priced = engine.price_sample(model, covers, sample, seed, float(runs[0].expected_loss_ratio)).covers
     progress.stage("parameter uncertainty", sample.n, sample.n)
-    bands = parameter_bands(model, covers, seed)
+    bands = _module(engine, "uncertainty").parameter_bands(model, covers, seed)
     progress.stage("burn analysis", sample.n, sample.n)
     joint = None
     if len(covers) > 1:
         joint = {"seed": seed, "simulations": simulations, "coverageIds": [str(r.coverage_id) for r in runs]}
+    outcome = _outcome_2026_3_1 if engine.MODEL_VERSION == "pricing-2026.3.1" else _outcome
     return [
-        _outcome(model, covers[i], runs[i], sample, i, priced[i], bands[i], seed, started, joint, fits)
+        outcome(engine, model, covers[i], runs[i], sample, i, priced[i], bands[i], seed, started, joint, fits)
         for i in range(len(covers))
     ]
 
 
-def _outcome(model, terms, run, sample, i: int, priced, band, seed: int, started: float, joint, fits: bool):
-    """One cover's burn check, premium, metrics and report from the (joint) sample."""
-    from activities.pricing import as_dict, burn_analysis
-    from activities.pricing.loading import loss_ratio_premium, risk_loaded_premium
-    from activities.pricing.results import money
-    from activities.pricing.summaries import convergence_summary, fit_summary, loss_summary
+def _engine(model_version: str | None):
+    """The pricing engine of a kept model version (activities/pricing/frozen)."""
+    from activities.pricing.frozen import engine_for
+    from activities.pricing.version import MODEL_VERSION
 
-    burn = burn_analysis(model, terms, priced, parameter_sd=band.sd)
+    return engine_for(model_version or MODEL_VERSION)
+
+
+def _module(engine, name: str):
+    import importlib
+
+    return importlib.import_module(f"{engine.__name__}.{name}")
+
+
+def _outcome(engine, model, terms, run, sample, i: int, priced, band, seed: int, started: float, joint, fits: bool):
+    """One cover's burn views, hold, premium, metrics and report from the (joint) sample: the
+    live engine's composition (activities/pricing/composition.py)."""
+    from activities.pricing.composition import decide
+    from activities.pricing.results import money
+
+    override = float(run.expected_loss_ratio) if run.expected_loss_ratio_override else None
+    decision = decide(model, terms, priced, band, load_parameters(), override)
+    premium, burn = decision.premium, decision.burn
+    report = _report(engine, model, terms, sample, i, band, premium, seed, joint, fits)
+    report["parameterBand"] |= {
+        "central": band.central,
+        "low": band.low,
+        "high": band.high,
+        "sd": band.sd,
+        "drivers": [engine.as_dict(d) for d in band.drivers],
+    }
+    trend = _trend_section(model, terms)
+    if trend:
+        report["trend"] = trend
+    return _assemble(engine, priced, band, burn, premium, decision.burn_check, report, terms, started,
+                     hold_reason=decision.hold_reason or None, money=money)
+
+
+def _outcome_2026_3_1(engine, model, terms, run, sample, i, priced, band, seed, started, joint, fits):
+    """The composition of pricing-2026.3.1, as its pricing activity made it (a rerun of one of
+    its runs reproduces it bit for bit): the model-basis burn check and its blend, the risk
+    load on the bootstrap's sigma."""
+    loading = _module(engine, "loading")
+    money = _module(engine, "results").money
+    burn = engine.burn_analysis(model, terms, priced, parameter_sd=band.sd)
     m = priced.metrics
     adjusted = float(burn.credibility_expected_loss if burn.review else m.expected_loss)
     limit = float(terms.limit)
     if run.expected_loss_ratio_override:
-        premium = loss_ratio_premium(adjusted, float(run.expected_loss_ratio))
+        premium = loading.loss_ratio_premium(adjusted, float(run.expected_loss_ratio))
     else:
-        params = load_parameters()
+        p = load_parameters()
+        params = loading.LoadParameters(
+            expense_ratio=p.expense_ratio,
+            uncertainty_multiplier=p.uncertainty_multiplier,
+            capital_cost_rate=p.capital_cost_rate,
+            capital_quantile=p.capital_quantile,
+            min_rate_on_line=p.min_rate_on_line,
+        )
         pml = float(m.var_99 if params.capital_quantile == 0.99 else m.var_995)
-        premium = risk_loaded_premium(adjusted, band.sd, pml, limit, params)
-    gross = money(premium.gross_premium)
+        premium = loading.risk_loaded_premium(adjusted, band.sd, pml, limit, params)
+    report = _report(engine, model, terms, sample, i, band, premium, seed, joint, fits)
+    burn_check = "NO_HISTORY" if burn.z_score is None else ("DISAGREES" if burn.review else "AGREES")
+    return _assemble(engine, priced, band, burn, premium, burn_check, report, terms, started, money=money)
+
+
+def _report(engine, model, terms, sample, i, band, premium, seed, joint, fits) -> dict:
+    """The technical report's sections every version writes."""
+    summaries = _module(engine, "summaries")
+    limit = float(terms.limit)
     report = {
-        "loss": as_dict(loss_summary(sample.dense(i), limit)),
-        "convergence": as_dict(convergence_summary(sample, i)),
+        "loss": engine.as_dict(summaries.loss_summary(sample.dense(i), limit)),
+        "convergence": engine.as_dict(summaries.convergence_summary(sample, i)),
         "site": {
             "subdivision": model.site.subdivision,
             "matchKind": model.site.match_kind,
@@ -206,13 +262,52 @@ def _outcome(model, terms, run, sample, i: int, priced, band, seed: int, started
             "normalsState": model.site.normals_state,
         },
         "parameterBand": {"replicates": list(band.replicates), "method": band.method},
-        "premium": as_dict(premium),
+        "premium": engine.as_dict(premium),
     }
     if fits:
-        report["fit"] = as_dict(fit_summary(model, terms.index_code, terms.risk_start, terms.risk_end, seed))
+        report["fit"] = engine.as_dict(summaries.fit_summary(model, terms.index_code, terms.risk_start, terms.risk_end, seed))
     if joint is not None:
         report["jointRun"] = joint
-    burn_check = "NO_HISTORY" if burn.z_score is None else ("DISAGREES" if burn.review else "AGREES")
+    return report
+
+
+def _trend_section(model, terms) -> list[dict]:
+    """Each calendar month of a rainfall cover: the record's trend line at the horizon, the
+    recent climate, the model's level and its sd (relative to the record mean)."""
+    from activities.pricing.periods import month_slots
+    from models.domain.index_catalog import BY_CODE
+
+    rain = model.rain
+    if BY_CODE[terms.index_code].risk_type_id != "RAINFALL" or rain.trend_rel_per_year is None:
+        return []
+    out = []
+    for s in month_slots(terms.risk_start, terms.risk_end):
+        m = s.month - 1
+        horizon = rain._horizon(s.month, s.year)
+        recent = None if rain.recent_level is None else float(rain.recent_level[m])
+        out.append({
+            "month": s.month,
+            "year": s.year,
+            "horizonYear": int(horizon),
+            "trendPerYear": float(rain.trend_rel_per_year[m]),
+            "trendT": float(rain.trend_t[m]),
+            "line": rain.record_level(s.month, int(horizon)),
+            "recentFirstYear": None if rain.recent_first_year is None else int(rain.recent_first_year[m]),
+            "recentLastYear": None if rain.record_end_year is None else int(rain.record_end_year[m]),
+            "recentLevel": recent if recent is None or recent == recent else None,
+            "recentLevelSe": None if rain.recent_level_se is None or recent != recent else float(rain.recent_level_se[m]),
+            "level": rain.level(s.month, s.year),
+            "levelSd": rain.level_sd(s.month, s.year),
+            "bounded": bool(rain._bounded_level(s.month, s.year)[1]),
+        })
+    return out
+
+
+def _assemble(engine, priced, band, burn, premium, burn_check: str, report: dict, terms, started: float,
+              hold_reason: str | None = None, *, money) -> PricingOutcome:
+    m = priced.metrics
+    limit = float(terms.limit)
+    gross = money(premium.gross_premium)
     metrics = RiskMetrics(
         expected_loss=m.expected_loss,
         expected_loss_standard_error=m.expected_loss_se,
@@ -252,20 +347,22 @@ def _outcome(model, terms, run, sample, i: int, priced, band, seed: int, started
         gross_premium=gross,
         gross_premium_indication_pct=_rate(float(gross) / limit),
         metrics=metrics.to_record(),
-        burn=as_dict(burn),
+        burn=engine.as_dict(burn),
         report=report,
         seconds=time.perf_counter() - started,
         expected_loss_ratio=(risk_premium / gross).quantize(FRACTION) if gross > 0 else None,
+        hold_reason=hold_reason,
     )
 
 
 @activity.defn
 async def publish_pricing_run(request: PublishPricingInput) -> PricingRunResult:
     await pricing_db.publish_run(request.run.coverage_id, request.run.version, request.outcome)
+    held = request.outcome.hold_reason is not None
     return PricingRunResult(
         coverage_id=request.run.coverage_id,
         version=request.run.version,
-        status=PricingRunStatus.COMPLETED,
+        status=PricingRunStatus.HELD if held else PricingRunStatus.COMPLETED,
         risk_premium=request.outcome.risk_premium,
         gross_premium_indication_pct=request.outcome.gross_premium_indication_pct,
     )

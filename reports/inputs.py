@@ -33,7 +33,9 @@ from models.domain.payout import curve_points
 __all__ = [
     "AggregatedPricing",
     "Approval",
+    "BandDriverRow",
     "BurnRow",
+    "BurnViewRow",
     "CalibrationFit",
     "Convergence",
     "ConvergencePoint",
@@ -436,6 +438,41 @@ class CalibrationFit:
 
 
 @dataclass(frozen=True, slots=True)
+class BurnViewRow:
+    """The cover's burn on one view of the record that does not share the model's projection
+    (full record, last 30 years, detrended record): rates are fractions of the limit."""
+
+    name: str
+    first_year: int
+    last_year: int
+    burn_rate: float
+    burn_se_rate: float
+    frequency: float  # share of the years with a payout
+    basis: str
+    holds: bool  # above the band by more than its sampling error: the price is held
+
+    def __post_init__(self) -> None:
+        _finite(self, "burn_rate", "burn_se_rate", "frequency")
+
+
+@dataclass(frozen=True, slots=True)
+class BandDriverRow:
+    """One driver of the expected loss's parameter band: the EL at its 5 % and 95 % points
+    (money per unit of cover), its standard deviation and its share of the band's variance."""
+
+    name: str
+    low: Decimal
+    high: Decimal
+    sd: Decimal
+    share: float
+    note: str
+
+    def __post_init__(self) -> None:
+        _decimal(self, "low", "high", "sd")
+        _finite(self, "share")
+
+
+@dataclass(frozen=True, slots=True)
 class BurnRow:
     """One year of the burn analysis: the historical index and the payout it would have caused."""
 
@@ -504,6 +541,12 @@ class TechnicalPricingReportInput:
     pricing_version: str | None = None
     notes: tuple[str, ...] = ()  # assumptions and caveats, one paragraph each
     approval: Approval | None = None  # an actuary's rerun: who ran and who published it
+    # pricing-2026.4 on: the burn on three views of the record, the band by driver, and why
+    # the price is held for an actuary (None: it is not)
+    burn_views: tuple[BurnViewRow, ...] = ()
+    band_drivers: tuple[BandDriverRow, ...] = ()
+    hold_reason: str | None = None
+    band_high: Decimal | None = None  # the top of the band with every driver (money per unit)
 
     def __post_init__(self) -> None:
         _aware(self, "issued_at")

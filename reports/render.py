@@ -522,6 +522,19 @@ def _burn_table(data: TechnicalPricingReportInput, groups: int = 3, rows: int = 
     return [head] * groups, blocks
 
 
+def _view_row(v, m, c) -> tuple[str, str, str, str, str]:
+    """A burn view's line: its burn against the model's EL and the top of its band."""
+    el = float(m.expected_loss / c.limit)
+    verdict = "holds the price for an actuary" if v.holds else ("above the EL, within the band" if v.burn_rate > el else "at or below the EL")
+    return (
+        v.name,
+        f"{v.first_year}–{v.last_year}",
+        f"{format_pct(Decimal(repr(v.burn_rate)), 1)} ± {format_pct(Decimal(repr(v.burn_se_rate)), 1)}",
+        format_pct(Decimal(repr(v.frequency)), 0),
+        verdict,
+    )
+
+
 def technical_pricing_report_html(data: TechnicalPricingReportInput) -> str:
     c, m, cur = data.cover, data.metrics, data.cover.currency
     rows = [r for r in data.burn_rows if r.index_value is not None]
@@ -581,6 +594,24 @@ def technical_pricing_report_html(data: TechnicalPricingReportInput) -> str:
         burn=burn,
         burn_head=head,
         burn_rows=burn_rows,
+        view_cols=[_Col("View of the record", 22), _Col("Years", 14), _Col("Burn (% of limit)", 18, True),
+                   _Col("Pays in", 12, True), _Col("Against the band", 34)],
+        view_lines=_lines([_view_row(v, m, c) for v in data.burn_views]),
+        view_intro=(
+            "The cover's burn on three views of the record that do not share the model's projection (on the "
+            f"scale the model prices), beside the model's expected loss, {format_pct(m.expected_loss / c.limit, 2)} "
+            "of the limit"
+            + (f", and the top of its parameter band, {format_pct(data.band_high / c.limit, 2)}" if data.band_high is not None else "")
+            + ". A view above the band by more than its sampling error (±) holds the price for an actuary."
+        ),
+        driver_cols=[_Col("Driver", 16), _Col(f"EL at 5 % ({cur})", 17, True), _Col(f"EL at 95 % ({cur})", 17, True),
+                     _Col("Share of variance", 14, True), _Col("How", 36)],
+        driver_lines=_lines(
+            [
+                (d.name, format_number(d.low, 0), format_number(d.high, 0), format_pct(Decimal(repr(d.share)), 0), d.note)
+                for d in data.band_drivers
+            ]
+        ),
         charts={
             "payout": _chart(charts.payout_curve_chart(c, data.payout_curve)),
             "monthly": _chart(charts.monthly_fit_chart(data.calibration, c.unit, c.risk_period_start.month)) if data.calibration.monthly else None,

@@ -145,10 +145,11 @@ class CatalogueWorkflow:
                 status=status,
                 documents_workflow_id=documents or (earlier.documents_workflow_id if earlier else None),
             )
-        counts = {s: sum(1 for r in self._runs.values() if r.status == s) for s in ("priced", "pricing", "failed")}
+        counts = {s: sum(1 for r in self._runs.values() if r.status == s) for s in ("priced", "held", "pricing", "failed")}
         workflow.set_current_details(
-            f"{self._input.target_id}: {counts['priced']} coverages priced (v1), {counts['pricing']} pricing, "
-            f"{counts['failed']} failed; each run in the `{PRICING_QUERY}` query"
+            f"{self._input.target_id}: {counts['priced']} coverages priced (v1), "
+            + (f"{counts['held']} held for an actuary, " if counts["held"] else "")
+            + f"{counts['pricing']} pricing, {counts['failed']} failed; each run in the `{PRICING_QUERY}` query"
         )
 
     @workflow.run
@@ -275,7 +276,9 @@ class CatalogueWorkflow:
         )
         if found.joint is not None:
             priced = [c for c in created if c.coverage_id is not None and c.priced]
-            self._record(priced, "priced")
+            held = {item.run.coverage_id for item in found.priced if item.outcome.hold_reason is not None}
+            self._record([c for c in priced if c.coverage_id not in held], "priced")
+            self._record([c for c in priced if c.coverage_id in held], "held")
             self._documents.append(asyncio.ensure_future(self._report_and_documents(found.joint, priced)))
         return created
 
@@ -325,7 +328,9 @@ class CatalogueWorkflow:
             self._record(coverages, "failed")
             raise ApplicationError(f"pricing failed: {err.cause or err}", non_retryable=True) from err
         await db_step(publish_pricing_runs, [PublishPricingInput(run=r, outcome=o) for r, o in zip(runs, outcomes)])
-        self._record(coverages, "priced")
+        held = {r.coverage_id for r, o in zip(runs, outcomes) if o.hold_reason is not None}
+        self._record([c for c in coverages if c.coverage_id not in held], "priced")
+        self._record([c for c in coverages if c.coverage_id in held], "held")
         self._documents.append(asyncio.ensure_future(self._report_and_documents(inputs, coverages)))
 
     async def _report_and_documents(self, inputs, coverages: list[PlannedCoverage]) -> None:

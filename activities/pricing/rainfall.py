@@ -46,14 +46,24 @@ For a target with district normals ``N_m`` (mm, calendar month m) in IMD subdivi
   at the month's normal score (comonotone with the month: its dependence on other months is
   the month's own, a slight overstatement for the aggregate of a quote).
 * History at the district level: ``x_{y,m} * N_m / mean_y(x_{.,m})``.
-* Trend (projection to the risk year). Per calendar month, ordinary least squares of the
-  subdivision total on the year gives slope ``b`` with t-statistic ``t``; the slope used is
-  shrunk, ``b* = b max(0, 1 - 1/t^2)`` (a James–Stein-type factor: no trend is kept when
-  ``|t| <= 1`` and a clear trend is kept almost whole), relative to the record mean ``mu``:
-  ``r_m = b* / mu`` per year. The level of year Y relative to the record mean is
-  ``g_m(Y) = max(LEVEL_FLOOR, 1 + r_m (Y - ybar_m))`` (``ybar_m`` the mean year of the record),
-  and the model's total for a month of year Y is ``g_m(Y) X_m``. Burn years are projected
-  the same way, ``x_y g_m(Y) / g_m(y)``, so burn and model speak of the same risk year.
+* Trend and the risk year (2026.4: a projection that stays in the record). Per calendar
+  month, ordinary least squares of the subdivision total on the year gives slope ``b`` with
+  t-statistic ``t``; the slope used is shrunk, ``b* = b max(0, 1 - 1/t^2)`` (James–Stein
+  type: no trend is kept when ``|t| <= 1``), relative to the record mean ``mu``:
+  ``r_m = b* / mu`` per year. The trend line ``L_m(y) = 1 + r_m (y - ybar_m)`` (``ybar_m``
+  the mean year of the record) gives the level of a year of the record. For a risk year Y
+  the level is the line **at most at the record's last year** (bounded horizon: no
+  extrapolation beyond what the record covers), **held within one standard error of the
+  recent climate**: with ``c_m`` the mean of the last ``RECENT_YEARS`` years relative to
+  ``mu`` and ``s_m`` its standard error (sd / sqrt(years)),
+  ``g_m(Y) = clip(L_m(min(Y, y_end)), c_m - s_m, c_m + s_m)`` (and never below
+  ``LEVEL_FLOOR``). A trend the recent years agree with is kept; one they contradict is
+  shrunk to the edge of what they allow (docs/pricing-model.md, "Trend and the risk year").
+  The model's total for a month of year Y is ``g_m(Y) X_m``; the model-basis burn brings a
+  record year y to it as ``x_y g_m(Y) / L_m(y)``. The level's standard deviation
+  (:meth:`MonthlyRainModel.level_sd`: ``s_m`` where the recent climate bounds it, else the
+  trend's, ``se(r_m) |min(Y, y_end) - ybar_m|``, at most ``s_m``) is the trend's driver of
+  the parameter band (:mod:`.uncertainty`).
 
 All amounts are mm.
 """
@@ -75,9 +85,13 @@ MIN_WET_MONTHS = 8  # fewer wet months than this: shape falls back to FALLBACK_S
 FALLBACK_SHAPE = 0.5  # ASSUMPTION, only used when a month has < MIN_WET_MONTHS wet years
 EIGEN_FLOOR = 1e-6  # smallest eigenvalue kept when repairing a correlation matrix
 Z_GRID = (-8.5, 8.5, 1 << 12)
-LEVEL_FLOOR = 0.25
+LEVEL_FLOOR = 0.25  # a projected level never falls below a quarter of the record mean
 TAIL_Q = 0.10  # below the wet part's 10 % point the lower tail is fitted to the record
-MIN_TAIL_POINTS = 5  # a projected level never falls below a quarter of the record mean  # normal-score grid of the quantile tables (lo, hi, cells)
+MIN_TAIL_POINTS = 5
+# The recent climate a projected level is held to: the record's last 30 years (the WMO
+# climate-normal length; 1986-2015 for the IMD subdivision record), at least MIN_RECENT_YEARS.
+RECENT_YEARS = 30
+MIN_RECENT_YEARS = 20
 
 
 def gamma_shape_mle(x: np.ndarray) -> float:
@@ -207,6 +221,13 @@ class MonthlyRainModel:
     trend_rel_per_year: np.ndarray | None = None  # r_m (1/year), shrunk; None: no trend
     trend_t: np.ndarray | None = None  # t-statistic of each month's OLS slope
     trend_ref_year: np.ndarray | None = None  # ybar_m, mean year of each month's record
+    trend_se: np.ndarray | None = None  # standard error of the unshrunk relative slope (1/year)
+    trend_ols: np.ndarray | None = None  # the unshrunk relative slope b / mu (1/year): the detrended burn view
+    recent_level: np.ndarray | None = None  # c_m: mean of the last RECENT_YEARS years / record mean
+    recent_level_se: np.ndarray | None = None  # s_m: its standard error
+    record_end_year: np.ndarray | None = None  # last year of each month's record
+    recent_first_year: np.ndarray | None = None  # first year of the recent window
+    level_shift: float = 0.0  # the level moved by this many level_sd (the band's trend driver)
     scale: object | None = None  # the RainScale applied to the margins (None: subdivision level)
     area_p_zero: np.ndarray | None = None  # the subdivision's own margins, before the scale
     area_shape: np.ndarray | None = None
@@ -297,7 +318,8 @@ class MonthlyRainModel:
         m = month - 1
         n = self.normals_mm[m]
         pa, ka = self.area_p_zero[m], self.area_shape[m]
-        rel = np.where(n > 0, x / n, 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rel = np.where(n > 0, x / n, 0.0)
         tail = None if self.area_tail_exponent is None else float(self.area_tail_exponent[m])
         u = np.where(rel > 0, zig_cdf(pa, ka, 1.0 / ((1 - pa) * ka), rel, tail), 0.0)
         u = np.clip(u, 1e-12, 1 - 1e-12)
@@ -305,11 +327,85 @@ class MonthlyRainModel:
         return np.where(rel > 0, out, 0.0)
 
     def level(self, month: int, year: int) -> float:
-        """``g_m(year)``: the trend level of ``year`` relative to the record mean (module doc)."""
+        """``g_m(year)``: the model's level of a risk year relative to the record mean: the
+        trend line at most at the record's last year, within one standard error of the recent
+        climate (module docstring); moved by ``level_shift`` level standard deviations in a
+        band's trend variant."""
+        if self.trend_rel_per_year is None:
+            return 1.0
+        g, _ = self._bounded_level(month, year)
+        if self.level_shift:
+            g += self.level_shift * self.level_sd(month, year)
+        return max(LEVEL_FLOOR, g)
+
+    def record_level(self, month: int, year: int) -> float:
+        """``L_m(year)``: the trend line's level of a year of the record (the model-basis burn
+        divides a record year by it)."""
         if self.trend_rel_per_year is None:
             return 1.0
         m = month - 1
         return max(LEVEL_FLOOR, 1.0 + float(self.trend_rel_per_year[m]) * (year - float(self.trend_ref_year[m])))
+
+    def detrend_factor(self, month: int, year: int) -> float:
+        """``D_m(y_end) / D_m(year)``: a record year brought to the record's last year by the
+        record's own unshrunk linear trend ``D_m(y) = max(LEVEL_FLOOR, 1 + b/mu (y - ybar))``
+        (the detrended burn view: it shares neither the model's shrinkage nor its horizon)."""
+        if self.trend_ols is None or self.record_end_year is None:
+            return 1.0
+        m = month - 1
+        b, ref = float(self.trend_ols[m]), float(self.trend_ref_year[m])
+        end = max(LEVEL_FLOOR, 1.0 + b * (int(self.record_end_year[m]) - ref))
+        return end / max(LEVEL_FLOOR, 1.0 + b * (year - ref))
+
+    def record_levels(self, month: int, years: np.ndarray) -> np.ndarray:
+        """:meth:`record_level` of each of ``years`` (float array)."""
+        if self.trend_rel_per_year is None:
+            return np.ones_like(years)
+        m = month - 1
+        return np.maximum(LEVEL_FLOOR, 1.0 + float(self.trend_rel_per_year[m]) * (years - float(self.trend_ref_year[m])))
+
+    def detrend_factors(self, month: int, years: np.ndarray) -> np.ndarray:
+        """:meth:`detrend_factor` of each of ``years`` (float array)."""
+        if self.trend_ols is None or self.record_end_year is None:
+            return np.ones_like(years)
+        m = month - 1
+        b, ref = float(self.trend_ols[m]), float(self.trend_ref_year[m])
+        end = max(LEVEL_FLOOR, 1.0 + b * (int(self.record_end_year[m]) - ref))
+        return end / np.maximum(LEVEL_FLOOR, 1.0 + b * (years - ref))
+
+    def level_sd(self, month: int, year: int) -> float:
+        """Standard deviation of :meth:`level` (relative to the record mean): the recent
+        climate's standard error where it bounds the level, else the trend's at the horizon,
+        ``se(r) |min(year, y_end) - ybar|``, never more than the recent climate's."""
+        if self.trend_rel_per_year is None or self.trend_se is None:
+            return 0.0
+        m = month - 1
+        _, bounded = self._bounded_level(month, year)
+        s = float(self.recent_level_se[m]) if self.recent_level_se is not None else np.nan
+        horizon = self._horizon(month, year)
+        trend = float(self.trend_se[m]) * abs(horizon - float(self.trend_ref_year[m]))
+        if np.isnan(s):
+            return trend
+        return s if bounded else min(trend, s)
+
+    def _horizon(self, month: int, year: int) -> float:
+        """The year the trend line is read at: the risk year, at most the record's last year."""
+        if self.record_end_year is None:
+            return float(year)
+        return float(min(year, int(self.record_end_year[month - 1])))
+
+    def _bounded_level(self, month: int, year: int) -> tuple[float, bool]:
+        """(level before the floor and the band's shift, whether the recent climate bounds it)."""
+        m = month - 1
+        line = 1.0 + float(self.trend_rel_per_year[m]) * (self._horizon(month, year) - float(self.trend_ref_year[m]))
+        if self.recent_level is None or np.isnan(self.recent_level[m]):
+            return line, False
+        c, s = float(self.recent_level[m]), float(self.recent_level_se[m])
+        if line < c - s:
+            return c - s, True
+        if line > c + s:
+            return c + s, True
+        return line, False
 
     # --- dependence ------------------------------------------------------------------
     def correlation(self, slot_months: tuple[tuple[int, int], ...]) -> np.ndarray:
@@ -402,6 +498,28 @@ def resampled(model: MonthlyRainModel, rows: np.ndarray, z_points: int = Z_GRID[
     )
 
 
+def rescaled(model: MonthlyRainModel, scale, z_points: int = Z_GRID[2]) -> MonthlyRainModel:
+    """The model with the cell-scale factors of ``scale`` (a RainScale): the margins refitted
+    from the subdivision's own (:func:`scaled_margins`, the cell's lower-tail exponent as in
+    :func:`fit_monthly_model`); level, dependence and trend kept; quantile tables of
+    ``z_points`` intervals. A parameter band's scale variant (:mod:`.uncertainty`)."""
+    keep = {k: v for k, v in model._cache.items() if k[0] in ("corr", "chol")}
+    if model.area_p_zero is None or model.area_shape is None:
+        return dataclasses.replace(model, z_points=z_points, _cache=keep)
+    p0, shape = scaled_margins(model.area_p_zero, model.area_shape, scale)
+    tail = None if model.area_tail_exponent is None else model.area_tail_exponent * shape / model.area_shape
+    return dataclasses.replace(
+        model,
+        p_zero=p0,
+        shape=shape,
+        scale_rel=1.0 / ((1.0 - p0) * shape),
+        scale=scale,
+        tail_exponent=tail if model.tail_exponent is not None else None,
+        z_points=z_points,
+        _cache=keep,
+    )
+
+
 def fit_monthly_model(history: SubdivisionHistory, normals_mm, scale=None, partial=None) -> MonthlyRainModel:
     """Fit the monthly model of a target from its subdivision history and district normals;
     ``scale`` (a RainScale) takes the margins to the cell (None: the subdivision's own);
@@ -413,6 +531,8 @@ def fit_monthly_model(history: SubdivisionHistory, normals_mm, scale=None, parti
     area_tail = fit_tail_exponents(x, area_p0, area_shape)
     scale_rel = 1.0 / ((1.0 - p0) * shape)
     rel, t, ref = monthly_trend(history.years, x)
+    se, ols = trend_uncertainty(history.years, x)
+    recent, recent_se, end, first = recent_climate(history.years, x)
     return MonthlyRainModel(
         subdivision=history.name,
         normals_mm=np.asarray(normals_mm, dtype=np.float64),
@@ -426,6 +546,12 @@ def fit_monthly_model(history: SubdivisionHistory, normals_mm, scale=None, parti
         trend_rel_per_year=rel,
         trend_t=t,
         trend_ref_year=ref,
+        trend_se=se,
+        trend_ols=ols,
+        recent_level=recent,
+        recent_level_se=recent_se,
+        record_end_year=end,
+        recent_first_year=first,
         scale=scale,
         area_p_zero=area_p0,
         area_shape=area_shape,
@@ -454,3 +580,43 @@ def monthly_trend(years: np.ndarray, rain_mm: np.ndarray) -> tuple[np.ndarray, n
         shrink = max(0.0, 1.0 - 1.0 / (t * t)) if t else 0.0
         rel[m] = b * shrink / float(v.mean())
     return rel, tstat, ref
+
+
+def trend_uncertainty(years: np.ndarray, rain_mm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(standard error of the relative OLS slope, the unshrunk relative slope ``b / mu``) per
+    calendar month, 1/year (0 where :func:`monthly_trend` fits none)."""
+    se, ols = np.zeros(12), np.zeros(12)
+    for m in range(12):
+        ok = ~np.isnan(rain_mm[:, m])
+        y, v = years[ok].astype(np.float64), rain_mm[ok, m]
+        if y.size < 10 or v.mean() <= 0:
+            continue
+        yc = y - y.mean()
+        b = float((yc * (v - v.mean())).sum() / (yc**2).sum())
+        resid = v - v.mean() - b * yc
+        se[m] = float(np.sqrt((resid**2).sum() / (y.size - 2) / (yc**2).sum())) / float(v.mean())
+        ols[m] = b / float(v.mean())
+    return se, ols
+
+
+def recent_climate(years: np.ndarray, rain_mm: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per calendar month: the mean of the record's last ``RECENT_YEARS`` years relative to the
+    whole record's mean, its standard error (sd / sqrt(years), relative), the record's last
+    year and the window's first year. NaN (level and error) where the window has fewer than
+    ``MIN_RECENT_YEARS`` values or the record's mean is 0."""
+    level, se = np.full(12, np.nan), np.full(12, np.nan)
+    end, first = np.zeros(12, dtype=np.int64), np.zeros(12, dtype=np.int64)
+    for m in range(12):
+        ok = ~np.isnan(rain_mm[:, m])
+        y, v = years[ok], rain_mm[ok, m]
+        if not y.size:
+            continue
+        end[m] = int(y.max())
+        first[m] = end[m] - RECENT_YEARS + 1
+        recent = v[y >= first[m]]
+        mu = float(v.mean())
+        if recent.size < MIN_RECENT_YEARS or mu <= 0:
+            continue
+        level[m] = float(recent.mean()) / mu
+        se[m] = float(recent.std(ddof=1)) / np.sqrt(recent.size) / mu
+    return level, se, end, first

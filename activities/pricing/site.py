@@ -83,20 +83,24 @@ def build_site_model(
 
 
 def _cell_history(model: SiteModel) -> np.ndarray:
-    """The district record mapped to the cell's scale, (years, 12) mm, once per model (every
-    rainfall cover's burn check reads it; read-only)."""
+    """The district record mapped to the cell's scale, (years, 12) mm, NaN where the record
+    is missing, once per model (every rainfall cover's burn check reads it; read-only)."""
     cache = model.rain._cache
     hist = cache.get(("cell-history",))
     if hist is None:
         record = model.rain.district_history_mm()
         hist = np.column_stack([model.rain.to_cell_scale(m + 1, record[:, m]) for m in range(12)])
+        hist[np.isnan(record)] = np.nan
         hist.flags.writeable = False
         cache[("cell-history",)] = hist
     return hist
 
 
+BASES = ("model", "record", "detrended")
+
+
 def historical_index(
-    model: SiteModel, index_code: str, risk_start: date, risk_end: date, projected: bool = False
+    model: SiteModel, index_code: str, risk_start: date, risk_end: date, projected: bool = False, basis: str = "model"
 ) -> dict[int, float]:
     """Real index values of the risk period per historical year, where data exists.
 
@@ -107,42 +111,48 @@ def historical_index(
     level (mm), partial months scaled by their day fraction (``projected``: mapped to the
     partial period at equal probability, :meth:`MonthlyRainModel.to_partial`); the key is the year in which the
     period starts (a Dec–Jan period of 1950 uses Dec 1950 and Jan 1951); years with a
-    missing month are left out. ``projected``: each month's value brought to the trend level of
-    the risk period's own year, ``x g_m(Y) / g_m(y)`` (:mod:`.rainfall`), as the model is.
+    missing month are left out. ``projected``: each month's value brought from its year's trend
+    level to the model's level of the risk period's own year, ``x g_m(Y) / L_m(y)``
+    (:mod:`.rainfall`): the model-basis burn. ``basis`` (with ``projected``) names another
+    view of the record on the cell's scale: ``record``, no trend at all; ``detrended``, the
+    record's own (unshrunk) linear trend removed to its last year,
+    ``x D_m(y_end) / D_m(y)`` (:meth:`MonthlyRainModel.detrend_factor`). Wind has no trend:
+    every basis is the record.
 
     Temperature (its gridded record may not be shipped: the burn check is in
     docs/heat-calibration.md) and the hourly index have no series here: an empty dict.
     """
+    if basis not in BASES:
+        raise ValueError(f"basis must be one of {BASES}")
     spec = BY_CODE[index_code]
     slots = month_slots(risk_start, risk_end)
     if spec.risk_type_id == "WIND":
         return _wind_history(model, slots)
     if index_code not in RAIN_SUM_CODES or spec.aggregation != "SUM":
         return {}
-    hist = model.rain.district_history_mm()
-    years = model.rain.years
-    if projected:
-        hist = _cell_history(model)
-    out: dict[int, float] = {}
+    rain = model.rain
+    years = rain.years
+    hist = _cell_history(model) if projected else rain.district_history_mm()
     span = slots[-1].year - slots[0].year
-    for i in range(years.size - span):
-        total = 0.0
-        for s in slots:
-            year = int(years[i]) + s.year - slots[0].year
-            v = hist[i + s.year - slots[0].year, s.month - 1]
-            if np.isnan(v):
-                total = np.nan
-                break
-            if projected:
-                # the partial period at equal probability (as the model couples it), then
-                # brought to the risk year's trend level
-                v = float(model.rain.to_partial(s.month, s.fraction, np.array([v]))[0])
-                total += v * model.rain.level(s.month, s.year) / model.rain.level(s.month, year)
-            else:
-                total += s.fraction * v
-        if not np.isnan(total):
-            out[int(years[i])] = float(total)
-    return out
+    n = years.size - span
+    total = np.zeros(n)
+    for s in slots:
+        offset = s.year - slots[0].year
+        v = hist[offset : offset + n, s.month - 1]
+        if not projected:
+            total += s.fraction * v
+            continue
+        # the partial period at equal probability (as the model couples it), then the view's level
+        wet = np.where(np.isnan(v), 0.0, v)
+        v = np.where(np.isnan(v), np.nan, rain.to_partial(s.month, s.fraction, wet))
+        year = years[offset : offset + n].astype(np.float64)  # the calendar year of the slot's value
+        if basis == "model":
+            total += v * rain.level(s.month, s.year) / rain.record_levels(s.month, year)
+        elif basis == "detrended":
+            total += v * rain.detrend_factors(s.month, year)
+        else:
+            total += v
+    return {int(y): float(t) for y, t in zip(years[:n], total) if not np.isnan(t)}
 
 
 def _wind_history(model: SiteModel, slots) -> dict[int, float]:

@@ -37,6 +37,7 @@ from models.db.catalogue import find_coverages
 from models.db.records import CoverageRow
 from models.domain.index_catalog import BY_ID
 from models.domain.periods import month_slots
+from models.domain.quotes import offered, pricing_settled
 from models.domain.terms import CoverageSlot
 from models.settings import Settings
 from models.temporal.catalogue import (
@@ -171,8 +172,12 @@ def remember_nonviable(nonviable: NonViableSlots, target_id: str, planned: list[
 def complete(
     rows: dict[CoverageSlot, CoverageRow], target_id: str, slots: list[CoverageSlot], nonviable: NonViableSlots
 ) -> bool:
-    """Every slot is priced or known to be not viable."""
-    return all((slot in rows and rows[slot].priced) or (target_id, slot) in nonviable for slot in slots)
+    """Every slot is priced (or held for an actuary) or known to be not viable."""
+    return all((slot in rows and _settled(rows[slot])) or (target_id, slot) in nonviable for slot in slots)
+
+
+def _settled(row: CoverageRow) -> bool:
+    return pricing_settled(row.status, row.pricing_version)
 
 
 async def priced_covers(
@@ -201,4 +206,6 @@ async def priced_covers(
             )
         remember_nonviable(nonviable, target_id, planned)
         rows = await find_coverages(target_id, slots)
-    return {slot: snapshot(row) for slot, row in rows.items() if row.priced}
+    # A coverage held for an actuary is skipped like a slot with no viable cover: the quote
+    # takes the month's next index instead (docs/catalogue.md, "Held for an actuary").
+    return {slot: snapshot(row) for slot, row in rows.items() if offered(row.status, row.pricing_version)}

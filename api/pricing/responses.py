@@ -10,7 +10,7 @@ from models.domain.actors import shown_actor
 from models.domain.statuses import PricingRunStatus
 from models.domain.risk_metrics import RiskMetrics
 from models.wire.common import Money, iso_millis
-from models.wire.internal import BurnYearOut, PremiumPartsOut, PricingRunOut, RiskMetricsOut
+from models.wire.internal import BandDriverOut, BurnViewOut, BurnYearOut, PremiumPartsOut, PricingRunOut, RiskMetricsOut
 
 
 def _money(minor: int | None, currency: str) -> Money | None:
@@ -58,7 +58,51 @@ def pricing_run_out(row: PricingRunRow) -> PricingRunOut:
         completed_at=None if row.completed_at is None else iso_millis(row.completed_at),
         published_by=shown_actor(published_by),
         published_at=None if published_at is None else iso_millis(published_at),
+        hold_reason=(burn or {}).get("hold_reason") or None,
+        burn_views=_views(burn) if burn and "views" in burn else None,
+        band_drivers=_drivers(row.report),
     )
+
+
+def _dec(value) -> Decimal:
+    return Decimal(repr(value)) if isinstance(value, float) else Decimal(str(value))
+
+
+def _views(burn: dict) -> list[BurnViewOut]:
+    return [
+        BurnViewOut(
+            name=v["name"],
+            first_year=v["first_year"],
+            last_year=v["last_year"],
+            years=v["n_years"],
+            burn_cost=Decimal(v["burn_cost"]),
+            burn_cost_rate=_dec(v["burn_cost_rate"]),
+            burn_cost_standard_error=Decimal(v["burn_cost_se"]),
+            payout_frequency=_dec(v["payout_frequency"]),
+            basis=v["basis"],
+            holds=bool(v["holds"]),
+        )
+        for v in burn["views"]
+    ]
+
+
+def _drivers(report: dict | None) -> list[BandDriverOut] | None:
+    """The parameter band's drivers (runs of pricing-2026.4 on), money rounded to the cent."""
+    drivers = ((report or {}).get("parameterBand") or {}).get("drivers")
+    if drivers is None:
+        return None
+    cent = Decimal("0.01")
+    return [
+        BandDriverOut(
+            name=d["name"],
+            low=_dec(d["low"]).quantize(cent),
+            high=_dec(d["high"]).quantize(cent),
+            standard_deviation=_dec(d["sd"]).quantize(cent),
+            share=_dec(d["share"]).quantize(Decimal("0.0001")),
+            note=d["note"],
+        )
+        for d in drivers
+    ]
 
 
 def publication(row: PricingRunRow) -> tuple[str | None, dt.datetime | None]:
@@ -87,7 +131,7 @@ def _metrics_out(m: RiskMetrics) -> RiskMetricsOut:
         expected_loss_band_high=m.expected_loss_band_high,
         burn_z_score=m.burn_z_score,
         burn_check=m.burn_check,
-        review=m.burn_check == "DISAGREES",
+        review=m.burn_check in ("DISAGREES", "HELD"),
     )
 
 

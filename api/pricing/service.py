@@ -8,17 +8,18 @@ import asyncio
 from litestar.exceptions import PermissionDeniedException
 from temporalio.client import Client, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from api.problems import Conflict, NotFound, Unavailable
 from models.db import pricing as pricing_db
 from models.db.records import CoverageRow, PricingRunRow
-from models.domain.actors import shown_actor
+from models.domain.actors import STAFF_PREFIX, shown_actor
 from models.domain.statuses import PricingRunStatus
 from models.settings import Settings
 from models.temporal.ids import coverage_pricing_workflow_id
 from models.temporal.pricing import (
+    COVERAGE_DOCUMENTS_WORKFLOW,
     COVERAGE_PRICING_WORKFLOW,
     PUBLISH_UPDATE,
     SAME_ACTUARY,
@@ -26,6 +27,7 @@ from models.temporal.pricing import (
     PricingRunResult,
     PublishCandidate,
     coverage_seed,
+    published_documents_workflow_id,
 )
 from models.temporal.queues import task_queue
 from models.temporal.search_attributes import COVERAGE_ID, MONITORING_TARGET_ID
@@ -57,6 +59,7 @@ async def start_pricing_run(
         requested_by=requested_by,
         expected_loss_ratio_override=request.expected_loss_ratio is not None,
         candidate=True,
+        model_version=request.model_version,
     )
     await temporal.start_workflow(
         COVERAGE_PRICING_WORKFLOW,
@@ -130,4 +133,54 @@ async def publish_candidate(temporal: Client, coverage: CoverageRow, run: Pricin
     published = await pricing_db.pricing_run(coverage.id, run.version)
     if published is None:  # (the run row is never deleted)
         raise NotFound(f"coverage {coverage.id} has no pricing run {run.version}")
+    return published
+
+
+def was_held(run: PricingRunRow) -> bool:
+    """The catalogue's own run held for an actuary: HELD, or published from HELD (its burn
+    records the hold; a retry of its publication then renders its documents again)."""
+    if run.status == PricingRunStatus.HELD:
+        return True
+    catalogue_run = not run.requested_by.startswith(STAFF_PREFIX)  # an actuary's rerun is a candidate
+    return run.status == PricingRunStatus.COMPLETED and catalogue_run and bool((run.burn or {}).get("held"))
+
+
+async def publish_held(
+    temporal: Client, settings: Settings, coverage: CoverageRow, run: PricingRunRow, actor: str
+) -> PricingRunRow:
+    """An actuary publishes the catalogue's held run: no human ran it, so one actuary suffices
+    (docs/catalogue.md, "Held for an actuary"). The run is COMPLETED by `actor` and becomes
+    the coverage's price (ACTIVE: offered) unless a newer version is; its documents are
+    rendered again as published. The database decides (no workflow waits for a held run: the
+    catalogue's closed long ago); a retry by the same actuary answers the same run and starts
+    the documents again if Temporal was unreachable the first time."""
+    if run.status == PricingRunStatus.COMPLETED and run.published_by != actor:
+        raise Conflict(f"pricing run v{run.version} is already published")
+    if run.version < coverage.pricing_version:
+        raise Conflict(
+            f"pricing run v{run.version} is older than the coverage's current price v{coverage.pricing_version}: "
+            "a price never goes back; start a new run"
+        )
+    await pricing_db.publish_held(coverage.id, run.version, actor)
+    published = await pricing_db.pricing_run(coverage.id, run.version)
+    if published is None or published.status != PricingRunStatus.COMPLETED or published.published_by != actor:
+        raise Conflict(f"pricing run v{run.version} is no longer held")
+    try:
+        await temporal.start_workflow(
+            COVERAGE_DOCUMENTS_WORKFLOW,
+            args=[coverage.id, run.version],
+            id=published_documents_workflow_id(coverage.id, run.version),
+            task_queue=task_queue(settings.task_queue, "documents"),
+            static_summary=f"Documents · coverage {coverage.id} · v{run.version} · published by {shown_actor(actor)}",
+        )
+    except WorkflowAlreadyStartedError:
+        pass
+    except RPCError as err:
+        if err.status in (RPCStatusCode.UNAVAILABLE, RPCStatusCode.DEADLINE_EXCEEDED):
+            raise Unavailable(
+                f"pricing run v{run.version} is published; its documents could not be started (the workflow engine "
+                "is not reachable): publish again shortly to render them",
+                headers=RETRY_AFTER,
+            ) from None
+        raise
     return published

@@ -20,6 +20,7 @@ from models.domain.index_catalog import BY_CODE, BY_ID, CATALOGUE_INDEX_IDS
 from models.domain.money import to_minor
 from models.domain.statuses import CoverageStatus
 from models.domain.pricing_runs import coverage_seed
+from models.domain.quotes import pricing_settled
 from models.domain.terms import CoverageSlot, CoverTerms, PlannedCoverage, ProposedTerms, SiteRef, catalogue_coverage_id
 
 
@@ -139,7 +140,7 @@ async def create_coverages(
             slot=p.slot,
             coverage_id=rows[p.slot].id if p.slot in rows else None,
             reason="" if p.slot in rows else (reasons[p.slot] or "not viable"),
-            priced=p.slot in rows and rows[p.slot].priced,
+            priced=p.slot in rows and pricing_settled(rows[p.slot].status, rows[p.slot].pricing_version),
         )
         for p in proposals
     ]
@@ -158,7 +159,8 @@ async def insert_priced_coverages(
     proposal's row ACTIVE with its version-1 price, and that run COMPLETED, in one transaction
     of two multi-row inserts. Idempotent: rows that exist are left as they are (a retry, or a
     slot another request created first). `priced`: each with the `run` it priced and its `outcome`
-    (a pricing activity's PublishPricingInput)."""
+    (a pricing activity's PublishPricingInput). An outcome held for an actuary writes its
+    coverage REVIEW, without a price, and its run HELD (docs/catalogue.md)."""
     by_id = {item.run.coverage_id: item for item in priced}
     now = utcnow()
     async with write_transaction():
@@ -174,9 +176,11 @@ async def insert_priced_coverages(
                 continue
             o = item.outcome
             elr = o.expected_loss_ratio if o.expected_loss_ratio is not None else expected_loss_ratio
-            coverages.append(
-                _coverage_row(
-                    site, terms, risk_carrier, created_by, now,
+            if o.hold_reason is not None:  # held for an actuary: no price, not offered
+                state = dict(status=CoverageStatus.REVIEW, ui_state="review", expected_loss_ratio=elr,
+                             simulations=0, pricing_version=0)
+            else:
+                state = dict(
                     status=CoverageStatus.ACTIVE,
                     ui_state="active",
                     expected_loss_ratio=elr,
@@ -186,7 +190,7 @@ async def insert_priced_coverages(
                     risk_premium_pct=o.risk_premium_pct,
                     gross_premium_indication_pct=o.gross_premium_indication_pct,
                 )
-            )
+            coverages.append(_coverage_row(site, terms, risk_carrier, created_by, now, **state))
             runs.append(completed_run(item.run, o, terms.currency, elr, workflow_id, now))
         if coverages:
             await Coverage.insert(*coverages).on_conflict(action="DO NOTHING")
@@ -197,7 +201,7 @@ async def insert_priced_coverages(
             slot=p.slot,
             coverage_id=rows[p.slot].id if p.slot in rows else None,
             reason="" if p.slot in rows else (p.reason or "not viable"),
-            priced=p.slot in rows and rows[p.slot].priced,
+            priced=p.slot in rows and pricing_settled(rows[p.slot].status, rows[p.slot].pricing_version),
         )
         for p in proposals
     ]

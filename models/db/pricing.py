@@ -62,12 +62,14 @@ def _queued(coverage_id, version, simulations, seed, elr, requested_by, currency
 
 
 def completed_run(run, outcome: PricingOutcome, currency: str, elr: Decimal, workflow_id: str, now) -> PricingRun:
-    """A run row COMPLETED with its results (what QUEUED → publish_run would leave)."""
+    """A run row COMPLETED with its results (what QUEUED → publish_run would leave); HELD,
+    not published, when the outcome is held for an actuary."""
+    held = outcome.hold_reason is not None
     return PricingRun(
         id=uuid.uuid4(),
         coverage_id=run.coverage_id,
         version=run.version,
-        status=PricingRunStatus.COMPLETED,
+        status=PricingRunStatus.HELD if held else PricingRunStatus.COMPLETED,
         workflow_id=workflow_id,
         simulations=outcome.simulations,
         seed=run.seed,
@@ -86,8 +88,9 @@ def completed_run(run, outcome: PricingOutcome, currency: str, elr: Decimal, wor
         created_at=now,
         completed_at=now,
         # the catalogue's own pricing is its price at once: published by its requester
-        published_by=run.requested_by,
-        published_at=now,
+        # (a held one waits for an actuary)
+        published_by=None if held else run.requested_by,
+        published_at=None if held else now,
     )
 
 
@@ -173,9 +176,21 @@ async def publish_run(coverage_id: uuid.UUID, version: int, outcome: PricingOutc
     (the catalogue's own pricing, and reruns started before four eyes): published by its
     requester, now.
 
-    Idempotent: publishing the same run twice writes the same values."""
+    Idempotent: publishing the same run twice writes the same values. An outcome held for an
+    actuary (`hold_reason`) is stored HELD instead: the coverage, if it has no price yet, is
+    REVIEW (not offered) until an actuary publishes the run (`publish_held`)."""
     currency = await _currency(coverage_id)
     now = utcnow()
+    if outcome.hold_reason is not None:
+        async with write_transaction():
+            await PricingRun.update({PricingRun.status: PricingRunStatus.HELD, **_results(outcome, currency, now)}).where(
+                _run_key(coverage_id, version)
+                & PricingRun.status.is_in([PricingRunStatus.QUEUED, PricingRunStatus.RUNNING, PricingRunStatus.HELD])
+            )
+            await Coverage.update(
+                {Coverage.status: CoverageStatus.REVIEW, Coverage.ui_state: "review", Coverage.updated_at: now}
+            ).where((Coverage.id == coverage_id) & (Coverage.pricing_version == 0))
+        return
     async with write_transaction():
         run = await PricingRun.select(PricingRun.requested_by, PricingRun.published_at).where(
             _run_key(coverage_id, version)
@@ -216,6 +231,26 @@ async def publish_candidate(coverage_id: uuid.UUID, version: int, published_by: 
                 PricingRun.published_at: utcnow(),
             }
         ).where(_run_key(coverage_id, version) & (PricingRun.status == PricingRunStatus.CANDIDATE))
+        run = await PricingRun.select(PricingRun.status, PricingRun.published_by).where(
+            _run_key(coverage_id, version)
+        ).first()
+        if run is None or run["status"] != PricingRunStatus.COMPLETED or run["published_by"] != published_by:
+            return False
+        return await _make_current(coverage_id, version)
+
+
+async def publish_held(coverage_id: uuid.UUID, version: int, published_by: str) -> bool:
+    """An actuary publishes the catalogue's held run: COMPLETED, `published_by` (Principal.actor)
+    and now, and the coverage's price (ACTIVE, offered) unless a newer version is. Idempotent
+    for the same actuary. True when it is the coverage's price now."""
+    async with write_transaction():
+        await PricingRun.update(
+            {
+                PricingRun.status: PricingRunStatus.COMPLETED,
+                PricingRun.published_by: published_by,
+                PricingRun.published_at: utcnow(),
+            }
+        ).where(_run_key(coverage_id, version) & (PricingRun.status == PricingRunStatus.HELD))
         run = await PricingRun.select(PricingRun.status, PricingRun.published_by).where(
             _run_key(coverage_id, version)
         ).first()

@@ -29,6 +29,9 @@ class PricingOutcome(msgspec.Struct, frozen=True):
     seconds: float
     # EL / gross premium of this run (the coverage's expectedLossRatio); None in old histories.
     expected_loss_ratio: Decimal | None = None
+    # Why the run is held for an actuary (a burn view above its band, pricing-2026.4 on);
+    # None: it may be sold as soon as it is published.
+    hold_reason: str | None = None
 
 
 def coverage_seed(coverage_id: uuid.UUID) -> int:

@@ -21,6 +21,7 @@ import msgspec
 
 from models.domain.data_sets import settles_on
 from models.domain.money import from_minor
+from models.domain.statuses import CoverageStatus
 from models.domain.terms import CoverageSlot, CoverTerms
 
 COVER_PREFERENCE = ["RAINFALL_MONTHLY_TOTAL", "RAINFALL_DEFICIT", "TEMPERATURE_MAX", "WIND_MAX_SPEED"]
@@ -103,6 +104,18 @@ class QuoteDraft(msgspec.Struct, frozen=True):
 
 class QuoteError(ValueError):
     """The request cannot be quoted (message says why, for a 4xx)."""
+
+
+def offered(status: str, pricing_version: int) -> bool:
+    """A catalogue coverage quotes may sell: priced and ACTIVE. One whose catalogue pricing is
+    held for an actuary (REVIEW, docs/catalogue.md) is skipped like a slot with no viable
+    cover until an actuary publishes its price."""
+    return pricing_version > 0 and status == CoverageStatus.ACTIVE
+
+
+def pricing_settled(status: str, pricing_version: int) -> bool:
+    """Nothing to wait for: the coverage is priced, or its pricing is held for an actuary."""
+    return pricing_version > 0 or status == CoverageStatus.REVIEW
 
 
 def check_period(start: dt.date, end: dt.date, today: dt.date) -> str | None:

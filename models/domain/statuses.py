@@ -58,6 +58,9 @@ STORED_POLICY_STATUSES = tuple(s for s in PolicyStatus if s is not PolicyStatus.
 class CoverageStatus(StrEnum):
     PRICING = "PRICING"  # created with model-set terms; no premium until its first run completes
     ACTIVE = "ACTIVE"  # priced: quotes may use it
+    # Its catalogue pricing is held for an actuary (a burn view above the band, pricing-2026.4):
+    # not offered, no price, until an actuary publishes the held run (docs/catalogue.md).
+    REVIEW = "REVIEW"
 
 
 class PricingRunStatus(StrEnum):
@@ -69,3 +72,6 @@ class PricingRunStatus(StrEnum):
     COMPLETED = "COMPLETED"  # published: the coverage's price while it is the newest published run
     FAILED = "FAILED"
     LAPSED = "LAPSED"  # a candidate nobody published within its lifetime
+    # The catalogue's own pricing, held for an actuary (the burn check's views lie above the
+    # band, the pricing run's `holdReason`); one actuary publishes it (docs/catalogue.md).
+    HELD = "HELD"

@@ -54,7 +54,8 @@ class BatchDocuments(msgspec.Struct, frozen=True):
 
 class CataloguePricingRun(msgspec.Struct, frozen=True):
     """A pricing run the catalogue workflow made (the `pricing` query): `status` pricing |
-    priced | failed; `documents_workflow_id` the batch workflow rendering its documents."""
+    priced | held (for an actuary, not offered) | failed; `documents_workflow_id` the batch
+    workflow rendering its documents."""
 
     coverage_id: uuid.UUID
     slot: CoverageSlot

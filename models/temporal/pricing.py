@@ -41,6 +41,9 @@ class PriceCoverageInput(msgspec.Struct, frozen=True):
     # before four eyes): published as soon as simulated.
     candidate: bool = False
     candidate_lifetime_seconds: int = CANDIDATE_LIFETIME_SECONDS
+    # The model version an actuary's rerun asked for (a kept one, activities/pricing/frozen);
+    # None: the live engine's (every catalogue run, and every run started before issue 26).
+    model_version: str | None = None
 
 
 class PublishCandidate(msgspec.Struct, frozen=True):

@@ -117,7 +117,7 @@ class CoverageFull(CamelStruct, tag_field="@type", tag="Coverage"):
     expected_loss_ratio: Decimal
     fact_sheet_report_file_id: uuid.UUID | None
     technical_pricing_report_file_id: uuid.UUID | None
-    status: str
+    status: str  # PRICING | ACTIVE (offered) | REVIEW (its pricing held for an actuary: not offered)
     ui_state: str
     start: str  # YYYY-MM-DDThh:mm:ss.SSS+00:00
     end: str
@@ -159,7 +159,8 @@ class RiskMetricsOut(CamelStruct):
     parameter_standard_deviation: Decimal | None = None
     expected_loss_band_low: Decimal | None = None
     expected_loss_band_high: Decimal | None = None
-    # Burn against model: AGREES | DISAGREES (held for an actuary's review) | NO_HISTORY
+    # Burn against model: AGREES | DISAGREES (EL blended with the burn) | HELD (a view of the
+    # record above the band: not sold until an actuary publishes it) | NO_HISTORY
     burn_z_score: Decimal | None = None
     burn_check: str | None = None
     review: bool = False
@@ -184,11 +185,40 @@ class BurnYearOut(CamelStruct):
     payout: Decimal
 
 
+class BurnViewOut(CamelStruct):
+    """The cover's burn on one view of the record (docs/pricing-model.md, "Burn analysis");
+    rates are fractions of the limit."""
+
+    name: str  # full record | last 30 years | detrended record
+    first_year: int
+    last_year: int
+    years: int
+    burn_cost: Decimal
+    burn_cost_rate: Decimal
+    burn_cost_standard_error: Decimal
+    payout_frequency: Decimal
+    basis: str
+    holds: bool  # above the band by more than its sampling error: the run is held
+
+
+class BandDriverOut(CamelStruct):
+    """One driver of the parameter band: the EL at its 5 % and 95 % points (money per unit
+    of cover), its sd and its share of the band's variance."""
+
+    name: str  # sampling | scale | trend | mapping
+    low: Decimal
+    high: Decimal
+    standard_deviation: Decimal
+    share: Decimal
+    note: str
+
+
 class PricingRunOut(CamelStruct):
     coverage_id: uuid.UUID
     version: int
-    # QUEUED | RUNNING | CANDIDATE (a rerun waiting for a second actuary) | COMPLETED
-    # (published) | FAILED | LAPSED (a candidate nobody published in time)
+    # QUEUED | RUNNING | CANDIDATE (a rerun waiting for a second actuary) | HELD (the
+    # catalogue's run held for an actuary) | COMPLETED (published) | FAILED | LAPSED (a
+    # candidate nobody published in time)
     status: str
     workflow_id: str
     simulations: int
@@ -215,12 +245,22 @@ class PricingRunOut(CamelStruct):
     completed_at: str | None
     published_by: str | None = None  # who made it the price (null while not published)
     published_at: str | None = None
+    # Why the catalogue's run is held for an actuary (status HELD; pricing-2026.4 on): the
+    # burn views above the band. Null when nothing holds it.
+    hold_reason: str | None = None
+    # The burn on three views of the record that do not share the model's projection (null
+    # before pricing-2026.4), and the parameter band's drivers
+    burn_views: list[BurnViewOut] | None = None
+    band_drivers: list[BandDriverOut] | None = None
 
 
 class NewPricingRun(CamelStruct):
     simulations: Annotated[int, msgspec.Meta(ge=1_000, le=2_000_000)] | None = None
     seed: Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)] | None = None
     expected_loss_ratio: Decimal | None = None
+    # A kept model version to price with (e.g. "pricing-2026.3.1": a rerun of an old run's
+    # inputs reproduces its figures); absent: the live version
+    model_version: str | None = None
 
     def __post_init__(self) -> None:
         elr = self.expected_loss_ratio

@@ -88,6 +88,8 @@ def _stored(outcome) -> dict:
     """What a pricing run stores of its outcome (its duration is not a figure)."""
     out = json.loads(msgspec.json.encode(outcome))
     out.pop("seconds")
+    if out.get("hold_reason", "") is None:  # a field added after 2026.3.1, at its default
+        out.pop("hold_reason")
     return out
 
 

@@ -9,6 +9,7 @@ import sys
 import click
 
 import models  # noqa: F401 - sets PICCOLO_CONF
+from models.domain.model_versions import KEPT_MODEL_VERSIONS
 from models.settings import load_settings
 
 
@@ -133,10 +134,16 @@ def migrate() -> None:
 @click.option("--seed", "-s", type=click.IntRange(0, 2**63 - 1), help="Random seed (default: the coverage's own).")
 @click.option("--elr", type=click.FloatRange(0, 1, min_open=True), help="Expected loss ratio, e.g. 0.65.")
 @click.option(
+    "--model-version", type=click.Choice(KEPT_MODEL_VERSIONS),
+    help="A kept pricing model version (default: the live one); an old run's inputs under its own version reproduce it.",
+)
+@click.option(
     "--as", "actuary", required=True, metavar="NAME",
     help="The staff actuary running it (parametric staff create NAME --role actuary); another publishes it.",
 )
-def reprice(coverage_id, simulations: int | None, seed: int | None, elr: float | None, actuary: str) -> None:
+def reprice(
+    coverage_id, simulations: int | None, seed: int | None, elr: float | None, model_version: str | None, actuary: str
+) -> None:
     """Rerun COVERAGE_ID's pricing with other settings; show progress and the change. The
     rerun is a candidate: it becomes the price when another actuary publishes it."""
     from decimal import Decimal
@@ -145,7 +152,8 @@ def reprice(coverage_id, simulations: int | None, seed: int | None, elr: float |
     from models.wire.internal import NewPricingRun
 
     request = NewPricingRun(
-        simulations=simulations, seed=seed, expected_loss_ratio=None if elr is None else Decimal(str(elr))
+        simulations=simulations, seed=seed, expected_loss_ratio=None if elr is None else Decimal(str(elr)),
+        model_version=model_version,
     )
     asyncio.run(run_reprice(load_settings(), coverage_id, request, actuary))
 

@@ -16,7 +16,7 @@ from litestar.datastructures import MutableScopeHeaders
 from litestar.types import Message, Scope
 
 from api.auth.middleware import PUBLIC_PATHS
-from api.peer import peer_address
+from api.peer import peer_key
 
 _PUBLIC = re.compile("|".join(PUBLIC_PATHS))
 
@@ -35,7 +35,7 @@ async def response_headers(message: Message, scope: Scope) -> None:
         quota = state.get("rate_quota")
         if quota is None:
             limits = getattr(scope["app"].state, "limits", None)
-            quota = limits.peer.peek(peer_address(scope)) if limits is not None else None
+            quota = limits.peer.peek(peer_key(scope)) if limits is not None else None
         if quota is not None:
             for name, value in quota.headers().items():
                 headers[name] = value

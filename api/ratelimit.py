@@ -23,6 +23,7 @@ import logging
 import math
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Protocol
@@ -31,11 +32,11 @@ from litestar.enums import ScopeType
 from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Receive, Scope, Send
 
-from api.peer import TrustedProxies, peer_address
+from api.peer import TrustedProxies, peer_key
 from api.problems import DomainError
 from models.settings import Settings
 
-MAX_KEYS = 100_000  # forget every bucket beyond this many keys (a flood of fresh addresses)
+MAX_KEYS = 100_000  # beyond this many keys the least recently used are forgotten (a flood of fresh addresses)
 SYNC_SECONDS = 0.2  # how often a process adds its spending to the shared buckets
 SHARED_FOR = 1.0  # a bucket another process wrote within this long is shared (split)
 ALIVE_FOR = 2.0  # a process that synced within this long is counted among those sharing
@@ -85,18 +86,22 @@ class _Bucket:
 
 
 class LocalBuckets:
-    """The in-process store."""
+    """The in-process store. Past MAX_KEYS the least recently used buckets are forgotten, one
+    per new key: a flood of fresh keys never forgets the buckets in use (clearing them all
+    gave every limited caller a full bucket again)."""
 
     def __init__(self) -> None:
-        self._buckets: dict[str, _Bucket] = {}
+        self._buckets: OrderedDict[str, _Bucket] = OrderedDict()
 
     def take(self, key: str, rate: float, burst: int, cost: float, force: bool = False) -> tuple[bool, float]:
         now = time.monotonic()
         bucket = self._buckets.get(key)
         if bucket is None:
-            if len(self._buckets) >= MAX_KEYS:
-                self._buckets.clear()
+            while len(self._buckets) >= MAX_KEYS:
+                self._buckets.popitem(last=False)
             bucket = self._buckets[key] = _Bucket(tokens=burst, stamp=now)
+        else:
+            self._buckets.move_to_end(key)
         bucket.tokens = min(burst, bucket.tokens + (now - bucket.stamp) * rate)
         bucket.stamp = now
         if bucket.tokens >= cost:
@@ -146,7 +151,7 @@ class SyncedBuckets:
     def __init__(self, scope: str = "") -> None:
         self.scope = scope
         self.process_id = f"{scope_tag(scope)}:{uuid.uuid4().hex[:20]}"  # fits the 40 characters of its column
-        self._shares: dict[str, _Share] = {}
+        self._shares: OrderedDict[str, _Share] = OrderedDict()  # least recently used first
         self._dirty: set[str] = set()
         self.processes = 1  # API processes of the scope that synced lately (this one included)
         self.syncs = 0  # transactions done (tests, benchmarks)
@@ -158,10 +163,12 @@ class SyncedBuckets:
         now = time.monotonic()
         share = self._shares.get(key)
         if share is None:
-            if len(self._shares) >= MAX_KEYS:
-                self._forget_clean()
+            while len(self._shares) >= MAX_KEYS:
+                self._forget_oldest()
             share = self._shares[key] = _Share(now, rate, float(burst), self.processes)
-        elif share.share != self.processes and now - share.synced_at > SHARED_FOR:
+        else:
+            self._shares.move_to_end(key)
+        if share.share != self.processes and now - share.synced_at > SHARED_FOR:
             # Who else spends from it is old news: assume everyone does until the next sync.
             share.tokens = share.tokens * share.share / self.processes
             share.share = self.processes
@@ -180,13 +187,13 @@ class SyncedBuckets:
             self._dirty.add(key)
         return taken == cost, share.tokens * n
 
-    def _forget_clean(self) -> None:
-        """Past MAX_KEYS: forget the views with nothing to sync (then all, under a flood)."""
-        for key in [k for k in self._shares if k not in self._dirty]:
-            del self._shares[key]
-        if len(self._shares) >= MAX_KEYS:
-            self._shares.clear()
-            self._dirty.clear()
+    def _forget_oldest(self) -> None:
+        """Past MAX_KEYS: forget the least recently used view (the shared bucket stays in the
+        database: a view made again reads it back at the next sync). Spending of it not
+        synced yet is lost with it: the oldest view was synced long ago, unless a flood of
+        MAX_KEYS fresh keys came within one sync period."""
+        key, _ = self._shares.popitem(last=False)
+        self._dirty.discard(key)
 
     async def sync(self) -> None:
         """Add what this process spent to the shared buckets and take their news (one
@@ -319,10 +326,12 @@ class RateLimiter:
             if tokens < 1:
                 raise self.refusal(tokens, what)
 
-    def charge(self, key: str) -> None:
-        """Take one token for `key` if it has one (a failure to count, never refused)."""
-        if self.enabled:
-            self.store.take(f"{self.name}:{key}", self.per_second, self.burst, 1, force=True)
+    def charge(self, key: str) -> tuple[bool, float]:
+        """Take one token for `key` if it has one (a failure to count, never refused here):
+        whether it had one, and what is left (True when the limit is off)."""
+        if not self.enabled:
+            return True, float(self.burst)
+        return self.store.take(f"{self.name}:{key}", self.per_second, self.burst, 1, force=True)
 
     def refusal(self, tokens: float, what: str) -> RateLimited:
         wait = self._wait(tokens)
@@ -339,7 +348,7 @@ class Limits:
     def __init__(self, settings: Settings, store: BucketStore | None = None) -> None:
         store = store or LocalBuckets()
         self.store = store
-        self.trusted = TrustedProxies(settings.trusted_proxies)
+        self.trusted = TrustedProxies(settings.trusted_proxies, settings.trusted_proxy_header)
         self.peer = RateLimiter(settings.peer_rate_per_second, settings.peer_rate_burst, store, "peer")
         self.client = RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst, store, "client")
         token_rate = settings.token_rate_per_second
@@ -351,18 +360,25 @@ class Limits:
         syncing = getattr(self.store, "syncing", None)
         return syncing() if syncing is not None else contextlib.nullcontext()
 
-    def refuse_failing(self, scope: Scope, *claimed: str) -> None:
-        """429 for a peer address, or a claimed client, that spent its budget of failed
-        authentications: refused before its credential is even looked at."""
-        self.failures.refuse_if_spent(f"peer:{peer_address(scope)}", "failed authentications from this address")
-        for client in claimed:
-            self.failures.refuse_if_spent(f"client:{client}", "failed authentications for this client")
+    def refuse_failing(self, scope: Scope) -> None:
+        """429 for a peer address that spent its budget of failed authentications (its own
+        failures): refused before its credential is looked at."""
+        self.failures.refuse_if_spent(f"peer:{peer_key(scope)}", "failed authentications from this address")
 
-    def failed(self, scope: Scope, *claimed: str) -> None:
-        """Count one failed authentication against the peer address and the claimed clients."""
-        self.failures.charge(f"peer:{peer_address(scope)}")
-        for client in claimed:
-            self.failures.charge(f"client:{client}")
+    def failed(self, scope: Scope, *claimed: str) -> RateLimited | None:
+        """Count one failed authentication against the peer address and the claimed clients
+        (normalised ids: api/auth/controller.py); the 429 to answer instead of the 401 when
+        one of them had spent its budget already. A claimed client's budget only ever
+        refuses callers that fail for it: whoever knows a client id cannot keep the client
+        itself, with its right secret, from its tokens."""
+        refusal = None
+        counted = [(f"peer:{peer_key(scope)}", "failed authentications from this address")]
+        counted += [(f"client:{client}", "failed authentications for this client") for client in claimed]
+        for key, what in counted:
+            had_one, tokens = self.failures.charge(key)
+            if not had_one and refusal is None:
+                refusal = self.failures.refusal(tokens, what)
+        return refusal
 
 
 def note(scope: Scope, quota: Quota | None) -> None:
@@ -382,5 +398,5 @@ class PeerLimit(ASGIMiddleware):
 
     async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
         limits: Limits = scope["app"].state.limits
-        note(scope, limits.peer.take(peer_address(scope), "requests from this address"))
+        note(scope, limits.peer.take(peer_key(scope), "requests from this address"))
         await next_app(scope, receive, send)

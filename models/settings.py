@@ -79,6 +79,8 @@ class Settings:
     # Limits (docs/api-decisions.md, "Limits"). Proxies whose X-Forwarded-For / Forwarded the
     # API believes (addresses or CIDRs); from any other peer those headers are ignored.
     trusted_proxies: tuple[str, ...] = ()
+    # The one forwarding header those proxies write: x-forwarded-for (default) or forwarded.
+    trusted_proxy_header: str = "x-forwarded-for"
     peer_rate_per_second: float = 400.0  # every request, per peer address; 0 turns it off
     peer_rate_burst: int = 800
     # Failed authentications (bad client secret, bad or expired token, unknown API key), per
@@ -182,7 +184,11 @@ def load_settings() -> Settings:
         observation_providers=tuple(p.strip() for p in _env("OBSERVATION_PROVIDERS", "").split(",") if p.strip()),
         imd_grid_dir=Path(_env("IMD_GRID_DIR", str(var_dir / "imd-grid"))),
         external_platform_tenant=os.environ.get("AUTH_PLATFORM_TENANT") or None,
+        webhook_allow_loopback=_env("WEBHOOK_ALLOW_LOOPBACK", "0").lower() in ("1", "true", "yes"),
+        webhook_secrets_key=os.environ.get("SECRETS_KEY") or os.environ.get("WEBHOOK_SECRETS_KEY") or None,
+        temporal_ui_port=int(_env("TEMPORAL_UI_PORT", "8233")),
         trusted_proxies=tuple(p.strip() for p in _env("TRUSTED_PROXIES", "").split(",") if p.strip()),
+        trusted_proxy_header=_env("TRUSTED_PROXY_HEADER", "x-forwarded-for").strip().lower(),
         # One peer address may be many clients (a NAT): by default four clients' worth.
         peer_rate_per_second=float(_env("PEER_RATE_PER_SECOND", str(4 * float(_env("RATE_LIMIT_PER_SECOND", "100"))))),
         peer_rate_burst=int(_env("PEER_RATE_BURST", str(4 * int(_env("RATE_LIMIT_BURST", "200"))))),
@@ -193,9 +199,6 @@ def load_settings() -> Settings:
         pricing_starts_per_minute=int(_env("PRICING_STARTS_PER_MINUTE", "60")),
         sellable_months=int(_env("SELLABLE_MONTHS", "24")),
         worker_shutdown_seconds=float(_env("WORKER_SHUTDOWN_SECONDS", "30")),
-        webhook_allow_loopback=_env("WEBHOOK_ALLOW_LOOPBACK", "0").lower() in ("1", "true", "yes"),
-        webhook_secrets_key=os.environ.get("SECRETS_KEY") or os.environ.get("WEBHOOK_SECRETS_KEY") or None,
-        temporal_ui_port=int(_env("TEMPORAL_UI_PORT", "8233")),
         log_format=_env("LOG_FORMAT", "auto"),
         log_level=_env("LOG_LEVEL", "INFO"),
         worker_metrics_port=int(_env("WORKER_METRICS_PORT", "0")),

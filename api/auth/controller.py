@@ -1,8 +1,12 @@
 """The token endpoint (OAuth 2.0 client credentials, RFC 6749 §4.4) and the published keys.
 
-Token requests count against the caller's real address (api/peer.py); a failed client
-authentication counts against the address and the claimed client, and either one past its
-budget of failures is answered `slow_down` before the secret is even compared."""
+Token requests count against the caller's real address (api/peer.py). The secret is
+checked first (a SHA-256 compare, microseconds): a right one is never refused for someone
+else's failures. A failed client authentication counts against the address and the claimed
+client (its tenant and client ids normalised, so `{...}`, `urn:uuid:`, upper case or
+hyphenless spellings are one client, not fresh budgets); a failing caller past either
+budget is answered `slow_down` instead of `invalid_client`. An address past its own budget
+of failures is refused before its secret is looked at."""
 
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath
 
 from api.auth.tenants import authenticate_client, roles_of
-from api.peer import peer_address
+from api.peer import peer_key
 from api.auth.tokens import SigningUnavailable, TokenService
 from api.problems import NotFound
 from api.ratelimit import Limits, RateLimited, note
@@ -49,6 +53,15 @@ def _basic_credentials(request: Request) -> tuple[str, str] | None:
         return None
     client_id, sep, secret = decoded.partition(":")
     return (unquote_plus(client_id), unquote_plus(secret)) if sep else None
+
+
+def claimed_client(tenant_id: str, client_id: str) -> str | None:
+    """The client a token request claims to be, as one key however its ids are spelled
+    (`tenant/client`, canonical UUIDs); None when either is not a UUID (no such client)."""
+    try:
+        return f"{uuid.UUID(tenant_id)}/{uuid.UUID(client_id)}"
+    except ValueError:
+        return None
 
 
 async def _known_tenant(tenant_id: str) -> None:
@@ -82,7 +95,7 @@ class TokenController(Controller):
         settings = tokens.settings
         limits: Limits = request.app.state.limits
         try:
-            note(request.scope, limits.token.take(peer_address(request.scope), "token requests"))
+            note(request.scope, limits.token.take(peer_key(request.scope), "token requests"))
         except RateLimited as exc:
             return _oauth_error(429, "slow_down", exc.detail, exc.headers)
         if not request.headers.get("content-type", "").startswith("application/x-www-form-urlencoded"):
@@ -101,19 +114,18 @@ class TokenController(Controller):
             return _oauth_error(400, "unsupported_grant_type", "only client_credentials is supported")
         if missing:
             return _oauth_error(400, "invalid_request", f"missing: {', '.join(missing)}")
-        claimed = f"{tenant_id}/{fields['client_id']}"[:300]
-        try:
-            limits.refuse_failing(request.scope, claimed)
+        try:  # this address's own failures
+            limits.refuse_failing(request.scope)
         except RateLimited as exc:
             return _oauth_error(429, "slow_down", exc.detail, exc.headers)
-        try:
-            uuid.UUID(tenant_id)
-        except ValueError:
-            limits.failed(request.scope, claimed)
-            return _oauth_error(401, "invalid_client", "client authentication failed")
-        client = await authenticate_client(tenant_id, fields["client_id"], fields["client_secret"])
+        claimed = claimed_client(tenant_id, fields["client_id"])
+        client = None
+        if claimed is not None:
+            client = await authenticate_client(tenant_id, fields["client_id"], fields["client_secret"])
         if client is None:
-            limits.failed(request.scope, claimed)
+            refusal = limits.failed(request.scope, *([claimed] if claimed else []))
+            if refusal is not None:
+                return _oauth_error(429, "slow_down", refusal.detail, refusal.headers)
             return _oauth_error(
                 401,
                 "invalid_client",

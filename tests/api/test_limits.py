@@ -18,7 +18,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from api.peer import TrustedProxies
+from api import ratelimit
+from api.peer import TrustedProxies, limit_key
 from tests.api.test_auth import TOKEN_PATH, form
 from tests.conftest import Server, assert_problem, free_port
 
@@ -41,7 +42,8 @@ def test_forwarded_for_counts_only_from_trusted_proxies():
     # The right-most hop that is not a proxy: 6.6.6.6 was written by the client itself.
     assert proxies.client("127.0.0.1", xff) == "1.2.3.4"
     assert proxies.client("8.8.8.8", xff) == "8.8.8.8"  # not from a proxy: ignored
-    assert proxies.client("127.0.0.1", [(b"forwarded", b'for="[2001:db8::1]:443";proto=https')]) == "2001:db8::1"
+    forwarded = TrustedProxies(["127.0.0.1"], "forwarded")
+    assert forwarded.client("127.0.0.1", [(b"forwarded", b'for="[2001:db8::1]:443";proto=https')]) == "2001:db8::1"
     assert proxies.client("127.0.0.1", [(b"x-forwarded-for", b"not-an-address")]) == "127.0.0.1"
     assert proxies.client("127.0.0.1", []) == "127.0.0.1"
     with pytest.raises(ValueError, match="TRUSTED_PROXIES"):
@@ -168,3 +170,97 @@ async def test_every_answer_carries_the_security_and_ratelimit_headers(http, ten
         assert answers[what].headers["cache-control"] == "no-store", what
     assert answers["authenticated"].status_code == 200
     assert "no-store" not in answers["public"].headers.get("cache-control", "")
+
+
+# --- review of issue 24 (finding 6): the one header to trust ------------------------------
+
+
+def test_only_the_configured_forwarding_header_is_believed():
+    """A proxy that appends `Forwarded` passes the client's own X-Forwarded-For through: with
+    TRUSTED_PROXY_HEADER=forwarded that X-Forwarded-For is the client's words, and ignored
+    (it used to win over Forwarded whenever present)."""
+    both = [(b"x-forwarded-for", b"6.6.6.6"), (b"forwarded", b"for=198.51.100.7")]
+    assert TrustedProxies(["127.0.0.1"], "forwarded").client("127.0.0.1", both) == "198.51.100.7"
+    assert TrustedProxies(["127.0.0.1"], "x-forwarded-for").client("127.0.0.1", both) == "6.6.6.6"
+    # The default header is X-Forwarded-For; Forwarded alone is then not believed either.
+    assert TrustedProxies(["127.0.0.1"]).client("127.0.0.1", [(b"forwarded", b"for=198.51.100.7")]) == "127.0.0.1"
+    with pytest.raises(ValueError, match="TRUSTED_PROXY_HEADER"):
+        TrustedProxies(["127.0.0.1"], "x-real-ip")
+
+
+async def test_behind_a_forwarded_proxy_the_client_cannot_choose_its_address(settings, database, temporal_env, tenant):
+    app = strict_app(settings, temporal_env, token_rate_per_second=1, trusted_proxies=("127.0.0.1",),
+                     trusted_proxy_header="forwarded")
+    async with Server(app, free_port()) as api, httpx.AsyncClient(base_url=api.base_url) as client:
+        codes = []
+        for i in range(6):  # one client (as its proxy says), a fresh X-Forwarded-For of its own each time
+            r = await client.post(TOKEN_PATH.format(tenant.id), data=form(tenant.credentials),
+                                  headers={"X-Forwarded-For": f"203.0.113.{i + 1}", "Forwarded": "for=198.51.100.7"})
+            codes.append(r.status_code)
+        assert codes[0] == 200 and 429 in codes, codes
+
+
+# --- review of issue 24 (finding 3): failures count against the failing callers only -------
+
+
+def _behind(address: str) -> dict[str, str]:
+    return {"X-Forwarded-For": address}
+
+
+async def test_a_right_secret_is_never_refused_for_someone_elses_failures(settings, database, temporal_env, tenant):
+    """Anyone who knew a client id kept that client from new tokens (its bucket of failures
+    refused the right secret before checking it). The failing callers are refused; the
+    client, from its own address with its own secret, is not."""
+    app = strict_app(settings, temporal_env, auth_failures_per_minute=1, auth_failure_burst=3,
+                     trusted_proxies=("127.0.0.1",))
+    async with Server(app, free_port()) as api, httpx.AsyncClient(base_url=api.base_url) as client:
+        wrong = form(tenant.credentials, client_secret="guess")
+        codes = [(await client.post(TOKEN_PATH.format(tenant.id), data=wrong, headers=_behind(f"192.0.2.{10 + i}")))
+                 .status_code for i in range(4)]
+        assert codes == [401, 401, 401, 429], codes  # the client's budget of failures, across addresses
+        right = await client.post(TOKEN_PATH.format(tenant.id), data=form(tenant.credentials), headers=_behind("192.0.2.99"))
+        assert right.status_code == 200, right.text
+
+
+async def test_a_client_id_spelled_otherwise_is_the_same_client(settings, database, temporal_env, tenant):
+    """uuid.UUID reads upper case, braces, urn:uuid: and hyphenless ids: each spelling was a
+    fresh budget of failures for the same client."""
+    app = strict_app(settings, temporal_env, auth_failures_per_minute=1, auth_failure_burst=3,
+                     trusted_proxies=("127.0.0.1",))
+    cid = uuid.UUID(tenant.credentials["client_id"])
+    spellings = [str(cid).upper(), f"{{{cid}}}", f"urn:uuid:{cid}", cid.hex]
+    async with Server(app, free_port()) as api, httpx.AsyncClient(base_url=api.base_url) as client:
+        codes = []
+        for i, spelled in enumerate(spellings):
+            r = await client.post(TOKEN_PATH.format(tenant.id), data=form(tenant.credentials, client_id=spelled,
+                                                                           client_secret="guess"),
+                                  headers=_behind(f"192.0.2.{30 + i}"))
+            codes.append(r.status_code)
+        assert codes == [401, 401, 401, 429], codes
+
+
+async def test_ipv6_callers_are_limited_by_their_64(settings, database, temporal_env):
+    """One host or subscriber holds a whole /64: keyed per /128 it had 2^64 fresh buckets."""
+    assert limit_key("2001:db8:1:2:aaaa::1") == "2001:db8:1:2::/64" == limit_key("2001:db8:1:2::ffff")
+    assert limit_key("::ffff:198.51.100.1") == "198.51.100.1" and limit_key("198.51.100.1") == "198.51.100.1"
+    app = strict_app(settings, temporal_env, peer_rate_per_second=1, peer_rate_burst=2, trusted_proxies=("127.0.0.1",))
+    async with Server(app, free_port()) as api, httpx.AsyncClient(base_url=api.base_url) as client:
+        codes = [(await client.get("/.well-known/jwks.json", headers=_behind(f"2001:db8:1:2::{i + 1}"))).status_code
+                 for i in range(3)]
+        assert codes == [200, 200, 429], codes
+        other = await client.get("/.well-known/jwks.json", headers=_behind("2001:db8:1:3::1"))  # another /64
+        assert other.status_code == 200, other.text
+
+
+@pytest.mark.parametrize("store", [ratelimit.LocalBuckets, ratelimit.SyncedBuckets])
+def test_a_flood_of_fresh_keys_does_not_refill_the_limited_ones(monkeypatch, store):
+    """Past MAX_KEYS the store forgot every bucket (LocalBuckets; SyncedBuckets once its
+    views were all unsynced), so a flood of fresh addresses refilled the limited caller's."""
+    monkeypatch.setattr(ratelimit, "MAX_KEYS", 50)
+    limiter = ratelimit.RateLimiter(1 / 3600, 2, store(), "peer")
+    limiter.take("attacker")
+    limiter.take("attacker")
+    for i in range(200):
+        limiter.take(f"fresh-{i}")  # a flood of new addresses, each one request
+        with pytest.raises(ratelimit.RateLimited):
+            limiter.take("attacker")  # still refused: its bucket is the most recently used

@@ -87,7 +87,8 @@ def worker(args: tuple[str, ...]) -> None:
 
 @main.command("check-deployment")
 @click.option("--json", "as_json", is_flag=True, help="The findings as JSON.")
-def check_deployment(as_json: bool) -> None:
+@click.option("--before-workers", is_flag=True, help="Skip the task queues' pollers (a step before the workers start).")
+def check_deployment(as_json: bool, before_workers: bool) -> None:
     """Report what the configured Temporal cluster and database lack: the namespace, the
     search attributes, the schema's migrations, a poller on every task queue. Exits 1 when
     anything is missing (docs/deployment.md)."""
@@ -95,7 +96,7 @@ def check_deployment(as_json: bool) -> None:
 
     from api.deployment import check_deployment as run_checks
 
-    findings = asyncio.run(run_checks(load_settings()))
+    findings = asyncio.run(run_checks(load_settings(), pollers=not before_workers))
     if as_json:
         click.echo(json.dumps([asdict(f) for f in findings], indent=2))
     else:

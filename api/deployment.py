@@ -153,14 +153,16 @@ async def _database(settings: Settings) -> list[Finding]:
         await close_pool()
 
 
-async def check_deployment(settings: Settings) -> list[Finding]:
-    """Every finding, in the order ops read them."""
+async def check_deployment(settings: Settings, pollers: bool = True) -> list[Finding]:
+    """Every finding, in the order ops read them (`pollers=False`: before the workers start,
+    as a deployment's step between the migrations and the service)."""
     findings: list[Finding] = []
     client, found = await _temporal(settings)
     findings += found
     if client is not None:
         findings.append(await _namespace(client, settings))
         findings.append(await _search_attributes(client, settings))
-        findings += await _task_queues(client, settings)
+        if pollers:
+            findings += await _task_queues(client, settings)
     findings += await _database(settings)
     return findings

@@ -17,9 +17,9 @@ from tests.conftest import free_port, temporal_binary
 REPO = Path(__file__).resolve().parents[1]
 
 
-async def _check(**env: str) -> tuple[int, list[dict], str]:
+async def _check(*args: str, **env: str) -> tuple[int, list[dict], str]:
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "api.cli", "check-deployment", "--json", env={**os.environ, **env}, cwd=REPO,
+        sys.executable, "-m", "api.cli", "check-deployment", "--json", *args, env={**os.environ, **env}, cwd=REPO,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )
     out, err = await asyncio.wait_for(proc.communicate(), 120)
@@ -73,7 +73,8 @@ async def test_an_unmigrated_database_and_an_unreachable_cluster_are_reported(tm
                                        DATABASE_URL=f"sqlite:///{tmp_path / 'empty.sqlite'}")
     missing = _missing(findings)
     assert status == 1 and set(missing) == {"temporal", "schema"}, findings
-    assert len(missing["schema"]) >= 29  # every migration pending
+    shipped = sorted(p.stem for p in (REPO / "models" / "db" / "migrations").glob("parametric_*.py"))
+    assert shipped and missing["schema"] == shipped  # every migration this tree ships, pending
     assert not (tmp_path / "empty.sqlite").exists() or "piccolo_migration" not in (tmp_path / "empty.sqlite").read_bytes().decode("latin-1")
 
 
@@ -88,3 +89,37 @@ async def test_the_text_report_names_what_is_missing(bare_server, database):
     assert proc.returncode == 1
     assert any(line.startswith("MISSING") and "SettlementState (Keyword)" in line for line in text.splitlines()), text
     assert any(line.startswith("ok") and "namespace" in line and "retention" in line for line in text.splitlines()), text
+
+
+async def test_before_the_workers_only_the_cluster_and_the_database_are_checked(service):
+    """The deployment's step between the migrations and the service (temporal-dev.yml,
+    profile prod): no worker polls yet, and that is not missing."""
+    status, findings, err = await _check("--before-workers", TEMPORAL_ADDRESS=service.temporal_address,
+                                         TEMPORAL_TASK_QUEUE="nobody-polls-yet")
+    assert status == 0 and _missing(findings) == {}, (findings, err)
+    assert "task-queue" not in {f["check"] for f in findings}
+
+
+def test_the_production_profile_registers_every_search_attribute_and_installs_nothing_at_start():
+    import yaml
+
+    from models.temporal.search_attributes import SEARCH_ATTRIBUTES
+
+    services = yaml.safe_load((REPO / "temporal-dev.yml").read_text())["services"]
+    prod = {name: s for name, s in services.items() if "prod" in s.get("profiles", [])}
+    step = prod["temporal-namespace"]
+    assert step["entrypoint"] == ["sh", "/setup-namespace.sh"]
+    assert step["command"][2:] == [f"{name}={kind}" for name, kind in SEARCH_ATTRIBUTES.items()]
+    script = (REPO / "deploy" / "temporal" / "setup-namespace.sh").read_text()
+    assert "set -eu" in script and "|| true" not in script  # it fails loudly
+    for name, service in prod.items():
+        command = json.dumps(service.get("command", "")) + json.dumps(service.get("entrypoint", ""))
+        assert "pip install" not in command, name
+    # every process kind, each after the migrations and the check
+    commands = {name: service["command"] for name, service in prod.items() if service.get("image") == "parametric:latest"}
+    queues = sorted(q for c in commands.values() if c[0] == "worker" for q in c[2::2])
+    assert queues == sorted(["lifecycle", "webhooks", "pricing", "documents", "settlement"])
+    for name, command in commands.items():
+        if command[0] in ("worker", "api"):
+            assert prod[name]["depends_on"] == {"deployment-check": {"condition": "service_completed_successfully"}}
+    assert prod["deployment-check"]["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}

@@ -6,7 +6,13 @@ rotation overlap, one signature per valid secret, space-separated).
 Before every attempt the URL's host is resolved and each address checked
 (`models/domain/webhook_urls.py`); the connection goes to a checked address, with the URL's
 `Host` header and, for https, its name for SNI and the certificate check, so a name that now
-resolves inside the network is never reached."""
+resolves inside the network is never reached.
+
+Before every attempt the payout hold is checked too: a `payout.recorded` or
+`adjustment.recorded` message of a policy held since its delivery was made (after the
+settlement's dispatch, or while the receiver kept failing) is not sent; the delivery waits
+for the release (`models.db.webhooks.wait_for_release`), and the run that found the hold
+ends without recording a failure."""
 
 from __future__ import annotations
 
@@ -27,7 +33,7 @@ from models.db.webhook_secrets import SecretUnreadable
 from models.domain.webhook_urls import Refused
 from models.domain.webhooks import TIMEOUT_SECONDS
 from models.settings import load_settings
-from models.temporal.ids import webhook_delivery_workflow_id
+from models.temporal.ids import webhook_delivery_round, webhook_delivery_workflow_id
 from models.temporal.webhooks import WEBHOOK_DELIVERY_WORKFLOW, DeliveryOutcome, DispatchInput, FinishDeliveryInput
 from models.webhook_resolution import Resolved, Unresolved, policy_of, resolve
 
@@ -81,22 +87,25 @@ async def dispatch_webhooks(request: DispatchInput) -> int:
     The deliveries commit first, then their workflows start: a pass that dies in between
     leaves them PENDING and not started, so every pass starts those too, the oldest first,
     once `orphaned_after_seconds` old (the start is idempotent: the workflow id is the
-    delivery's; one running is found running, one closed is never run again). Returns the
-    workflows started."""
+    delivery's; one running is found running, one closed is never run again). A delivery a
+    payout hold stopped on its way is among those once the hold is released, started as
+    the run after the hold (`held_times`). Returns the workflows started."""
     client = activity.client()
     started = 0
     while True:
         made = await webhooks_db.dispatch_pending(request.limit)
         orphaned = utcnow() - dt.timedelta(seconds=request.orphaned_after_seconds)
-        ids = made + await webhooks_db.unstarted_deliveries(request.limit, created_before=orphaned, leaving=made)
-        if not ids:
+        runs = [(d, 0) for d in made] + await webhooks_db.unstarted_deliveries(
+            request.limit, created_before=orphaned, leaving=made
+        )
+        if not runs:
             return started
-        for delivery_id in ids:
+        for delivery_id, held_times in runs:
             try:
                 await client.start_workflow(
                     WEBHOOK_DELIVERY_WORKFLOW,
                     delivery_id,
-                    id=webhook_delivery_workflow_id(delivery_id),
+                    id=webhook_delivery_workflow_id(delivery_id, held_times),
                     task_queue=request.task_queue,
                     id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
                     id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
@@ -105,7 +114,7 @@ async def dispatch_webhooks(request: DispatchInput) -> int:
             except WorkflowAlreadyStartedError:  # it ran and closed: not sent twice
                 pass
             started += 1
-        await webhooks_db.mark_started(ids)
+        await webhooks_db.mark_started(runs)
         activity.heartbeat(started)
 
 
@@ -113,13 +122,24 @@ async def dispatch_webhooks(request: DispatchInput) -> int:
 async def deliver_webhook(delivery_id: str) -> DeliveryOutcome:
     """POST the message, signed, to the endpoint; a 2xx answer delivers it. Anything else
     raises (retried with backoff by the workflow's policy). A disabled or deleted endpoint,
-    or a URL that now leads somewhere refused, ends the delivery without sending."""
+    or a URL that now leads somewhere refused, ends the delivery without sending. A payout
+    message of a policy on hold is not sent: the delivery waits for the release, sent then
+    by a run of its own (this run ends, its outcome not counted)."""
     job = await webhooks_db.delivery_job(delivery_id)
     if job is None:
         return DeliveryOutcome(delivered=False, detail="the message or the endpoint is gone")
     delivery, message, endpoint = job
     if delivery["status"] == "DELIVERED":
         return DeliveryOutcome(delivered=True, status_code=delivery["last_status_code"], detail="delivered before")
+    run = _run_of(delivery_id)
+    if run is None:  # run by hand: as the delivery's current run
+        run = delivery["held_times"]
+    if delivery["held_times"] != run:  # a hold put it back since this run began: a later run sends it
+        later = webhook_delivery_workflow_id(delivery_id, delivery["held_times"])
+        return DeliveryOutcome(delivered=False, detail=f"not sent by this run: a payout hold stopped it; sent by {later}")
+    if await webhooks_db.wait_for_release(delivery_id, run):
+        later = webhook_delivery_workflow_id(delivery_id, run + 1)
+        return DeliveryOutcome(delivered=False, detail=f"{webhooks_db.HOLD_WAIT} (by {later})")
     if endpoint["status"] == webhooks_db.DELETED:
         return DeliveryOutcome(delivered=False, detail="not sent: the endpoint was deleted")
     if endpoint["status"] != "ENABLED":
@@ -163,7 +183,16 @@ async def deliver_webhook(delivery_id: str) -> DeliveryOutcome:
     raise ApplicationError(f"{url} answered {error}", type="WebhookNotDelivered")
 
 
+def _run_of(delivery_id: str) -> int | None:
+    """The `held_times` of the delivery run this activity works for (None: not run by a
+    delivery workflow)."""
+    return webhook_delivery_round(delivery_id, activity.info().workflow_id or "")
+
+
 @activity.defn
 async def finish_webhook_delivery(request: FinishDeliveryInput) -> bool:
-    """The delivery's outcome; True if its endpoint was disabled by this failure."""
-    return await webhooks_db.finish_delivery(request.delivery_id, request.delivered, request.reason)
+    """The delivery's outcome; True if its endpoint was disabled by this failure. A run a
+    payout hold stopped records nothing (the run after the release finishes it)."""
+    return await webhooks_db.finish_delivery(
+        request.delivery_id, request.delivered, request.reason, _run_of(request.delivery_id)
+    )

@@ -41,9 +41,25 @@ def settlement_workflow_id(target_id: str, start, end) -> str:
     return f"settlement:{target_id}:{start}:{end}"
 
 
-def webhook_delivery_workflow_id(delivery_id: str) -> str:
-    """`webhook:<message id>:<endpoint id>`: one delivery of one message to one endpoint."""
-    return f"webhook:{delivery_id}"
+HELD_ROUND = ":after-hold-"
+
+
+def webhook_delivery_workflow_id(delivery_id: str, held_times: int = 0) -> str:
+    """`webhook:<message id>:<endpoint id>`: one delivery of one message to one endpoint.
+    A delivery a payout hold stopped on its way (`held_times` > 0) is sent after the
+    release by a run of its own, `webhook:<message id>:<endpoint id>:after-hold-<n>`: a
+    closed run's id is never used again."""
+    return f"webhook:{delivery_id}" + (f"{HELD_ROUND}{held_times}" if held_times else "")
+
+
+def webhook_delivery_round(delivery_id: str, workflow_id: str) -> int | None:
+    """The `held_times` a delivery run was started for, read from its workflow id (None: not
+    a delivery run's id, e.g. an activity run by hand)."""
+    base = webhook_delivery_workflow_id(delivery_id)
+    if workflow_id == base:
+        return 0
+    rest = workflow_id.removeprefix(base + HELD_ROUND)
+    return int(rest) if rest != workflow_id and rest.isdigit() else None
 
 
 def claim_report_workflow_id(tenant_id: uuid.UUID | str, event_id: uuid.UUID | str) -> str:

@@ -2,7 +2,8 @@
 and release them. A hold does not stop settlement: every event and payout is still computed
 and recorded (exactly once, as always); what waits is the instruction to pay, the policy's
 `payout.recorded` and `adjustment.recorded` webhook messages, which the dispatcher leaves
-in the outbox while the policy is HELD (models/db/webhooks.py `dispatch_pending`)."""
+in the outbox while the policy is HELD (models/db/webhooks.py `dispatch_pending`), and which
+a delivery already on its way does not send while it is (`wait_for_release`)."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ class HoldRecord:
     payouts: int  # payouts of the policy recorded while it was held
     amount_minor: int  # their sum (minor units of `currency`; adjustments may be negative)
     currency: str
-    waiting_messages: int  # its payout messages not sent yet (0 once released and dispatched)
+    waiting_messages: int  # its payout messages not sent yet: in the outbox or on their way (0 once delivered)
 
 
 async def policy_tenant(policy_id: uuid.UUID) -> uuid.UUID | None:
@@ -105,12 +106,15 @@ async def _with_payouts(row: dict) -> HoldRecord:
     if row["released_at"] is not None:
         while_held = while_held & (Payout.created_at < row["released_at"])
     payouts = await Payout.select(Payout.amount_minor, Payout.currency).where(while_held)
-    waiting = await WebhookMessage.count().where(
-        (WebhookMessage.policy_id == row["policy_id"])
-        & WebhookMessage.event_type.is_in(list(HELD_EVENT_TYPES))
-        & WebhookMessage.dispatched_at.is_null()
+    # Not sent yet: in the outbox (held back at dispatch), or with a delivery still PENDING
+    # (a hold placed after the dispatch stops it before its next attempt, until the release).
+    [waiting] = await WebhookMessage.raw(
+        "SELECT COUNT(*) AS n FROM webhook_message m WHERE m.policy_id = {} "
+        f"AND m.event_type IN ({', '.join('{}' for _ in HELD_EVENT_TYPES)}) AND (m.dispatched_at IS NULL OR EXISTS "
+        "(SELECT 1 FROM webhook_delivery d WHERE d.message_id = m.id AND d.status = 'PENDING'))",
+        row["policy_id"], *HELD_EVENT_TYPES,
     )
     currency = payouts[0]["currency"] if payouts else (
         (await Policy.select(Policy.currency).where(Policy.id == row["policy_id"]).first()) or {"currency": "INR"}
     )["currency"]
-    return HoldRecord(row, len(payouts), sum(p["amount_minor"] for p in payouts), currency, waiting)
+    return HoldRecord(row, len(payouts), sum(p["amount_minor"] for p in payouts), currency, int(waiting["n"]))

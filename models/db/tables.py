@@ -520,6 +520,10 @@ class WebhookDelivery(Table, tablename="webhook_delivery"):
     # commit): every dispatch pass starts the PENDING deliveries not started (found through
     # the partial index `webhook_delivery_pending`, migration 2026-11-26T04:10).
     started_at = Timestamptz(null=True, default=None)
+    # How many times a payout hold stopped it on its way (a payout message of a policy held
+    # after it was dispatched): each time it is put back PENDING and not started, and after
+    # the release a new run, `webhook:<id>:after-hold-<n>`, sends it (models/db/webhooks.py).
+    held_times = Integer(default=0)
 
 
 class TravelCoverage(Table, tablename="travel_coverage"):
@@ -533,9 +537,6 @@ class TravelCoverage(Table, tablename="travel_coverage"):
     last_night = Date()
     trigger = Numeric(digits=RATE)
     night_counts = JSON()  # [paths with 0 nights at or above the trigger, with 1, ...]
-    # the parameter band: night_counts of each bootstrap replicate of the target's model
-    # ([[...], ...]); null for stays priced before pricing-2026.4.0
-    replicate_counts = JSON(null=True, default=None)
     simulations = Integer()
     seed = BigInt()
     model_version = Varchar(length=80)

@@ -2,7 +2,13 @@
 
 Dispatch commits the deliveries it makes; their workflows are started after, and each
 delivery records when (`started_at`). A dispatcher that dies in between leaves deliveries
-PENDING and not started: every dispatch pass starts those too (`unstarted_deliveries`)."""
+PENDING and not started: every dispatch pass starts those too (`unstarted_deliveries`).
+
+A payout message whose policy is held after its delivery was made is stopped before its
+next attempt (`wait_for_release`): the delivery goes back to PENDING and not started, its
+`held_times` one more, and the run that stopped it ends without sending or counting a
+failure. The pass after the release starts it again as a new run (its workflow id carries
+`held_times`: models/workflow_ids.py)."""
 
 from __future__ import annotations
 
@@ -210,29 +216,54 @@ async def dispatch_pending(limit: int) -> list[str]:
     return [d.id for d in deliveries]
 
 
-async def unstarted_deliveries(limit: int, created_before: dt.datetime, leaving: Sequence[str] = ()) -> list[str]:
+async def unstarted_deliveries(limit: int, created_before: dt.datetime,
+                               leaving: Sequence[str] = ()) -> list[tuple[str, int]]:
     """Up to `limit` PENDING deliveries made before `created_before` whose workflow was not
-    started (oldest first): a pass that made them died after its commit. `leaving`: ids
-    the caller starts anyway. A held policy's payout messages wait, as in
+    started (oldest first), each with its `held_times` (the run to start): a pass that made
+    them died after its commit, or a hold stopped them on their way and was released since.
+    `leaving`: ids the caller starts anyway. A held policy's payout messages wait, as in
     `dispatch_pending` (a hold placed since the delivery was made)."""
     rows = await WebhookDelivery.raw(
-        "SELECT d.id FROM webhook_delivery d JOIN webhook_message ON webhook_message.id = d.message_id "
+        "SELECT d.id, d.held_times FROM webhook_delivery d JOIN webhook_message ON webhook_message.id = d.message_id "
         f"WHERE d.started_at IS NULL AND d.status = 'PENDING' AND d.created_at < {{}} AND NOT {_HELD} "
         "ORDER BY d.created_at LIMIT {}",
         created_before, limit,
     )
     leave = set(leaving)
-    return [r["id"] for r in rows if r["id"] not in leave]
+    return [(r["id"], r["held_times"]) for r in rows if r["id"] not in leave]
 
 
-async def mark_started(delivery_ids: list[str]) -> None:
-    """The deliveries' workflows were started (or found running or closed)."""
+async def mark_started(started: Sequence[tuple[str, int]]) -> None:
+    """The deliveries' workflows were started (or found running or closed): (id, the
+    `held_times` of the run started). A delivery a hold put back since is left unstarted."""
     now = utcnow()
-    for i in range(0, len(delivery_ids), 500):
-        chunk = delivery_ids[i : i + 500]
-        await WebhookDelivery.update({WebhookDelivery.started_at: now}).where(
-            WebhookDelivery.id.is_in(chunk) & WebhookDelivery.started_at.is_null()
-        )
+    by_round: dict[int, list[str]] = {}
+    for delivery_id, held_times in started:
+        by_round.setdefault(held_times, []).append(delivery_id)
+    for held_times, ids in by_round.items():
+        for i in range(0, len(ids), 500):
+            await WebhookDelivery.update({WebhookDelivery.started_at: now}).where(
+                WebhookDelivery.id.is_in(ids[i : i + 500]) & WebhookDelivery.started_at.is_null()
+                & (WebhookDelivery.held_times == held_times)
+            )
+
+
+HOLD_WAIT = "not sent: the policy's payouts are on hold; sent after the release"
+
+
+async def wait_for_release(delivery_id: str, held_times: int) -> bool:
+    """Before an attempt: if the delivery is a payout message of a policy on hold, put it
+    back (PENDING, not started, `held_times` one more: the pass after the release starts a
+    new run) and answer True: the run `held_times` must not send it. One statement, so an
+    attempt and a hold placed at the same time cannot both pass."""
+    now = utcnow()
+    put_back = await WebhookDelivery.raw(
+        "UPDATE webhook_delivery SET started_at = NULL, held_times = held_times + 1, last_error = {}, updated_at = {} "
+        "WHERE id = {} AND status = 'PENDING' AND held_times = {} AND EXISTS (SELECT 1 FROM webhook_message "
+        f"WHERE webhook_message.id = webhook_delivery.message_id AND {_HELD}) RETURNING id",
+        HOLD_WAIT, now, delivery_id, held_times,
+    )
+    return bool(put_back)
 
 
 async def delivery_job(delivery_id: str) -> tuple[dict, dict, dict] | None:
@@ -261,12 +292,14 @@ async def record_attempt(delivery_id: str, status_code: int | None, error: str, 
     await WebhookDelivery.update(values).where(WebhookDelivery.id == delivery_id)
 
 
-async def finish_delivery(delivery_id: str, delivered: bool, reason: str) -> bool:
+async def finish_delivery(delivery_id: str, delivered: bool, reason: str, held_times: int | None = None) -> bool:
     """The delivery's outcome and the endpoint's failure count; disables the endpoint after
-    DISABLE_AFTER failed messages in a row. Returns whether the endpoint is (now) disabled."""
+    DISABLE_AFTER failed messages in a row. Returns whether the endpoint is (now) disabled.
+    `held_times`: the run finishing; a run a payout hold stopped (the delivery was put back
+    since) records nothing: the run after the release finishes it."""
     async with write_transaction():
         d = await WebhookDelivery.select().where(WebhookDelivery.id == delivery_id).first()
-        if d is None:
+        if d is None or (held_times is not None and d["held_times"] != held_times):
             return False
         e = await WebhookEndpoint.select().where(WebhookEndpoint.id == d["endpoint_id"]).first()
         now = utcnow()

@@ -13,5 +13,6 @@ from models.workflow_ids import (  # noqa: F401 - re-exported
     policy_schedule_workflow_id,
     settlement_workflow_id,
     webhook_delivery_workflow_id,
+    webhook_delivery_round,
     claim_report_workflow_id,
 )

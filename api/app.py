@@ -11,7 +11,6 @@ from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.middleware import DefineMiddleware
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import ScalarRenderPlugin, SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 from temporalio.client import Client
 
@@ -47,6 +46,7 @@ from api.ratelimit import Limits, PeerLimit, SyncedBuckets
 from api.responses import DecimalNumberResponse
 from api.temporal import TemporalHolder
 from api.settlement.holds import PayoutHoldController
+from api.schema_viewer import assets_router, viewer
 from api.settlement.controller import (
     InternalEventController,
     ObservationController,
@@ -112,7 +112,7 @@ def create_app(settings: Settings | None = None, temporal_client: Client | None 
         version=VERSION,
         description=DESCRIPTION,
         path="/schema",
-        render_plugins=[ScalarRenderPlugin(path="/"), SwaggerRenderPlugin(path="/swagger")],
+        render_plugins=[viewer()],  # served whole, works offline (api/schema_viewer.py)
         security=[{"BearerToken": []}],
         components=Components(
             security_schemes={
@@ -127,7 +127,7 @@ def create_app(settings: Settings | None = None, temporal_client: Client | None 
         ),
     )
     app = Litestar(
-        route_handlers=ROUTES,
+        route_handlers=[*ROUTES, assets_router()],
         guards=[authorize],
         lifespan=[lifespan],
         state=State(

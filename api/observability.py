@@ -11,7 +11,11 @@
   template and status (`parametric_api_requests_total`,
   `parametric_api_request_duration_seconds`, `parametric_api_requests_in_progress`,
   `parametric_api_requests_error_total`); `GET /metrics` serves them to operations staff
-  (a scraper authenticates as a staff member with the operations role: docs/runbook.md).
+  (a scraper authenticates as a staff member with the operations role: docs/runbook.md),
+  with gauges of what needs a person now, read from the database at a scrape
+  (`OperationsGauges`: flagged settlements, held revisions, candidates about to lapse,
+  pending and given-up deliveries, each with its count and the age of its oldest; their
+  alerts: deploy/prometheus/alerts.yml).
   With `parametric api --workers N` the processes share PROMETHEUS_MULTIPROC_DIR.
 - **Traces**: Litestar's OpenTelemetry plugin (HTTP server spans), only when tracing is on
   (models/observability/tracing.py).
@@ -19,6 +23,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import time
@@ -30,7 +35,7 @@ from litestar.logging.config import StructLoggingConfig
 from litestar.plugins.prometheus import PrometheusConfig
 from litestar.plugins.structlog import StructlogConfig, StructlogPlugin
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
-from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest, multiprocess
+from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Gauge, generate_latest, multiprocess
 
 from api.auth.roles import Caller, callers
 from api.auth.tokens import Principal
@@ -72,6 +77,63 @@ def prometheus_config() -> PrometheusConfig:
                             exclude_unhandled_paths=True)
 
 
+class OperationsGauges:
+    """What needs a person now (models/db/operations_state.py), read at a scrape: the gauges
+    the runbook's alerts hold a duration against (a settlement FLAGGED for more than a day,
+    a revision held for a second data staff member, a candidate about to lapse, deliveries
+    not going out or given up). Read at most every REFRESH_SECONDS per process (several
+    Prometheus servers scraping do not multiply the reads); when the database does not
+    answer, the last values stay and `parametric_operations_state_read_timestamp_seconds`
+    stops moving (an alert watches it)."""
+
+    REFRESH_SECONDS = 15.0
+
+    def __init__(self) -> None:
+        def gauge(name: str, text: str) -> Gauge:
+            return Gauge(name, text, multiprocess_mode="mostrecent")
+
+        self.gauges = {
+            "settlements_flagged": gauge("parametric_settlements_flagged", "Coverages whose settlement is FLAGGED"),
+            "flagged_period_ended_seconds": gauge(
+                "parametric_settlement_flagged_period_ended_seconds",
+                "Seconds since the period of the oldest FLAGGED settlement ended (flagged about 11 days after it)"),
+            "revisions_held": gauge("parametric_observation_revisions_held",
+                                    "Observation revisions held for a second data staff member"),
+            "held_oldest_seconds": gauge("parametric_observation_revision_held_oldest_seconds",
+                                         "Seconds since the oldest held observation revision was submitted"),
+            "pricing_candidates": gauge("parametric_pricing_candidates", "Actuaries' reruns waiting to be published"),
+            "candidate_lapse_soonest_seconds": gauge("parametric_pricing_candidate_lapse_soonest_seconds",
+                                                     "Seconds until the first waiting candidate lapses"),
+            "deliveries_pending": gauge("parametric_webhook_deliveries_pending", "Webhook deliveries not yet delivered"),
+            "pending_oldest_seconds": gauge("parametric_webhook_delivery_pending_oldest_seconds",
+                                            "Seconds since the oldest pending webhook delivery was made"),
+            "deliveries_failed_day": gauge("parametric_webhook_deliveries_failed_last_day",
+                                           "Webhook deliveries given up (FAILED) in the last 24 hours"),
+        }
+        self.read_at = gauge("parametric_operations_state_read_timestamp_seconds",
+                             "Unix time of the last read of these gauges from the database")
+        self._last = 0.0
+
+    async def refresh(self) -> None:
+        from models.db.operations_state import operations_state
+        from models.temporal.pricing import CANDIDATE_LIFETIME_SECONDS
+
+        if time.monotonic() - self._last < self.REFRESH_SECONDS:
+            return
+        try:
+            state = await asyncio.wait_for(operations_state(CANDIDATE_LIFETIME_SECONDS), 5)
+        except Exception:  # noqa: BLE001 - the database down: the request metrics still answer
+            log.warning("operations gauges not refreshed", exc_info=True)
+            return
+        self._last = time.monotonic()
+        for field, gauge in self.gauges.items():
+            gauge.set(getattr(state, field))
+        self.read_at.set(time.time())
+
+
+STATE = OperationsGauges()
+
+
 class MetricsController(Controller):
     """`GET /metrics`: Prometheus text of this API process (all of them with
     PROMETHEUS_MULTIPROC_DIR). An operations endpoint: operations staff only."""
@@ -86,6 +148,7 @@ class MetricsController(Controller):
                      "Scrape it as a staff member with the operations role (docs/runbook.md).",
          media_type=CONTENT_TYPE_LATEST, responses=problems(*AUTHED))
     async def metrics(self) -> Response[bytes]:
+        await STATE.refresh()
         registry = REGISTRY
         if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
             registry = CollectorRegistry()

@@ -37,12 +37,16 @@ AUTHED = (400, 401, 403)
 
 
 def tenant_header(required: bool = True) -> dict:
-    """The `x-tenant-id` header, declared for the OpenAPI document (the auth middleware checks it)."""
+    """The `x-tenant-id` header, declared for the OpenAPI document (the auth middleware checks it):
+    typed (a string), so generated clients keep the operation (openapi-python-client skipped every
+    operation whose parameter had an untyped schema). No `format: uuid`: that generator then
+    puts a UUID object in the headers, which httpx refuses."""
     return {
         "x_tenant_id": HeaderParameter(
             name="x-tenant-id",
+            annotation=str,
             required=required,
-            description="The caller's tenant id; must be the tenant of the access token"
+            description="The caller's tenant id (a UUID); must be the tenant of the access token"
             + ("" if required else " (optional here: the path names the tenant)"),
         )
     }

@@ -61,6 +61,10 @@ class Settings:
     pricing_capital_cost_rate: Decimal = Decimal("0.06")
     pricing_capital_quantile: Decimal = Decimal("0.99")
     pricing_min_rate_on_line: Decimal = Decimal("0.01")
+    # A travel stay's policy costs at least this (INR), whatever its cover (docs/travel.md):
+    # issuing, monitoring and settling one stay is a fixed cost the expense ratio does not
+    # recover on a cover of a few rupees.
+    travel_min_premium: Decimal = Decimal("25")
     catalogue_created_by: str = "catalogue@parametric.example"
     # Monte Carlo paths of a catalogue pricing run (the engine's DEFAULT_N; a test checks).
     simulations: int = 131072
@@ -178,6 +182,7 @@ def load_settings() -> Settings:
         pricing_capital_cost_rate=Decimal(_env("PRICING_CAPITAL_COST_RATE", "0.06")),
         pricing_capital_quantile=Decimal(_env("PRICING_CAPITAL_QUANTILE", "0.99")),
         pricing_min_rate_on_line=Decimal(_env("PRICING_MIN_RATE_ON_LINE", "0.01")),
+        travel_min_premium=Decimal(_env("TRAVEL_MIN_PREMIUM", "25")),
         simulations=int(_env("PRICING_SIMULATIONS", "131072")),
         pricing_processes=int(_env("PRICING_PROCESSES", "0")),
         request_deadline_seconds=float(_env("REQUEST_DEADLINE_SECONDS", "20")),

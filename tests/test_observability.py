@@ -27,6 +27,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -101,7 +102,22 @@ async def run(tmp_path_factory, settings, database, temporal_env):
     """The full run: what was sent (the secrets among it) and the stack that served it."""
     from api.auth.tenants import create_staff, create_tenant
 
+    from models.clock import utcnow
+    from models.db.tables import Settlement, WebhookDelivery
+
     tenant = (await create_tenant(f"obs-{uuid.uuid4().hex[:6]}", True, settings.scope)).to_dict()
+    # What the runbook's alerts are about, of a target and an endpoint of their own: a
+    # settlement FLAGGED over a period that ended 20 days ago, its row written again just now
+    # (a look at it, as every week: still FLAGGED), and a delivery given up an hour ago.
+    flagged = uuid.uuid4()
+    await Settlement.insert(Settlement(coverage_id=flagged, monitoring_target_id="IN-obs-flagged", state="FLAGGED",
+                                       period_start=dt.date.today() - dt.timedelta(days=50),
+                                       period_end=dt.date.today() - dt.timedelta(days=20), updated_at=utcnow()))
+    given_up = f"obs-{uuid.uuid4().hex}:{uuid.uuid4()}"
+    await WebhookDelivery.insert(WebhookDelivery(id=given_up, tenant_id=uuid.UUID(tenant["tenant_id"]),
+                                                 message_id=given_up.split(":")[0], endpoint_id=uuid.uuid4(),
+                                                 status="FAILED", attempts=34, created_at=utcnow() - dt.timedelta(hours=25),
+                                                 updated_at=utcnow() - dt.timedelta(hours=1)))
     staff = (await create_staff(f"obs-olga-{uuid.uuid4().hex[:6]}", ["operations"], settings.scope)).to_dict()
     stack = Stack(tmp_path_factory.mktemp("observability"), temporal_env.client.service_client.config.target_host)
     stack.start()
@@ -154,6 +170,8 @@ async def run(tmp_path_factory, settings, database, temporal_env):
             sent["worker_metrics"] = (await scraper.get(f"http://127.0.0.1:{stack.metrics_port}/metrics")).text
     finally:
         stack.stop()
+        await Settlement.delete().where(Settlement.coverage_id == flagged)
+        await WebhookDelivery.delete().where(WebhookDelivery.id == given_up)
     yield sent, stack
 
 
@@ -218,6 +236,19 @@ def test_api_metrics_count_and_time_requests_by_route_and_status_for_operations_
              if 'method="PATCH"' in line and 'path="/quotes/{quote_id}"' in line and 'status_code="200"' in line]
     assert timed, _samples(text, "parametric_api_request_duration_seconds_count")
     assert sent["quote_id"] not in text  # routes, never ids: a series per route
+    # what needs a person now, read from the database at the scrape
+    gauges = {line.split()[0]: float(line.split()[1]) for line in text.splitlines()
+              if line.startswith("parametric_") and not line.startswith("parametric_api_")}
+    assert gauges["parametric_settlements_flagged"] >= 1
+    # counted from the period's end, which a look at the settlement never moves (its row's
+    # updated_at, written again at each weekly look, would say "just now")
+    assert gauges["parametric_settlement_flagged_period_ended_seconds"] >= 19 * 86400
+    assert gauges["parametric_webhook_deliveries_failed_last_day"] >= 1
+    assert abs(gauges["parametric_operations_state_read_timestamp_seconds"] - time.time()) < 600
+    for name in ("parametric_observation_revisions_held", "parametric_observation_revision_held_oldest_seconds",
+                 "parametric_pricing_candidates", "parametric_pricing_candidate_lapse_soonest_seconds",
+                 "parametric_webhook_deliveries_pending", "parametric_webhook_delivery_pending_oldest_seconds"):
+        assert name in gauges, name
 
 
 def test_worker_port_serves_sdk_metrics_and_domain_counters(run):
@@ -230,6 +261,94 @@ def test_worker_port_serves_sdk_metrics_and_domain_counters(run):
     assert any('kind="TENANT"' in line and float(line.split()[-1]) >= 1 for line in priced), priced
     assert any(float(line.split()[-1]) >= 1 for line in _samples(text, "parametric_policies_converted_total")), text[-3000:]
     assert any(float(line.split()[-1]) >= 1 for line in _samples(text, "parametric_policies_bound_total"))
+
+
+def _sample_names(text: str) -> set[str]:
+    return {re.split(r"[{ ]", line, 1)[0] for line in text.splitlines() if line and not line.startswith("#")}
+
+
+def _anchors(doc: Path) -> set[str]:
+    """The GitHub anchors of a Markdown file's headings."""
+    return {re.sub(r"[^a-z0-9 -]", "", line.lstrip("#").strip().lower()).replace(" ", "-")
+            for line in doc.read_text().splitlines() if line.startswith("#")}
+
+
+def test_every_alert_watches_a_metric_the_service_serves_and_the_runbook_says_what_to_do(run):
+    """deploy/prometheus/alerts.yml against what the run's API and worker served: a rule on
+    a misspelt or renamed metric would never fire. Metrics a healthy run does not show (a
+    failure counter, webhook deliveries: this run has no webhooks worker) are checked against
+    what declares them: the domain's counters, the Temporal SDK's own metric names."""
+    import yaml
+
+    from workflows.observability import DomainMetrics
+
+    sent, _ = run
+    served = _sample_names(sent["api_metrics"].text) | _sample_names(sent["worker_metrics"])
+
+    class Names:  # a meter that keeps the names the counters are created with
+        names: set[str] = set()
+
+        def create_counter(self, name: str, *_: str) -> None:
+            self.names.add(f"{name}_total")
+
+    DomainMetrics(Names())
+    import temporalio.bridge
+
+    sdk_names = b"".join(p.read_bytes() for p in Path(temporalio.bridge.__file__).parent.glob("temporal_sdk_bridge*"))
+
+    def declared(name: str) -> bool:
+        if name in served or name in Names.names:
+            return True
+        core = name.removeprefix("temporal_").removesuffix("_total").removesuffix("_bucket")
+        return name.startswith("temporal_") and core.encode() in sdk_names
+
+    rules = [r for g in yaml.safe_load((REPO / "deploy" / "prometheus" / "alerts.yml").read_text())["groups"]
+             for r in g["rules"]]
+    runbook = (REPO / "docs" / "runbook.md").read_text()
+    section = runbook.split("## Metrics and alerts", 1)[1].split("\n## ", 1)[0]
+    for rule in rules:
+        name, expr = rule["alert"], rule["expr"]
+        assert rule["labels"]["severity"] in ("page", "ticket") and rule["annotations"]["summary"], name
+        metrics = set(re.findall(r"\b((?:parametric|temporal)_[a-z0-9_]+)", expr))
+        assert metrics or "up{" in expr, name
+        undeclared = sorted(m for m in metrics if not declared(m))
+        assert not undeclared, f"{name} watches {undeclared}, which nothing serves: {sorted(served)}"
+        doc, _, anchor = rule["annotations"]["runbook"].partition("#")
+        assert anchor in _anchors(REPO / doc), f"{name}: no section #{anchor} in {doc}"
+        assert f"`{name}`" in section, f"the runbook's alerts table lacks {name}"
+    by_name = {r["alert"]: r for r in rules}
+    # the issue's three: a settlement FLAGGED for more than a day, webhook failures, pricing backlog
+    assert "parametric_settlements_flagged" in by_name["SettlementFlagged"]["expr"]
+    assert by_name["SettlementFlagged"]["for"] == "1d"
+    assert "parametric_webhook_deliveries_total" in by_name["WebhookDeliveryFailures"]["expr"]
+    assert "-pricing" in by_name["PricingQueueBacklog"]["expr"]
+    # every gauge the API serves has its alert
+    gauges = {m for m in served if m.startswith("parametric_") and not m.startswith("parametric_api_")}
+    watched = {m for r in rules for m in re.findall(r"\b(parametric_[a-z0-9_]+)", r["expr"])}
+    assert {"parametric_settlements_flagged", "parametric_observation_revision_held_oldest_seconds",
+            "parametric_pricing_candidate_lapse_soonest_seconds", "parametric_webhook_delivery_pending_oldest_seconds",
+            "parametric_webhook_deliveries_failed_last_day", "parametric_operations_state_read_timestamp_seconds"} <= watched
+    assert gauges & watched
+
+
+def test_prometheus_scrapes_what_the_alerts_and_the_production_profile_name():
+    import yaml
+
+    config = yaml.safe_load((REPO / "deploy" / "prometheus" / "prometheus.yml").read_text())
+    assert config["rule_files"] == ["alerts.yml"]
+    jobs = {job["job_name"]: job for job in config["scrape_configs"]}
+    alerts = (REPO / "deploy" / "prometheus" / "alerts.yml").read_text()
+    for job in re.findall(r'job="([^"]+)"', alerts):
+        assert job in jobs, job
+    api = jobs["parametric-api"]
+    assert api["metrics_path"] == "/metrics" and "token_url" in api["oauth2"] and "x-tenant-id" in api["http_headers"]
+    compose = yaml.safe_load((REPO / "temporal-dev.yml").read_text())["services"]
+    workers = {name: s for name, s in compose.items() if name.startswith("worker-")}
+    discovered = jobs["parametric-worker"]["dns_sd_configs"][0]
+    assert sorted(discovered["names"]) == sorted(workers)
+    for service in workers.values():
+        assert str(discovered["port"]) == service["environment"]["WORKER_METRICS_PORT"]
+    assert [t.split(":")[0] for t in api["static_configs"][0]["targets"]] == ["api"] and "api" in compose
 
 
 TRACE = r"""

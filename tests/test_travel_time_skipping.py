@@ -79,7 +79,7 @@ async def test_a_3_night_stay_with_rain_on_one_night_pays_exactly_that_night(ski
     draft = travel.build_travel_quote(
         quote_id=uuid.uuid4(), line_item_id=uuid.uuid4(), tenant_id=tenant_id, monitoring_target_id=target,
         cover=snapshot(await catalogue_db.coverage_row(coverage_id)), max_payout=MAX_PAYOUT, qty=3,
-        priced=travel.price(cover.night_counts, MAX_PAYOUT, 3), expected_loss_ratio=Decimal("0.65"),
+        priced=travel.price(cover.night_counts, MAX_PAYOUT, 3, replicate_counts=cover.replicate_counts),
         client_ref="booking-42", today=now.date(),
     )
     await quotes_db.insert_quote(draft)

@@ -40,9 +40,11 @@ HEAT_CELLS_FILE = "calibration/heat_cells.csv"  # derived by bench/calibration/h
 HEAT_PARTIAL_FILE = "calibration/heat_partial.json"
 RAIN_SCALE_FILE = "calibration/rain_scale.json"  # derived by bench/calibration/rain_scale.py
 RAIN_PARTIAL_FILE = "calibration/rain_partial.json"  # derived by bench/calibration/rain_partial.py
+HOURLY_DAILY_FILE = "calibration/hourly_daily.json"  # derived by bench/calibration/hourly_daily.py
 DATA_FILES = (
     RAIN_SCALE_FILE,
     RAIN_PARTIAL_FILE,
+    HOURLY_DAILY_FILE,
     SUBDIVISION_FILE,
     DISTRICT_NORMALS_FILE,
     PINCODE_FILE,
@@ -208,6 +210,19 @@ class RainPartial:
         return float(np.interp(fraction, xs, ys))
 
 
+@dataclass(frozen=True, slots=True)
+class HourlyDailyCalibration:
+    """The hotel-rain model's wet-hour persistence per season, fitted to Indian daily records
+    (``bench/calibration/hourly_daily.py``; :mod:`.hourly`); ``source`` cites them."""
+
+    persistence_monsoon: float  # Jun-Sep
+    persistence_other: float
+    source: str
+
+    def persistence_by_month(self) -> tuple[float, ...]:
+        return tuple(self.persistence_monsoon if m in (6, 7, 8, 9) else self.persistence_other for m in range(1, 13))
+
+
 @dataclass(frozen=True, eq=False)
 class ClimateData:
     """Everything the pricing models are calibrated on, plus the hash of the files used."""
@@ -224,6 +239,7 @@ class ClimateData:
     rain_partial: RainPartial
     data_hash: str  # "sha256:<64 hex>"
     files: tuple[str, ...]
+    hourly_daily: HourlyDailyCalibration | None = None
 
 
 def _float(cell: str) -> float:
@@ -389,6 +405,15 @@ def _load_rain_partial(path: Path) -> RainPartial:
     )
 
 
+def _load_hourly_daily(path: Path) -> HourlyDailyCalibration:
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    return HourlyDailyCalibration(
+        persistence_monsoon=float(raw["persistence"]["monsoon"]),
+        persistence_other=float(raw["persistence"]["other"]),
+        source=raw["source"],
+    )
+
+
 @lru_cache(maxsize=4)
 def _load(directory: str) -> ClimateData:
     d = Path(directory)
@@ -408,6 +433,7 @@ def _load(directory: str) -> ClimateData:
         rain_partial=_load_rain_partial(d / RAIN_PARTIAL_FILE),
         data_hash=data_hash(d),
         files=DATA_FILES,
+        hourly_daily=_load_hourly_daily(d / HOURLY_DAILY_FILE),
     )
 
 

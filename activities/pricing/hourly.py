@@ -9,18 +9,27 @@ Calibrated on the only clean-licence hourly series available, Beijing Aotizhongx
   probability of a month with total T is ``pi(T) = min(a T^b / hours, PI_MAX)``.
 * diurnal cycle: relative wet-hour frequency by local hour ``d(h)`` (mean 1), smoothed by
   its first ``DIURNAL_HARMONICS`` Fourier harmonics.
-* persistence: lag-1 autocorrelation ``r`` of the wet/dry indicator (pairs of consecutive
-  hours within the same month). Occurrence is a two-state Markov chain with
-  ``P(wet_t | wet_{t-1}=w) = pi d(h_t) (1 - r) + r w``, whose stationary wet probability is
-  ``pi`` when ``d = 1``.
+* persistence: lag-1 autocorrelation ``r`` of the wet/dry indicator. Occurrence is a
+  two-state Markov chain with ``P(wet_t | wet_{t-1}=w) = pi d(h_t) (1 - r) + r w``, whose
+  stationary wet probability is ``pi`` when ``d = 1``. Beijing's ``r`` (pairs of consecutive
+  hours within the same month, 0.670) spreads a month's rain over too many short showers for
+  India: a day rarely collects the rain a hotel cover triggers on (Delhi in January, driven by
+  the record's own monthly totals, 4-5x too few days with 10-20 mm of daytime rain). So ``r``
+  is fitted per season (Jun-Sep, other months) to Indian daily records by
+  ``bench/calibration/hourly_daily.py`` (``models/data/calibration/hourly_daily.json``:
+  ``HourlyDailyCalibration``): the hourly model driven by each observed month's total must
+  reproduce how often a day reaches 2.5-40 mm. Beijing's ``r`` is kept for reference.
 * intensity: wet-hour amounts divided by their month's mean wet-hour amount (the
-  empirical distribution of relative intensities), resampled i.i.d.
+  empirical distribution of relative intensities), resampled i.i.d. (the resampling index of
+  a wet hour comes from the uniform that made it wet, rescaled: common random numbers across
+  models that differ only in their monthly totals, such as the bootstrap replicates).
 * consistency with the monthly total: each simulated month's hourly amounts are rescaled
   to sum exactly to the path's monthly total; a wet month that drew no wet hour gets its
   whole total in one uniformly chosen hour.
 
-ASSUMPTIONS (not data): that Beijing's diurnal cycle, persistence and relative-intensity
-distribution hold at Indian targets; ``PI_MAX``. Amounts in mm, hours local time.
+ASSUMPTIONS (not data): that Beijing's diurnal cycle, wet-hour law and relative-intensity
+distribution hold at Indian targets; that the persistence fitted on Delhi-NCR's 0.25° daily
+grid holds everywhere in its season; ``PI_MAX``. Amounts in mm, hours local time.
 """
 
 from __future__ import annotations
@@ -29,7 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .climate_data import HourlyStation
+from .climate_data import HourlyDailyCalibration, HourlyStation
 
 PI_MAX = 0.6  # ASSUMPTION: at most 60 % of a month's hours are wet
 DIURNAL_HARMONICS = 2
@@ -45,40 +54,59 @@ class HourlyRainModel:
     wet_hours_a: float  # wet hours per month = a * total_mm ** b
     wet_hours_b: float
     diurnal: np.ndarray
-    persistence: float  # lag-1 autocorrelation of the wet indicator
+    persistence: float  # lag-1 autocorrelation of the wet indicator (Beijing's, for reference)
     rel_intensity: np.ndarray  # sorted relative wet-hour amounts (mean 1)
     wet_hour_fraction: float  # observed share of wet hours (for reference)
+    # the persistence of each calendar month (Jan..Dec) fitted to Indian daily records; None:
+    # ``persistence`` in every month (the model before 2026.4, and the calibration script's)
+    persistence_by_month: tuple[float, ...] | None = None
+
+    def persistence_of(self, month: int | None) -> float:
+        """The lag-1 wet-hour persistence used for calendar ``month`` (1..12)."""
+        if self.persistence_by_month is None or month is None:
+            return self.persistence
+        return self.persistence_by_month[month - 1]
 
     def wet_probability(self, total_mm: np.ndarray, hours: int) -> np.ndarray:
         """Wet-hour probability of months with the given totals (mm) and length (hours)."""
         t = np.maximum(np.asarray(total_mm, dtype=np.float64), 1e-9)
         return np.minimum(self.wet_hours_a * t**self.wet_hours_b / hours, PI_MAX)
 
-    def simulate_hours(self, totals_mm: np.ndarray, days: int, rng: np.random.Generator) -> np.ndarray:
+    def simulate_hours(
+        self, totals_mm: np.ndarray, days: int, rng: np.random.Generator, month: int | None = None
+    ) -> np.ndarray:
         """Hourly rain (mm) of one month for each path: array (days * 24, n), float32.
 
         ``totals_mm``: the paths' monthly totals (n,); every column sums to its total.
+        ``month``: the calendar month (1..12), which sets the persistence.
         """
         totals = np.asarray(totals_mm, dtype=np.float64)
         n = totals.size
         hours = days * 24
         pi = self.wet_probability(totals, hours).astype(np.float32)
-        r = np.float32(self.persistence)
-        base = pi * np.float32(1.0 - self.persistence)
+        persistence = self.persistence_of(month)
+        r = np.float32(persistence)
+        base = pi * np.float32(1.0 - persistence)
         d = self.diurnal.astype(np.float32)
         u = rng.random((hours, n), dtype=np.float32)
         wet = np.empty((hours, n), dtype=bool)
-        prev = u[0] < np.minimum(pi * d[0], P_CAP)
-        wet[0] = prev
-        thr = np.empty(n, dtype=np.float32)
-        for t in range(1, hours):
-            np.multiply(base, d[t % 24], out=thr)
-            thr += r * prev
-            np.minimum(thr, P_CAP, out=thr)
-            prev = np.less(u[t], thr, out=wet[t])
+        thr = np.minimum(pi * d[0], P_CAP)
+        prev = np.less(u[0], thr, out=wet[0])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            # A wet hour's u / threshold is uniform on [0, 1) and independent of the chain:
+            # it picks the hour's intensity, so no further draw is needed and models that
+            # differ only in their monthly totals (bootstrap replicates) share their noise.
+            np.divide(u[0], thr, out=u[0])
+            for t in range(1, hours):
+                np.multiply(base, d[t % 24], out=thr)
+                thr += r * prev
+                np.minimum(thr, P_CAP, out=thr)
+                prev = np.less(u[t], thr, out=wet[t])
+                np.divide(u[t], thr, out=u[t])
         amounts = np.zeros((hours, n), dtype=np.float32)
-        n_wet = int(wet.sum())
-        amounts[wet] = self.rel_intensity[rng.integers(0, self.rel_intensity.size, n_wet)]
+        size = self.rel_intensity.size
+        pick = np.minimum((u[wet] * size).astype(np.int64), size - 1)
+        amounts[wet] = self.rel_intensity[pick]
         sums = amounts.sum(axis=0, dtype=np.float64)
         dry = (sums <= 0) & (totals > 0)
         if dry.any():
@@ -96,6 +124,7 @@ class HourlyRainModel:
         days: int,
         windows: tuple[tuple[int, int], ...],
         rng: np.random.Generator,
+        month: int | None = None,
     ) -> list[np.ndarray]:
         """Per-day rain (mm) between local hours ``[h0, h1)`` for each window: (n, days) each.
 
@@ -106,7 +135,7 @@ class HourlyRainModel:
         outs = [np.empty((totals.size, days)) for _ in windows]
         for s in range(0, totals.size, HOURLY_CHUNK):
             e = min(s + HOURLY_CHUNK, totals.size)
-            hrs = self.simulate_hours(totals[s:e], days, rng).reshape(days, 24, e - s)
+            hrs = self.simulate_hours(totals[s:e], days, rng, month).reshape(days, 24, e - s)
             for out, (h0, h1) in zip(outs, windows):
                 out[s:e] = hrs[:, h0:h1, :].sum(axis=1, dtype=np.float64).T
         return outs
@@ -124,8 +153,9 @@ def _diurnal(station: HourlyStation, wet: np.ndarray, ok: np.ndarray) -> np.ndar
     return out / out.mean()
 
 
-def fit_hourly_model(station: HourlyStation) -> HourlyRainModel:
-    """Fit the hourly structure from an hourly station series (see module docstring)."""
+def fit_hourly_model(station: HourlyStation, daily: HourlyDailyCalibration | None = None) -> HourlyRainModel:
+    """Fit the hourly structure from an hourly station series (see module docstring); with
+    ``daily``, the persistence of each season from Indian daily records."""
     rain = station.rain_mm
     ok = ~np.isnan(rain)
     wet = ok & (rain > 0)
@@ -154,4 +184,5 @@ def fit_hourly_model(station: HourlyStation) -> HourlyRainModel:
         persistence=r,
         rel_intensity=rel_all,
         wet_hour_fraction=float(wet.sum() / ok.sum()),
+        persistence_by_month=None if daily is None else daily.persistence_by_month(),
     )

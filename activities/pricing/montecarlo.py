@@ -190,7 +190,8 @@ class _ChunkState:
             )
             parts = [
                 plan.model.hourly.simulate_daily_windows(
-                    self.rain(s)[r0 : r0 + rows], plan.slots[s].days_in_month, windows, hourly_rngs[b][s]
+                    self.rain(s)[r0 : r0 + rows], plan.slots[s].days_in_month, windows, hourly_rngs[b][s],
+                    month=plan.slots[s].month,
                 )
                 for b, r0, rows, _ in pieces
             ]

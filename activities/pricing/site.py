@@ -63,7 +63,7 @@ def build_site_model(
     )
     hourly = _HOURLY.get(climate.data_hash)
     if hourly is None:
-        hourly = _HOURLY[climate.data_hash] = fit_hourly_model(climate.hourly)
+        hourly = _HOURLY[climate.data_hash] = fit_hourly_model(climate.hourly, climate.hourly_daily)
     latitude, longitude = lat, lon
     if (latitude is None or longitude is None) and site.normals_district is not None:
         c = gazetteer(climate).centroids.get((site.normals_state, normalise_name(site.normals_district)))

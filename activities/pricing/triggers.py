@@ -3,12 +3,28 @@
 For a cover on index I over the risk period (one risk period per year):
 
 * ABOVE: trigger = the level exceeded once in ``trigger_return_period`` years,
-  ``q(1 - 1/RP_t)``; exit = ``q(1 - 1/RP_e)``. Rainfall: where the period is dry more often
-  than ``1 - 1/RP_t`` that level is 0 mm, and a cover triggered at 0 mm would pay every
-  year; the trigger is then the first measurable amount, ``RAIN_RESOLUTION_MM`` (it attaches
-  in every wet year, less often than once in ``RP_t``), and the cover is refused when its
-  exit is not above that.
+  ``q(1 - 1/RP_t)``; exit = ``q(1 - 1/RP_e)``.
 * BELOW: trigger = ``q(1/RP_t)``, exit = ``q(1/RP_e)`` (the lower tail).
+* Triggers with meaning (issue 26; docs/pricing-model.md, "Triggers and exits"): a cover is
+  offered only where its terms are measurable and the record prices them robustly, else it
+  is not viable and the reason says which rule refused it:
+
+  - rainfall levels: an excess cover's trigger and a deficit cover's exit (so every level
+    the cover pays between) at least ``MIN_RAIN_LEVEL_MM``, IMD's rainy day (2.5 mm). Below
+    it a month's total is a few trace days: two gauges of one city do not agree on it (Colaba
+    and Santacruz, 1949-1970: their January and April totals correlate at 0.31 and 0.00),
+    and an area average, a cell and a gauge price it from 0.4 % to 22 % (issue 26). So a
+    near-zero excess trigger is not offered (Mumbai January-April), and neither is a deficit
+    cover of a month that is dry (< 2.5 mm) once in ``RP_e`` years or more: dry months get no
+    deficit cover;
+  - rainfall width: ``|exit - trigger|`` at least ``MIN_RAIN_WIDTH_MM`` (one rainy day), so
+    the payout is not decided by one shower;
+  - every linear cover: ``|exit - trigger|`` at least ``MIN_WIDTH_SD`` times the index's
+    year-to-year standard deviation (from the same simulation). The 1-in-10 to 1-in-50 band
+    of a gamma variable spans 0.085 sd at shape 1 (an exponential: the most likely total is
+    0) and 0.22 sd at shape 2; a narrower band is a bet on how often the period is almost dry,
+    which the record cannot price;
+  - the hotel (daily-count) trigger at least ``MIN_RAIN_LEVEL_MM`` of daytime rain.
 * Linear form: ``min_payout = min_payout_fraction * limit``,
   ``payout_per_unit = (limit - min_payout) / |exit - trigger|`` (continuous at the exit).
 * Wind (a cyclone cover, :mod:`.wind`): offered only when every month of the period has
@@ -51,7 +67,12 @@ _PROPOSAL_DRAWS: dict = {}
 DEFAULT_TRIGGER_RP = 10.0
 DEFAULT_EXIT_RP = 50.0
 DEFAULT_MIN_PAYOUT_FRACTION = 0.10  # commercial choice, not actuarial
-RAIN_RESOLUTION_MM = 0.1  # IMD's resolution: the smallest rainfall an excess cover triggers at
+# Triggers with meaning (module docstring): the smallest rainfall level a cover pays at or
+# between (IMD's rainy day, mm), the narrowest rainfall band (mm), and the narrowest band of
+# any linear cover in units of its index's year-to-year standard deviation.
+MIN_RAIN_LEVEL_MM = 2.5
+MIN_RAIN_WIDTH_MM = 2.5
+MIN_WIDTH_SD = 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +90,37 @@ class TermsProposal:
 
 def _round1(x: float) -> float:
     return float(Decimal(repr(float(x))).quantize(Decimal("0.1"), rounding=ROUND_HALF_EVEN))
+
+
+def _meaningless(spec, direction: str, trigger: float, exit_: float, sd: float, rp_t: float, rp_e: float) -> str:
+    """Why terms cannot be offered (module docstring, "Triggers with meaning"), or ""."""
+    width = abs(exit_ - trigger)
+    rain = spec.risk_type_id == "RAINFALL"
+    if rain:
+        if direction == "ABOVE" and trigger < MIN_RAIN_LEVEL_MM:
+            return (
+                f"the 1-in-{rp_t:g}-year high is {trigger:g} mm, below a rainy day ({MIN_RAIN_LEVEL_MM:g} mm): "
+                "the period is too dry for an excess cover (two gauges of one city disagree on such amounts)"
+            )
+        if direction == "BELOW" and exit_ < MIN_RAIN_LEVEL_MM:
+            return (
+                f"the 1-in-{rp_e:g}-year low is {exit_:g} mm, below a rainy day ({MIN_RAIN_LEVEL_MM:g} mm): "
+                "the period is too often dry for a deficit cover"
+            )
+    if (direction == "ABOVE" and exit_ <= trigger) or (direction == "BELOW" and exit_ >= trigger):
+        return "trigger and exit levels coincide"
+    if rain:
+        if width < MIN_RAIN_WIDTH_MM:
+            return (
+                f"exit and trigger are {width:g} mm apart, less than a rainy day ({MIN_RAIN_WIDTH_MM:g} mm): "
+                "one shower would decide the payout"
+            )
+    if width < MIN_WIDTH_SD * sd:
+        return (
+            f"exit and trigger are {width:g} {spec.unit} apart, less than {MIN_WIDTH_SD:g} of the index's "
+            f"year-to-year spread ({sd:.1f} {spec.unit}): the payout would be all or nothing"
+        )
+    return ""
 
 
 def propose_terms(
@@ -104,9 +156,15 @@ def propose_terms(
             model, index_code, risk_start, risk_end, PROPOSAL_N_HOURLY, PROPOSAL_SEED, draws=_PROPOSAL_DRAWS
         )
         trigger = _round1(np.quantile(daily.max(axis=1), 1.0 - p_t))
-        if trigger <= 0:
+        if trigger < MIN_RAIN_LEVEL_MM:
             return TermsProposal(
-                None, False, "rain on any day is too rare for a 1-in-N trigger", 0.0, None, **rp
+                None,
+                False,
+                f"the period's 1-in-{trigger_return_period:g}-year wettest day has {trigger:g} mm of daytime rain, "
+                f"below a rainy day ({MIN_RAIN_LEVEL_MM:g} mm): rain is too rare for a hotel cover",
+                0.0,
+                None,
+                **rp,
             )
         count = (daily >= trigger).sum(axis=1)
         if price_per_night is not None:
@@ -140,25 +198,14 @@ def propose_terms(
         p_trig, p_exit = float((x >= trigger).mean()), float((x >= exit_).mean())
     elif direction == "ABOVE":
         trigger, exit_ = _round1(np.quantile(x, 1 - p_t)), _round1(np.quantile(x, 1 - p_e))
-        if spec.risk_type_id == "RAINFALL":
-            trigger = max(trigger, RAIN_RESOLUTION_MM)  # never a cover that pays on a dry period
         p_trig, p_exit = float((x >= trigger).mean()), float((x >= exit_).mean())
     else:
         trigger, exit_ = _round1(np.quantile(x, p_t)), _round1(np.quantile(x, p_e))
         p_trig, p_exit = float((x <= trigger).mean()), float((x <= exit_).mean())
-        if trigger <= 0:
-            return TermsProposal(
-                None,
-                False,
-                f"the 1-in-{trigger_return_period:g}-year low is 0 {spec.unit}: dry periods are "
-                "too common for a deficit cover",
-                p_trig,
-                p_exit,
-                **rp,
-            )
         exit_ = max(exit_, 0.0)
-    if (direction == "ABOVE" and exit_ <= trigger) or (direction == "BELOW" and exit_ >= trigger):
-        return TermsProposal(None, False, "trigger and exit levels coincide", p_trig, p_exit, **rp)
+    refusal = _meaningless(spec, direction, trigger, exit_, float(x.std()), trigger_return_period, exit_return_period)
+    if refusal:
+        return TermsProposal(None, False, refusal, p_trig, p_exit, **rp)
     min_payout = (limit * Decimal(str(min_payout_fraction))).quantize(Decimal("0.01"))
     ppu = ((limit - min_payout) / Decimal(repr(abs(exit_ - trigger)))).quantize(Decimal("0.0001"))
     terms = CoverTerms(

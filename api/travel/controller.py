@@ -95,10 +95,12 @@ class TravelEventController(Controller):
         operation_id="travelCreateQuote",
         summary="Quote a hotel-rain coverage: max_payout INR a night, for at most qty nights",
         description=(
-            "`risk_price`: the expected payout (INR, 2 decimals) from the hourly rain model's simulation of "
-            "exactly the stay's nights; `technical_rate`: risk_price per unit of maximum payout "
-            "(max_payout x qty), 6 decimals. The quote can be accepted until the end of the next UTC day, "
-            "and never once the stay has begun."
+            "`risk_price`: the premium of the stay (INR, 2 decimals): the expected payout from the hourly rain "
+            "model's simulation of exactly the stay's nights, with the catalogue's risk load (parameter "
+            "uncertainty, capital on the stay's 1-in-100 payout, expenses) and at least the minimum premium "
+            "per stay; `technical_rate`: the expected payout per unit of maximum payout (max_payout x qty), "
+            "6 decimals. The quote can be accepted until the end of the next UTC day, and never once the stay "
+            "has begun."
         ),
         status_code=200,
         responses=problems(*AUTHED, 404, 503),

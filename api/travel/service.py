@@ -3,8 +3,9 @@ lifecycle the other surfaces use (docs/travel.md):
 
 - coverages: the nearest monitoring target and the stay's nights; the stay's hotel-rain
   covers are read from the catalogue, or priced first by a TravelCoveragesWorkflow;
-- quotes: priced from the cover's simulated distribution of nights paid (exact, no
-  simulation per request), written through a QuoteWorkflow (kind TRAVEL);
+- quotes: priced from the cover's simulated distribution of nights paid and its parameter
+  band (exact, no simulation per request), on the catalogue's risk-load basis with a
+  minimum premium per stay, written through a QuoteWorkflow (kind TRAVEL);
 - policies: acceptance converts the quote (the policy's workflow) and activates the policy;
   a refusal rejects the quote.
 """
@@ -163,10 +164,11 @@ async def create_quote(data: TravelQuoteRequest, tenant_id: str, temporal: Clien
         raise invalid("coverage_id", f"the stay's first night ({row.risk_period_start}) has begun: it is no longer sold")
     nights = (row.risk_period_end - row.risk_period_start).days + 1
     max_payout = _check_quote_request(data, nights)
-    priced = travel.price(cover.night_counts, max_payout, data.qty)
-    if priced.risk_price <= 0:  # a cover nobody pays for is not sold (issue 24)
-        raise invalid("max_payout", f"at {max_payout} INR a night for {data.qty} night(s) the premium rounds to "
-                                    "0.00 INR: this cover is not offered at that amount")
+    priced = travel.price(cover.night_counts, max_payout, data.qty, travel.TravelLoads.of(settings),
+                          cover.replicate_counts)
+    if priced.expected_loss <= 0:  # a cover that pays nothing in expectation is not sold (issue 24)
+        raise invalid("max_payout", f"at {max_payout} INR a night for {data.qty} night(s) the expected payout rounds "
+                                    "to 0.00 INR: this cover is not offered at that amount")
     quote_id = uuid.uuid4()
     draft = travel.build_travel_quote(
         quote_id=quote_id,
@@ -177,7 +179,6 @@ async def create_quote(data: TravelQuoteRequest, tenant_id: str, temporal: Clien
         max_payout=max_payout,
         qty=data.qty,
         priced=priced,
-        expected_loss_ratio=row.expected_loss_ratio,
         client_ref=data.technical_client_ref,
         today=utcnow().date(),
     )

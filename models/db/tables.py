@@ -537,6 +537,9 @@ class TravelCoverage(Table, tablename="travel_coverage"):
     last_night = Date()
     trigger = Numeric(digits=RATE)
     night_counts = JSON()  # [paths with 0 nights at or above the trigger, with 1, ...]
+    # the parameter band: night_counts of each bootstrap replicate of the target's model
+    # ([[...], ...]); null for stays priced before pricing-2026.4.0
+    replicate_counts = JSON(null=True, default=None)
     simulations = Integer()
     seed = BigInt()
     model_version = Varchar(length=80)

@@ -3,6 +3,7 @@ and trigger) and the nearest monitoring target of a place (docs/travel.md)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import uuid
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ from models.db.tables import Coverage, MonitoringTarget, TravelCoverage
 from models.domain.index_catalog import BY_CODE
 from models.domain.money import to_minor
 from models.domain.statuses import CoverageStatus
-from models.domain.travel import CURRENCY, INDEX_CODE, Stay, cover_name, travel_coverage_id
+from models.domain.travel import CURRENCY, INDEX_CODE, Stay, TravelLoads, cover_name, price, travel_coverage_id
 from models.domain.travel import PricedStay
 
 EARTH_RADIUS_KM = 6371.0088
@@ -26,6 +27,7 @@ _TARGETS: list[tuple[str, float, float]] | None = None  # (id, lat, lon); refere
 class TravelCover:
     coverage: CoverageRow
     night_counts: list[int]
+    replicate_counts: list[list[int]] | None = None  # the parameter band (None: priced before 2026.4)
 
 
 async def nearest_target(latitude: float, longitude: float) -> tuple[str, float] | None:
@@ -56,15 +58,30 @@ async def travel_covers(ids: list[uuid.UUID]) -> dict[uuid.UUID, TravelCover]:
     if not travel:
         return {}
     rows = await Coverage.select().where(Coverage.id.is_in(list(travel)))
+    def replicates(row) -> list[list[int]] | None:
+        value = json_value(row["replicate_counts"]) if row.get("replicate_counts") is not None else None
+        return [[int(n) for n in counts] for counts in value] if value else None
+
     return {
-        r["id"]: TravelCover(record(CoverageRow, r), [int(n) for n in json_value(travel[r["id"]]["night_counts"])])
+        r["id"]: TravelCover(
+            record(CoverageRow, r),
+            [int(n) for n in json_value(travel[r["id"]]["night_counts"])],
+            replicates(travel[r["id"]]),
+        )
         for r in rows
     }
 
 
-async def insert_travel_coverages(priced: PricedStay, risk_carrier: str, expected_loss_ratio: Decimal) -> list[uuid.UUID]:
+async def insert_travel_coverages(priced: PricedStay, risk_carrier: str, settings) -> list[uuid.UUID]:
     """The stay's coverages, ACTIVE with their price, and their distributions, in one
-    transaction; rows that exist are left as they are (a retry, or a concurrent request)."""
+    transaction; rows that exist are left as they are (a retry, or a concurrent request).
+
+    A coverage's price is that of one unit (1 INR a night, every night of the stay): its risk
+    premium the expected loss, its gross indication the loaded premium without the per-stay
+    minimum (which is in INR, not per unit: docs/travel.md), its expected loss ratio the
+    ratio of the two. `settings`: models.settings.Settings (the loads)."""
+    loads = TravelLoads.of(settings)
+    unit_loads = dataclasses.replace(loads, min_premium=Decimal(0))
     stay = Stay(priced.first_night, priced.last_night)
     target = priced.site.target_id
     now = utcnow()
@@ -73,8 +90,10 @@ async def insert_travel_coverages(priced: PricedStay, risk_carrier: str, expecte
         coverage_id = travel_coverage_id(target, stay, item.trigger)
         ids.append(coverage_id)
         paths = sum(item.night_counts)
-        expected_nights = Decimal(sum(k * n for k, n in enumerate(item.night_counts))) / Decimal(paths)
+        unit = price(item.night_counts, Decimal(1), stay.nights, unit_loads, item.replicate_counts or None)
+        expected_nights = unit.expected_nights
         rate = expected_nights / Decimal(stay.nights)  # expected loss per unit of limit
+        elr = rate / unit.gross_rate if unit.gross_rate > 0 else settings.expected_loss_ratio
         coverages.append(Coverage(
             id=coverage_id,
             monitoring_target_id=target,
@@ -94,8 +113,8 @@ async def insert_travel_coverages(priced: PricedStay, risk_carrier: str, expecte
             payout_per_unit_minor=to_minor(Decimal(1), CURRENCY),
             risk_premium_minor=int((expected_nights * 100).to_integral_value()),
             risk_premium_pct=rate.quantize(Decimal("0.0000000001")),
-            gross_premium_indication_pct=(rate / expected_loss_ratio).quantize(Decimal("0.0000000001")),
-            expected_loss_ratio=expected_loss_ratio,
+            gross_premium_indication_pct=unit.gross_rate,
+            expected_loss_ratio=elr.quantize(Decimal("0.0001")),
             simulations=paths,
             pricing_version=1,
             created_by="travel",
@@ -109,6 +128,7 @@ async def insert_travel_coverages(priced: PricedStay, risk_carrier: str, expecte
             last_night=stay.last_night,
             trigger=item.trigger,
             night_counts=list(item.night_counts),
+            replicate_counts=[list(c) for c in item.replicate_counts] or None,
             simulations=paths,
             seed=priced.seed,
             model_version=priced.model_version,

@@ -9,10 +9,12 @@ A stay from check-in date A to check-out date B has the nights A … B − 1.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 import uuid
 from dataclasses import dataclass
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import ROUND_HALF_EVEN, Context, Decimal
+from fractions import Fraction
 
 import msgspec
 
@@ -152,10 +154,52 @@ def cover_definition(trigger: Decimal, stay: Stay, target_id: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class TravelLoads:
+    """The risk load of a stay, on the catalogue's basis (activities/pricing/loading.py;
+    settings PRICING_* and TRAVEL_MIN_PREMIUM): fractions, and the per-stay minimum in the
+    currency's major units."""
+
+    expense_ratio: Decimal = Decimal("0.20")
+    uncertainty_multiplier: Decimal = Decimal("0.67")
+    capital_cost_rate: Decimal = Decimal("0.06")
+    capital_quantile: Decimal = Decimal("0.99")
+    min_rate_on_line: Decimal = Decimal("0.01")
+    min_premium: Decimal = Decimal("25")
+
+    @classmethod
+    def of(cls, settings) -> "TravelLoads":
+        """From `models.settings.Settings`."""
+        return cls(
+            expense_ratio=settings.pricing_expense_ratio,
+            uncertainty_multiplier=settings.pricing_uncertainty_multiplier,
+            capital_cost_rate=settings.pricing_capital_cost_rate,
+            capital_quantile=settings.pricing_capital_quantile,
+            min_rate_on_line=settings.pricing_min_rate_on_line,
+            min_premium=settings.travel_min_premium,
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class TravelPrice:
-    risk_price: Decimal  # currency units, rounded half-even to the minor unit
-    technical_rate: Decimal  # risk price per unit of maximum payout (max_payout × qty), 6 places
-    expected_nights: Decimal  # expected nights paid, capped at qty (exact from the simulation)
+    """A stay's price (money in the currency's major units, rounded half-even to the minor
+    unit; docs/travel.md, "POST /quotes").
+
+    ``risk_price``: the premium to charge, ``max((EL + k_u sigma + r_c (VaR - EL)) / (1 - e),
+    m qty max_payout, minimum per stay)``; ``technical_rate``: the expected loss per unit of
+    maximum payout (``max_payout x qty``), 6 places."""
+
+    risk_price: Decimal
+    technical_rate: Decimal
+    expected_nights: Decimal  # E[min(nights counted, qty)] (exact from the simulation, 28 digits)
+    expected_loss: Decimal  # max_payout x expected_nights
+    parameter_sd: Decimal  # sd of the expected loss over the bootstrap replicates (0: no band stored)
+    pml: Decimal  # the payout at the capital quantile (VaR)
+    uncertainty_load: Decimal
+    capital_load: Decimal
+    expenses: Decimal
+    minimum_premium: Decimal
+    floored: bool  # a minimum set the premium
+    gross_rate: Decimal  # the premium before rounding per unit of maximum payout, 10 places
 
 
 def offered(night_counts: list[int]) -> bool:
@@ -164,19 +208,83 @@ def offered(night_counts: list[int]) -> bool:
     return any(n > 0 for n in night_counts[1:])
 
 
-def price(night_counts: list[int], max_payout: Decimal, qty: int, currency: str = CURRENCY) -> TravelPrice:
-    """The risk price (expected payout) of `qty` nights at `max_payout` each, from the
-    simulation's paths by nights at or above the trigger (`night_counts[k]`: paths with k
-    such nights). Exact rational arithmetic on the counts: nothing is a float."""
+_EXACT = Context(prec=34, rounding=ROUND_HALF_EVEN)  # the loads' arithmetic: fixed, so exact and reproducible
+
+
+def _expected_nights(night_counts: list[int], qty: int) -> Fraction:
     paths = sum(night_counts)
     if paths <= 0:
         raise ValueError("the coverage has no simulated paths")
-    nights = sum(min(k, qty) * n for k, n in enumerate(night_counts))
-    expected = Decimal(nights) / Decimal(paths)
+    return Fraction(sum(min(k, qty) * n for k, n in enumerate(night_counts)), paths)
+
+
+def _quantile_nights(night_counts: list[int], qty: int, quantile: Decimal) -> int:
+    """The engine's VaR of min(nights, qty) (activities/pricing/montecarlo.py): with
+    ``k = floor(N (1 - a))`` the k largest paths left out, the largest value among the rest."""
+    paths = sum(night_counts)
+    left_out = math.floor(paths * (1 - Fraction(quantile)))
+    seen = 0
+    for value in range(qty, -1, -1):
+        seen += sum(n for k, n in enumerate(night_counts) if min(k, qty) == value)
+        if seen > left_out:
+            return value
+    return 0
+
+
+def _replicate_sd(replicate_counts: list[list[int]] | None, qty: int) -> Fraction | Decimal:
+    """sd (ddof 1) of E_b[min(nights, qty)] over the replicates b; 0 without a band."""
+    if not replicate_counts or len(replicate_counts) < 2:
+        return Decimal(0)
+    means = [_expected_nights(c, qty) for c in replicate_counts]
+    mean = sum(means, Fraction(0)) / len(means)
+    var = sum(((m - mean) ** 2 for m in means), Fraction(0)) / (len(means) - 1)
+    return _EXACT.sqrt(_EXACT.divide(Decimal(var.numerator), Decimal(var.denominator)))
+
+
+def price(
+    night_counts: list[int],
+    max_payout: Decimal,
+    qty: int,
+    loads: TravelLoads | None = None,
+    replicate_counts: list[list[int]] | None = None,
+    currency: str = CURRENCY,
+) -> TravelPrice:
+    """The price of `qty` nights at `max_payout` each, from the simulation's paths by nights at
+    or above the trigger (`night_counts[k]`: paths with k such nights) and, for the parameter
+    band, the same counts of each bootstrap replicate (`replicate_counts`). Exact: ratios of
+    integers, a square root and the loads in a fixed 34-digit context; nothing is a float."""
+    loads = loads or TravelLoads()
     quantum = Decimal(1).scaleb(-minor_units(currency))
-    risk = (max_payout * expected).quantize(quantum, rounding=ROUND_HALF_EVEN)
-    rate = (expected / Decimal(qty)).quantize(RATE_PLACES, rounding=ROUND_HALF_EVEN)
-    return TravelPrice(risk_price=risk, technical_rate=rate, expected_nights=expected)
+    expected = _expected_nights(night_counts, qty)
+    m = Decimal(max_payout)
+    el = _EXACT.divide(_EXACT.multiply(m, expected.numerator), Decimal(expected.denominator))
+    sd = _EXACT.multiply(m, _replicate_sd(replicate_counts, qty))
+    pml = _EXACT.multiply(m, _quantile_nights(night_counts, qty, loads.capital_quantile))
+    uncertainty = _EXACT.multiply(loads.uncertainty_multiplier, sd)
+    capital_load = _EXACT.multiply(loads.capital_cost_rate, max(Decimal(0), _EXACT.subtract(pml, el)))
+    technical = _EXACT.add(_EXACT.add(el, uncertainty), capital_load)
+    loaded = _EXACT.divide(technical, _EXACT.subtract(1, loads.expense_ratio))
+    minimum = max(_EXACT.multiply(_EXACT.multiply(loads.min_rate_on_line, m), qty), loads.min_premium)
+    gross = max(loaded, minimum)
+
+    def cents(x: Decimal) -> Decimal:
+        return x.quantize(quantum, rounding=ROUND_HALF_EVEN)
+
+    rate = _EXACT.divide(Decimal(expected.numerator), Decimal(expected.denominator * qty))
+    return TravelPrice(
+        risk_price=cents(gross),
+        technical_rate=rate.quantize(RATE_PLACES, rounding=ROUND_HALF_EVEN),
+        expected_nights=_EXACT.divide(Decimal(expected.numerator), Decimal(expected.denominator)),
+        expected_loss=cents(el),
+        parameter_sd=cents(sd),
+        pml=cents(pml),
+        uncertainty_load=cents(uncertainty),
+        capital_load=cents(capital_load),
+        expenses=cents(_EXACT.subtract(gross, technical)),
+        minimum_premium=cents(minimum),
+        floored=minimum > loaded,
+        gross_rate=_EXACT.divide(gross, _EXACT.multiply(m, qty)).quantize(Decimal("1e-10"), rounding=ROUND_HALF_EVEN),
+    )
 
 
 def build_travel_quote(
@@ -189,21 +297,17 @@ def build_travel_quote(
     max_payout: Decimal,
     qty: int,
     priced: TravelPrice,
-    expected_loss_ratio: Decimal,
     client_ref: str,
     today: dt.date,
 ) -> QuoteDraft:
     """One line item holding the cover: quantity = max_payout units (a unit pays 1 INR per
     night counted, at most the stay's nights), sum insured = qty × max_payout, so the line
-    item pays min(nights counted, qty) × max_payout. The premium is the risk price over the
-    expected loss ratio."""
+    item pays min(nights counted, qty) × max_payout. The premium is the quote's risk price
+    (the loaded premium), its risk premium the expected loss."""
     currency = cover.currency
     sum_insured_minor = to_minor(max_payout * qty, currency)
-    risk_minor = to_minor(priced.risk_price, currency)
-    gross_minor = to_minor(
-        (priced.risk_price / expected_loss_ratio).quantize(Decimal(1).scaleb(-minor_units(currency)), ROUND_HALF_EVEN),
-        currency,
-    )
+    risk_minor = to_minor(priced.expected_loss, currency)
+    gross_minor = to_minor(priced.risk_price, currency)
     item = LineItemDraft(
         id=line_item_id,
         position=0,
@@ -242,10 +346,12 @@ def build_travel_quote(
 
 class StayNights(msgspec.Struct, frozen=True):
     """One trigger's simulated distribution: `night_counts[k]` paths had k nights whose
-    daytime rain reached the trigger."""
+    daytime rain reached the trigger; `replicate_counts[b]` the same on bootstrap replicate b
+    of the target's model (the parameter band; empty for stays priced before 2026.4)."""
 
     trigger: Decimal
     night_counts: list[int]
+    replicate_counts: list[list[int]] = []
 
 
 class PricedStay(msgspec.Struct, frozen=True):

@@ -55,3 +55,21 @@ async def test_every_authenticated_operation_declares_the_tenant_header(http):
             headers = {p["name"]: p for p in op.get("parameters", []) if p["in"] == "header"}
             assert "x-tenant-id" in headers, (path, method)
             assert headers["x-tenant-id"]["required"] is (not path.startswith("/travel")), (path, method)
+
+
+async def test_the_docs_page_loads_nothing_from_the_network(http):
+    """/schema renders offline: every script, style sheet and icon it loads is served here
+    (it loaded @scalar/api-reference@latest from a CDN, so it was a blank page offline)."""
+    import re
+
+    for page in ("/schema", "/schema/swagger"):
+        r = await http.get(page)
+        assert r.status_code == 200 and "text/html" in r.headers["content-type"], page
+        loaded = re.findall(r"<(?:script|link)[^>]*?(?:src|href)=[\"']([^\"']+)", r.text)
+        assert len(loaded) >= 3, (page, loaded)
+        for url in loaded:
+            assert url.startswith("/schema/assets/"), (page, url)
+            asset = await http.get(url)
+            assert asset.status_code == 200 and len(asset.content) > 0, url
+    bundle = await http.get("/schema/assets/swagger-ui-bundle.js")
+    assert "javascript" in bundle.headers["content-type"] and len(bundle.content) > 500_000

@@ -19,6 +19,7 @@ from models.db import observations as observations_db
 from models.db.travel import insert_travel_coverages
 from models.domain import travel
 from models.domain.observations import ObservationIn
+from models.settings import load_settings
 from models.temporal.catalogue import SiteRef
 from models.temporal.settlement import SettlePeriodInput
 from models.temporal.travel import PricedStay, StayNights
@@ -109,7 +110,7 @@ async def a_priced_stay(tenant):
     priced = PricedStay(site=site, first_night=stay.first_night, last_night=stay.last_night, seed=1, simulations=1000,
                         model_version="test", data_hash="test", workflow_id="test",
                         by_trigger=[StayNights(trigger=t, night_counts=counts[t]) for t in travel.TRIGGERS_MM])
-    ids = await insert_travel_coverages(priced, "Parametric Re Ltd", Decimal("0.65"))
+    ids = await insert_travel_coverages(priced, "Parametric Re Ltd", load_settings())
     return stay, dict(zip(travel.TRIGGERS_MM, ids))
 
 
@@ -137,8 +138,8 @@ async def test_a_stay_cover_no_path_pays_is_not_offered(http, tenant, a_priced_s
     assert r.status_code == 200, r.text
     offered = {c["id"] for c in r.json()["coverages"]}
     assert offered == {str(ids[Decimal(5)]), str(ids[Decimal(10)])}  # not the 20 mm cover nobody is paid by
-    # A premium that rounds to 0.00 is not sold: 0.01 INR a night at 5 mm (0.42 nights
-    # expected) is a premium of 0.0042 INR.
+    # A cover whose expected payout rounds to 0.00 is not sold (whatever the minimum premium):
+    # 0.01 INR a night at 5 mm (0.42 nights expected) is an expected payout of 0.0042 INR.
     quote = await http.post(f"/travel/{tenant.id}/quotes", headers=headers,
                             json={"coverage_id": str(ids[Decimal(5)]), "max_payout": 0.01, "qty": 3, "technical_client_ref": "b-1"})
     problem = assert_problem(quote, 400)
@@ -146,4 +147,7 @@ async def test_a_stay_cover_no_path_pays_is_not_offered(http, tenant, a_priced_s
     fine = await http.post(f"/travel/{tenant.id}/quotes", headers=headers,
                            json={"coverage_id": str(ids[Decimal(5)]), "max_payout": 1000, "qty": 3, "technical_client_ref": "b-2"})
     assert fine.status_code in (200, 201), fine.text
-    assert Decimal(str(fine.json()["risk_price"])) == Decimal("420.00")
+    # Expected payout 420.00; no band stored; the 1-in-100 payout is 3 nights (20 of the 1,000
+    # paths pay 3): (420 + 0.06 (3,000 - 420)) / (1 - 0.20) = 718.50 (docs/travel.md).
+    assert Decimal(str(fine.json()["risk_price"])) == Decimal("718.50")
+    assert Decimal(str(fine.json()["technical_rate"])) == Decimal("0.140000")

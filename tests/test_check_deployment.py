@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -123,3 +125,28 @@ def test_the_production_profile_registers_every_search_attribute_and_installs_no
         if command[0] in ("worker", "api"):
             assert prod[name]["depends_on"] == {"deployment-check": {"condition": "service_completed_successfully"}}
     assert prod["deployment-check"]["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}
+
+
+def test_the_image_installs_every_file_the_code_reads(tmp_path):
+    """deploy/Dockerfile installs the service with `pip install .` (not editable): what
+    pyproject.toml's package data leaves out is not in the image, and the first quote there
+    fails reading it (models/data/calibration/ was left out). setuptools' build_py copies
+    exactly what a wheel holds; every data file beside the code must be among it."""
+    packages = ("api", "activities", "workflows", "models", "reports")
+    source, built_dir = tmp_path / "source", tmp_path / "built"  # what the Dockerfile copies, built away from the tree
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in packages:
+        shutil.copytree(REPO / name, source / name, ignore=ignore)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO / name, source / name)
+    subprocess.run([sys.executable, "-c", "from setuptools import setup; setup()", "-q", "build_py", "-d", str(built_dir)],
+                   cwd=source, check=True, capture_output=True)
+    built = {p.relative_to(built_dir).as_posix() for p in built_dir.rglob("*") if p.is_file()}
+    only_tests_read = {"activities/pricing/frozen/MANIFEST.sha256"}  # tests/pricing check the frozen engine by it
+    beside_code = {
+        p.relative_to(source).as_posix() for name in packages for p in (source / name).rglob("*")
+        if p.is_file() and p.suffix != ".py"
+    }
+    assert beside_code - only_tests_read - built == set()
+    assert {"models/data/calibration/heat_cells.csv", "models/data/calibration/rain_scale.json",
+            "reports/templates/quote_document.html"} <= built

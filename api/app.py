@@ -46,6 +46,7 @@ from api.ratelimit import Limits, PeerLimit, SyncedBuckets
 from api.responses import DecimalNumberResponse
 from api.temporal import TemporalHolder
 from api.settlement.holds import PayoutHoldController
+from api.openapi_operations import document
 from api.schema_viewer import assets_router, viewer
 from api.settlement.controller import (
     InternalEventController,
@@ -160,6 +161,7 @@ def create_app(settings: Settings | None = None, temporal_client: Client | None 
         logging_config=None,
         debug=False,
     )
+    document(app)  # 415/429/500, Idempotency-Key, the token form, examples (api/openapi_operations.py)
     app.asgi_handler = RequestLog(app.asgi_handler)  # outermost: every request is logged, unknown paths too
     if tracing_plugins():  # traced: each SQL statement is a span of its request (off by default)
         instrument_database(engine_finder())

@@ -1,0 +1,99 @@
+"""The OpenAPI document's examples, headers and error answers (issue 29, API docs): every
+request body has an example the API accepts, every problem answer an example, 415/429/500
+where they can happen, the Idempotency-Key header where it is honoured, the token form."""
+
+from __future__ import annotations
+
+import inspect
+import typing
+
+import msgspec
+import pytest
+
+from api.openapi_examples import REQUEST_EXAMPLES
+from api.openapi_operations import IDEMPOTENT
+
+
+@pytest.fixture(scope="module")
+async def doc(http):
+    r = await http.get("/schema/openapi.json")
+    assert r.status_code == 200
+    return r.json()
+
+
+def _operations(doc):
+    for path, ops in doc["paths"].items():
+        for method, op in ops.items():
+            yield path, method, op
+
+
+def _body_types() -> dict[str, type]:
+    """Each JSON body's Struct, by its name (the handlers' `data` annotations)."""
+    from api.app import create_app
+
+    found: dict[str, type] = {}
+    for route in create_app().routes:
+        for handler in getattr(route, "route_handlers", ()):
+            data = handler.parsed_fn_signature.parameters.get("data")
+            if data is None:
+                continue
+            kinds = [data.annotation, *typing.get_args(data.annotation)]
+            for kind in kinds:
+                if isinstance(kind, type) and issubclass(kind, msgspec.Struct):
+                    found[kind.__name__] = kind
+    return found
+
+
+def test_every_request_body_has_an_example_the_api_accepts(doc):
+    types = _body_types()
+    bodies = 0
+    for path, method, op in _operations(doc):
+        content = op.get("requestBody", {}).get("content", {})
+        for media, body in content.items():
+            bodies += 1
+            assert body.get("examples"), (path, method, media)
+    assert bodies >= 16
+    assert set(REQUEST_EXAMPLES) <= set(types), set(REQUEST_EXAMPLES) - set(types)
+    for name, examples in REQUEST_EXAMPLES.items():
+        for title, value in examples.items():
+            msgspec.json.decode(msgspec.json.encode(value), type=types[name])  # raises if the API would refuse it
+
+
+def test_every_error_answer_is_documented_with_an_example(doc):
+    for path, method, op in _operations(doc):
+        responses = op["responses"]
+        assert {"429", "500"} <= set(responses), (path, method)
+        if "application/json" in op.get("requestBody", {}).get("content", {}):
+            assert "415" in responses, (path, method)
+        for code, response in responses.items():
+            problem = response.get("content", {}).get("application/problem+json")
+            if problem is not None:
+                (example,) = problem["examples"].values()
+                assert example["value"]["status"] == int(code), (path, method, code)
+                assert example["value"]["type"].startswith("https://parametric.example/problems/")
+    bad = doc["paths"]["/quotes"]["post"]["responses"]["400"]["content"]["application/problem+json"]
+    (example,) = bad["examples"].values()
+    assert [e["field"] for e in example["value"]["errors"]] == ["monitoringTargetId", "riskPeriodFrom"]
+
+
+def test_the_idempotency_key_header_is_where_it_is_honoured(doc):
+    from api.app import create_app
+
+    honoured = {
+        h.operation_id
+        for route in create_app().routes
+        for h in getattr(route, "route_handlers", ())
+        if any(k in inspect.getsource(h.fn) for k in ("IDEMPOTENCY_KEY", "transition_key", "Idempotency("))
+    }
+    assert honoured == IDEMPOTENT
+    for path, method, op in _operations(doc):
+        headers = {p["name"] for p in op.get("parameters", []) if p["in"] == "header"}
+        assert ("Idempotency-Key" in headers) is (op["operationId"] in IDEMPOTENT), (path, method)
+
+
+def test_the_token_endpoint_documents_its_form(doc):
+    (token,) = [op for _, _, op in _operations(doc) if op["operationId"] == "issueToken"]
+    form = token["requestBody"]["content"]["application/x-www-form-urlencoded"]
+    assert form["schema"]["required"] == ["grant_type", "client_id", "client_secret"]
+    assert set(form["schema"]["properties"]) == {"grant_type", "client_id", "client_secret", "scope"}
+    assert form["schema"]["properties"]["grant_type"]["enum"] == ["client_credentials"]

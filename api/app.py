@@ -58,6 +58,8 @@ from api.settlement.revisions import ObservationRevisionController
 from api.travel.controller import TravelEventController
 from api.webhooks.controller import WebhookEndpointController
 from models.db.core import close_pool, open_pool
+from models.db.sealing import require_key
+from models.db.sealing_keys import check_sealing_key
 from models.observability.tracing import configure_tracing, instrument_database
 from models.settings import Settings, load_settings
 
@@ -98,11 +100,13 @@ Authenticate with the OAuth 2.0 client-credentials grant at
 
 def create_app(settings: Settings | None = None, temporal_client: Client | None = None) -> Litestar:
     settings = settings or load_settings()
+    require_key(settings)  # SECRETS_KEY with PostgreSQL: refused before serving anything
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         await open_pool()
         try:
+            await check_sealing_key()  # another host's SECRETS_KEY: refuse to start
             async with app.state.limits.syncing():  # the rate-limit buckets the processes share
                 yield
         finally:

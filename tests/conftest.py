@@ -5,6 +5,8 @@ uvicorn on a free loopback port. Every API test talks real HTTP to it."""
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
 import os
 import shutil
 import socket
@@ -63,6 +65,10 @@ os.environ["AUTH_FAILURE_BURST"] = "10000"
 os.environ["PEER_RATE_PER_SECOND"] = "10000"  # every test calls from 127.0.0.1
 # The suite's webhook receivers listen on loopback; the refusal tests turn this off.
 os.environ["WEBHOOK_ALLOW_LOOPBACK"] = "1"
+# The secrets key (required with PostgreSQL: models/db/sealing.py), one for the whole suite and
+# the processes it starts; under its first name, which tests of sealing set to keys of their own.
+os.environ.pop("SECRETS_KEY", None)
+os.environ["WEBHOOK_SECRETS_KEY"] = base64.b64encode(hashlib.sha256(b"parametric test suite").digest()).decode()
 
 import httpx  # noqa: E402
 import uvicorn  # noqa: E402

@@ -37,6 +37,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from models.clock import utcnow
 from models.db import signing_keys as keys_db
 from models.db.sealing import SecretUnreadable
+from models.db.sealing_keys import check_sealing_key
 from models.settings import Settings
 
 log = logging.getLogger("parametric.api")
@@ -116,7 +117,9 @@ async def _make_current(key: ec.EllipticCurvePrivateKey, generation: int) -> boo
 
 async def ensure_keys(settings: Settings) -> None:
     """A current key exists (the key file's, or a new one), and this host's key file, if
-    it has one, verifies its tokens."""
+    it has one, verifies its tokens. First, this process's SECRETS_KEY is the one that seals
+    in this database (models/db/sealing_keys.py: SealingKeyMismatch otherwise)."""
+    await check_sealing_key()
     path = settings.signing_key_path
     from_file = _read_key_file(path)
     if await keys_db.current_generation() == 0:

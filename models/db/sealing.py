@@ -9,7 +9,10 @@ The key (32 bytes, base64) comes from SECRETS_KEY (its first name, WEBHOOK_SECRE
 still read), the same on every host of a deployment: a host with another key can open
 nothing another host sealed. Several comma-separated keys let it be changed (the first
 seals, each one opens). Unset: a key kept in `var/keys/webhook-secrets.key`, created 0600 on
-first use, which serves one host only.
+first use, which serves one host only; so with PostgreSQL (a database hosts share) SECRETS_KEY
+is required (`require_key`): a key file per host sealed what the other hosts could not open.
+The database keeps the fingerprints of the keys that sealed in it (models/db/sealing_keys.py):
+a process whose keys are not among them refuses to start.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
+import hashlib
+import hmac
 import os
 from pathlib import Path
 
@@ -24,7 +29,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from models.private_files import create_once
-from models.settings import load_settings
+from models.settings import Settings, load_settings
 
 PREFIX = "enc1:"
 KEY_FILE = Path("keys") / "webhook-secrets.key"  # its first user's name: kept, installs have it
@@ -34,6 +39,27 @@ NONCE_BYTES = 12
 class SecretUnreadable(Exception):
     """A sealed value no configured key opens (the secrets key differs between hosts, or the
     key file was replaced)."""
+
+
+class SecretsKeyMissing(RuntimeError):
+    """PostgreSQL without SECRETS_KEY (`require_key`)."""
+
+
+def require_key(settings: Settings) -> None:
+    """SecretsKeyMissing with PostgreSQL and no SECRETS_KEY: each host would make a key file
+    of its own and seal what the others cannot open."""
+    if settings.is_postgres and not settings.webhook_secrets_key:
+        raise SecretsKeyMissing(
+            "SECRETS_KEY is required with PostgreSQL (DATABASE_URL): base64 of 32 random bytes "
+            "(`openssl rand -base64 32`), the same on every host of the deployment. It seals webhook "
+            "secrets and token signing keys; a key file under var/ (the SQLite default) serves one host only"
+        )
+
+
+def fingerprint(key: bytes) -> str:
+    """A key's name in the database (HMAC-SHA256 of a fixed text under the key, 32 hex
+    characters): the same key, the same fingerprint; it tells nothing of the key."""
+    return hmac.new(key, b"parametric secrets key fingerprint", hashlib.sha256).hexdigest()[:32]
 
 
 def b64decode(text: str) -> bytes:
@@ -71,8 +97,10 @@ def _keys_for(setting: str | None, var_dir: Path) -> tuple[bytes, ...]:
 
 
 def keys() -> tuple[bytes, ...]:
-    """The configured keys, the sealing one first (read once per process and setting)."""
+    """The configured keys, the sealing one first (read once per process and setting);
+    SecretsKeyMissing with PostgreSQL and no SECRETS_KEY."""
     settings = load_settings()
+    require_key(settings)
     return _keys_for(settings.webhook_secrets_key, settings.var_dir)
 
 

@@ -27,7 +27,7 @@ class KeyRow:
     retired_at: dt.datetime | None
 
 
-def _aad(kid: str) -> bytes:
+def signing_key_aad(kid: str) -> bytes:
     return f"signing_key:{kid}".encode()
 
 
@@ -46,7 +46,7 @@ async def usable(retired_after: dt.datetime, unseal_current: bool = True) -> lis
             kid=r["kid"],
             generation=r["generation"],
             public_jwk=r["public_jwk"],
-            private_pem=unseal(r["private_key"], _aad(r["kid"]), "token signing key")
+            private_pem=unseal(r["private_key"], signing_key_aad(r["kid"]), "token signing key")
             if unseal_current and r is current and r["private_key"]
             else None,
             created_at=r["created_at"],
@@ -73,7 +73,7 @@ async def add_current(kid: str, generation: int, public_jwk: str, private_pem: b
     retire now and their private halves are erased."""
     now = utcnow()
     row = SigningKey(
-        kid=kid, generation=generation, public_jwk=public_jwk, private_key=seal(private_pem, _aad(kid)),
+        kid=kid, generation=generation, public_jwk=public_jwk, private_key=seal(private_pem, signing_key_aad(kid)),
         created_at=now, retired_at=None,
     )
     await insert_rows([row], on_conflict_nothing=True)

@@ -561,3 +561,14 @@ class SigningKey(Table, tablename="signing_key"):
     private_key = Text(default="")  # enc1:... (sealed PKCS#8 PEM); "" once retired
     created_at = Timestamptz()
     retired_at = Timestamptz(null=True, default=None)
+
+
+class SealingKey(Table, tablename="sealing_key"):
+    """A secrets key that sealed in this database, by its fingerprint (models/db/sealing.py,
+    models/db/sealing_keys.py): a process none of whose keys is here refuses to start. The
+    first row (`ordinal` 1, unique: two processes with different keys cannot both be first)
+    is the database's first key; a rotation (SECRETS_KEY=new,old) adds the next."""
+
+    fingerprint = Varchar(length=64, primary_key=True)
+    ordinal = Integer(unique=True)
+    recorded_at = Timestamptz()

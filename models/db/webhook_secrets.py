@@ -19,7 +19,7 @@ from models.db.sealing import unseal as unseal_raw
 PLAIN_PREFIX = "whsec_"
 
 
-def _aad(endpoint_id: uuid.UUID | str) -> bytes:
+def endpoint_aad(endpoint_id: uuid.UUID | str) -> bytes:
     return f"webhook_endpoint:{uuid.UUID(str(endpoint_id))}".encode()
 
 
@@ -28,7 +28,7 @@ def seal(secret: str, endpoint_id: uuid.UUID | str) -> str:
     raw = base64.b64decode(secret.removeprefix(PLAIN_PREFIX), validate=True)
     if PLAIN_PREFIX + base64.b64encode(raw).decode() != secret:
         raise ValueError("only secrets of the form whsec_<standard base64> are sealed")
-    return seal_raw(raw, _aad(endpoint_id))
+    return seal_raw(raw, endpoint_aad(endpoint_id))
 
 
 def unseal(stored: str, endpoint_id: uuid.UUID | str) -> str:
@@ -37,7 +37,7 @@ def unseal(stored: str, endpoint_id: uuid.UUID | str) -> str:
         return stored
     if not stored.startswith(PREFIX):
         raise SecretUnreadable("the stored webhook secret is neither sealed (enc1:) nor a whsec_ secret")
-    return PLAIN_PREFIX + base64.b64encode(unseal_raw(stored, _aad(endpoint_id), "endpoint's sealed secret")).decode()
+    return PLAIN_PREFIX + base64.b64encode(unseal_raw(stored, endpoint_aad(endpoint_id), "endpoint's sealed secret")).decode()
 
 
 def is_sealed(stored: str) -> bool:

@@ -150,3 +150,35 @@ def test_the_image_installs_every_file_the_code_reads(tmp_path):
     assert beside_code - only_tests_read - built == set()
     assert {"models/data/calibration/heat_cells.csv", "models/data/calibration/rain_scale.json",
             "reports/templates/quote_document.html"} <= built
+
+
+def test_the_deployment_doc_describes_the_profile_as_it_is():
+    """docs/deployment.md against temporal-dev.yml and the code: every service of the
+    production profile is described, each worker with the arguments the profile gives it,
+    every TEMPORAL_* variable it tells a hosted Temporal's operator to set is one the
+    service reads, and its sample report has the lines `check-deployment` prints."""
+    import re
+
+    import yaml
+
+    from api.deployment import Finding
+
+    doc = (REPO / "docs" / "deployment.md").read_text()
+    services = yaml.safe_load((REPO / "temporal-dev.yml").read_text())["services"]
+    prod = {name: s for name, s in services.items() if "prod" in s.get("profiles", [])}
+    for name, service in prod.items():
+        assert f"`{name}`" in doc, f"docs/deployment.md does not describe {name}"
+        if name.startswith("worker-"):
+            arguments = " ".join(service["command"][1:])
+            row = next(line for line in doc.splitlines() if line.startswith(f"| `{name}`"))
+            assert f"`{arguments}`" in row, (name, arguments, row)
+    settings_source = (REPO / "models" / "settings.py").read_text()
+    named = set(re.findall(r"`(TEMPORAL_[A-Z_]+)", doc))
+    assert {"TEMPORAL_API_KEY", "TEMPORAL_TLS_CERT", "TEMPORAL_TLS_KEY", "TEMPORAL_TLS_CA"} <= named
+    for variable in named:
+        assert f'"{variable}"' in settings_source, f"{variable} is in the doc, the settings never read it"
+    sample = [line for line in doc.splitlines() if line.startswith(("    ok ", "    MISSING "))]
+    assert sample
+    for line in sample:
+        ok, check, detail = re.match(r"    (ok|MISSING) +(\S+) +(.*)", line).groups()
+        assert line[4:] == Finding(check, ok == "ok", detail).line(), line

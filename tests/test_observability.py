@@ -331,6 +331,25 @@ def test_every_alert_watches_a_metric_the_service_serves_and_the_runbook_says_wh
     assert gauges & watched
 
 
+def test_the_readme_commands_find_what_the_run_wrote(run):
+    """README, "Logs, metrics and traces": the fields its jq commands select on are in the
+    run's log lines, and each metric its greps look for is one the run's API or worker
+    served (one grep a source: the API's with olga's token, then a worker's port)."""
+    sent, stack = run
+    readme = (REPO / "README.md").read_text()
+    section = readme.split("## Logs, metrics and traces", 1)[1].split("\n## ", 1)[0]
+    lines = stack.lines("api") + stack.lines("worker")
+    for field in re.findall(r"\.([a-z_]+) (?:==|>)", section):
+        assert any(field in line for line in lines), f"no log line has {field}"
+    greps = re.findall(r"curl -s (\S+) .*?grep -E '\^(\w*)\(([^']+)\)'", section)  # ^prefix(a|b)
+    assert [url.split("/")[-1] for url, _, _ in greps] == ["metrics", "metrics"], greps
+    for (url, prefix, alternatives), text in zip(greps, (sent["api_metrics"].text, sent["worker_metrics"])):
+        for alternative in alternatives.split("|"):
+            assert prefix + alternative in _sample_names(text), f"{url}: {prefix + alternative} not served"
+    for words in ("WORKER_METRICS_PORT", "OTEL_EXPORTER_OTLP_ENDPOINT", "parametric check-deployment", "var/log/"):
+        assert words in " ".join(section.split()), words
+
+
 def test_prometheus_scrapes_what_the_alerts_and_the_production_profile_name():
     import yaml
 

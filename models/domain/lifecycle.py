@@ -9,7 +9,8 @@ Pure: dates and ids in, dates and ids out (docs/quotes-and-policies.md, "Deadlin
 - A policy draft **lapses** at the same moment: it can no longer be activated once the
   quote it came from could no longer be converted.
 - Ids that a retry must find again are derived, not drawn: a quote's id from the client's
-  Idempotency-Key, a policy's from its quote, a line item's from its policy and position.
+  Idempotency-Key, a business partner's from the key and the request, a policy's from its
+  quote, a line item's from its policy and position.
 """
 
 from __future__ import annotations
@@ -36,6 +37,13 @@ def quote_deadline(valid_until: dt.date, risk_period_from: dt.date) -> dt.dateti
 def quote_id_for_key(tenant_id: str, idempotency_key: str) -> uuid.UUID:
     """A retried `POST /quotes` with the same Idempotency-Key finds the first quote."""
     return uuid.uuid5(ID_NAMESPACE, f"quote:{tenant_id}:{idempotency_key}")
+
+
+def partner_id_for_key(tenant_id: str, idempotency_key: str, request_sha256: str) -> uuid.UUID:
+    """A retried `POST /internal/business-partners` with the same Idempotency-Key and body
+    finds the first partner (also once the key's record expired); after its expiry the key
+    with another body is a new request, so a new partner."""
+    return uuid.uuid5(ID_NAMESPACE, f"business-partner:{tenant_id}:{idempotency_key}:{request_sha256}")
 
 
 def policy_id_for_quote(quote_id: uuid.UUID) -> uuid.UUID:

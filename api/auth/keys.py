@@ -15,6 +15,10 @@
   retire (their private halves erased) and keep verifying, and stay in the JWKS, for a
   token lifetime plus the refresh interval after retiring, since a process may sign with
   the old key until it next reads the table.
+- **Revocation** (`parametric keys revoke KID`, a key thought stolen): its tokens are refused
+  at once (every process re-reads the revoked key ids at most a second apart:
+  api/auth/revocations.py), it leaves the JWKS and its private half is erased; the current
+  key is replaced first.
 - **Every process** re-reads the keys every `REFRESH_SECONDS`, and at once (at most once a
   second) when a token names a key id it does not know, so a key another process just made
   is found.
@@ -145,6 +149,22 @@ async def rotate(settings: Settings) -> str:
         if await _make_current(key, await keys_db.current_generation() + 1):
             return public_jwk(key.public_key())["kid"]
     raise RuntimeError("the signing keys kept changing under the rotation; try again")
+
+
+async def revoke(settings: Settings, kid: str) -> str | None:
+    """Revoke key `kid`: every process refuses its tokens within a second (api/auth/tokens.py,
+    `Revocations`), it leaves the JWKS, its private half is erased. The current key is
+    replaced first (`rotate`: the new key id is returned). LookupError for an unknown kid."""
+    from models.db.tables import SigningKey
+
+    row = await SigningKey.select(SigningKey.generation, SigningKey.retired_at).where(SigningKey.kid == kid).first()
+    if row is None:
+        raise LookupError(f"no signing key {kid!r} (parametric keys list)")
+    new_kid = None
+    if row["generation"] is not None and row["retired_at"] is None:  # the current key: replace it first
+        new_kid = await rotate(settings)
+    await keys_db.revoke(kid)
+    return new_kid
 
 
 def _current(rows: list[keys_db.KeyRow]) -> keys_db.KeyRow | None:

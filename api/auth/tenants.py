@@ -144,7 +144,8 @@ async def add_client(name: str, internal: bool, scope: str) -> NewCredentials:
 
 
 async def disable_client(client_id: str) -> bool:
-    """Revoke a client: no new tokens, its API key stops working (issued tokens run out)."""
+    """Revoke a client: no new tokens, its API key stops working, its issued tokens are
+    refused within a second (api/auth/revocations.py)."""
     updated = await ApiClient.update({ApiClient.disabled: True}).where(ApiClient.id == uuid.UUID(client_id)).returning(
         ApiClient.id
     )

@@ -14,6 +14,7 @@ import anyio
 import jwt
 
 from api.auth.keys import REFRESH_SECONDS, KeyRing, load_ring
+from api.auth.revocations import Revocations
 from models.settings import Settings
 
 log = logging.getLogger("parametric.api")
@@ -73,6 +74,7 @@ class TokenService:
         self._ring_lock: asyncio.Lock | None = None
         self._ensured = False
         self._reread_at = 0.0  # monotonic: the last re-read for an unknown key id
+        self.revocations = Revocations()
 
     @property
     def external(self) -> bool:
@@ -169,14 +171,20 @@ class TokenService:
         return None
 
     async def verify(self, token: str) -> Principal:
+        """The token's principal; TokenError when it is not valid, or (our own tokens) when
+        its signing key was revoked or its client disabled since (checked on every call,
+        cached or not: api/auth/revocations.py)."""
         principal = self.cached_principal(token)
-        if principal is not None:
-            return principal
-        principal, claims = self._verify_signed(token, await self._key_for(token))
-        with self._lock:
-            while len(self._verified) >= VERIFIED_CACHE_SIZE:
-                self._verified.pop(next(iter(self._verified)))
-            self._verified[token] = (principal, float(claims["nbf"]), float(claims["exp"]))
+        if principal is None:
+            principal, claims = self._verify_signed(token, await self._key_for(token))
+            with self._lock:
+                while len(self._verified) >= VERIFIED_CACHE_SIZE:
+                    self._verified.pop(next(iter(self._verified)))
+                self._verified[token] = (principal, float(claims["nbf"]), float(claims["exp"]))
+        if not self.external:
+            refusal = await self.revocations.refusal(_kid(token), principal.client_id)
+            if refusal is not None:
+                raise TokenError(refusal)
         return principal
 
     def _verify_signed(self, token: str, key) -> tuple[Principal, dict]:
@@ -223,3 +231,11 @@ class TokenService:
             name=str(claims.get("name") or client_id) if staff else "",
         )
         return principal, claims
+
+
+def _kid(token: str) -> str | None:
+    try:
+        kid = jwt.get_unverified_header(token).get("kid")
+    except jwt.InvalidTokenError:
+        return None
+    return kid if isinstance(kid, str) else None

@@ -32,12 +32,13 @@ def signing_key_aad(kid: str) -> bytes:
 
 
 async def usable(retired_after: dt.datetime, unseal_current: bool = True) -> list[KeyRow]:
-    """The keys that sign or still verify: not retired, or retired after `retired_after`;
+    """The keys that sign or still verify: not revoked, and not retired or retired after
+    `retired_after`;
     newest generation first (the current key leads). The current key's private half is
     unsealed (SecretUnreadable when this host's secrets key does not open it), unless
     `unseal_current` is false."""
     rows = await SigningKey.select().where(
-        SigningKey.retired_at.is_null() | (SigningKey.retired_at > retired_after)
+        (SigningKey.retired_at.is_null() | (SigningKey.retired_at > retired_after)) & SigningKey.revoked_at.is_null()
     )
     rows.sort(key=lambda r: (r["generation"] is None, -(r["generation"] or 0), r["kid"]))
     current = next((r for r in rows if r["generation"] is not None and r["retired_at"] is None), None)
@@ -93,3 +94,20 @@ async def add_retired(kid: str, public_jwk: str) -> None:
         [SigningKey(kid=kid, generation=None, public_jwk=public_jwk, private_key="", created_at=now, retired_at=now)],
         on_conflict_nothing=True,
     )
+
+
+async def revoke(kid: str) -> bool:
+    """Revoke a key that is not the current one (api/auth/keys.py makes a new current key
+    first): retired now if it was not, its private half erased. False for an unknown kid."""
+    now = utcnow()
+    row = await SigningKey.select(SigningKey.retired_at).where(SigningKey.kid == kid).first()
+    if row is None:
+        return False
+    await SigningKey.update(
+        {SigningKey.revoked_at: now, SigningKey.retired_at: row["retired_at"] or now, SigningKey.private_key: ""}
+    ).where((SigningKey.kid == kid) & SigningKey.revoked_at.is_null())
+    return True
+
+
+async def revoked_kids() -> set[str]:
+    return {r["kid"] for r in await SigningKey.select(SigningKey.kid).where(SigningKey.revoked_at.is_not_null())}

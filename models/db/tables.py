@@ -561,6 +561,9 @@ class SigningKey(Table, tablename="signing_key"):
     private_key = Text(default="")  # enc1:... (sealed PKCS#8 PEM); "" once retired
     created_at = Timestamptz()
     retired_at = Timestamptz(null=True, default=None)
+    # Revoked (parametric keys revoke): its tokens are refused at once, it leaves the JWKS
+    # and its private half is erased (migration 2026-11-26T07:15).
+    revoked_at = Timestamptz(null=True, default=None)
 
 
 class SealingKey(Table, tablename="sealing_key"):

@@ -220,3 +220,108 @@ def test_the_deployment_doc_describes_the_profile_as_it_is():
     for line in sample:
         ok, check, detail = re.match(r"    (ok|MISSING) +(\S+) +(.*)", line).groups()
         assert line[4:] == Finding(check, ok == "ok", detail).line(), line
+
+
+def _certificates(tmp: Path) -> dict[str, Path]:
+    """A private CA, a server certificate for temporal.test and a client certificate (PEM
+    files), as a self-hosted Temporal behind TLS has them."""
+    import datetime as dt
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+    now = dt.datetime.now(dt.timezone.utc)
+
+    def name(text: str) -> x509.Name:
+        return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, text)])
+
+    def issue(subject: str, key, issuer_key, issuer: str, ca: bool, extensions=()) -> x509.Certificate:
+        builder = (x509.CertificateBuilder().subject_name(name(subject)).issuer_name(name(issuer))
+                   .public_key(key.public_key()).serial_number(x509.random_serial_number())
+                   .not_valid_before(now - dt.timedelta(minutes=5)).not_valid_after(now + dt.timedelta(days=1))
+                   .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+                   .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False))
+        if ca:
+            builder = builder.add_extension(x509.KeyUsage(False, False, False, False, False, True, True, False, False),
+                                            critical=True)
+        else:
+            builder = builder.add_extension(
+                x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer_key.public_key()), critical=False)
+        for extension in extensions:
+            builder = builder.add_extension(extension, critical=False)
+        return builder.sign(issuer_key, hashes.SHA256())
+
+    files = {}
+
+    def write(label: str, cert: x509.Certificate, key=None) -> None:
+        files[label] = tmp / f"{label}.pem"
+        files[label].write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+        if key is not None:
+            files[f"{label}-key"] = tmp / f"{label}-key.pem"
+            files[f"{label}-key"].write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                                serialization.NoEncryption()))
+
+    ca_key, server_key, client_key = (ec.generate_private_key(ec.SECP256R1()) for _ in range(3))
+    ca = issue("parametric test CA", ca_key, ca_key, "parametric test CA", True)
+    write("ca", ca, ca_key)
+    write("server", issue("temporal.test", server_key, ca_key, ca.subject.rfc4514_string()[3:], False, [
+        x509.SubjectAlternativeName([x509.DNSName("temporal.test")]),
+        x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH])]), server_key)
+    write("client", issue("parametric worker", client_key, ca_key, ca.subject.rfc4514_string()[3:], False, [
+        x509.ExtendedKeyUsage([ExtendedKeyUsageOID.CLIENT_AUTH])]), client_key)
+    return files
+
+
+@pytest.fixture(scope="module")
+async def tls_frontend(tmp_path_factory, service):
+    """The suite's Temporal behind TLS that asks for a client certificate of its CA (mutual
+    TLS, as a self-hosted cluster's frontend or Temporal Cloud's mTLS namespaces): a proxy
+    terminating TLS (ALPN h2) in front of the plain gRPC port."""
+    import ssl
+
+    files = _certificates(tmp_path_factory.mktemp("tls"))
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(files["server"], files["server-key"])
+    context.load_verify_locations(files["ca"])
+    context.verify_mode = ssl.CERT_REQUIRED
+    context.set_alpn_protocols(["h2"])
+    host, port = service.temporal_address.rsplit(":", 1)
+
+    async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while data := await reader.read(65536):
+                writer.write(data)
+                await writer.drain()
+        except (ConnectionError, ssl.SSLError):
+            pass
+        finally:
+            writer.close()
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        upstream_reader, upstream_writer = await asyncio.open_connection(host, int(port))
+        await asyncio.gather(pipe(reader, upstream_writer), pipe(upstream_reader, writer))
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0, ssl=context)
+    yield f"127.0.0.1:{server.sockets[0].getsockname()[1]}", files
+    server.close()
+
+
+async def test_a_temporal_behind_mutual_tls_is_reached_with_the_tls_settings(tls_frontend, service):
+    """TEMPORAL_TLS_CA, TEMPORAL_TLS_SERVER_NAME, TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY are
+    what connect() uses (models/temporal/client.py): with them check-deployment reaches the
+    cluster and finds nothing missing; without the client certificate, or with the system's
+    CAs instead of the private one, it cannot connect and says so."""
+    address, files = tls_frontend
+    tls = {"TEMPORAL_ADDRESS": address, "TEMPORAL_TLS_SERVER_NAME": "temporal.test", "TEMPORAL_TLS_CA": str(files["ca"])}
+    client = {"TEMPORAL_TLS_CERT": str(files["client"]), "TEMPORAL_TLS_KEY": str(files["client-key"])}
+    _, findings, err = await _check("--before-workers", **tls, **client)
+    cluster = {f["check"]: f for f in findings if f["check"] in ("temporal", "namespace", "search-attributes")}
+    assert all(f["ok"] for f in cluster.values()) and len(cluster) == 3, (findings, err)
+    assert cluster["temporal"]["detail"] == f"{address} answers"
+    for env in (tls, {**client, "TEMPORAL_ADDRESS": address, "TEMPORAL_TLS_SERVER_NAME": "temporal.test"},
+                {"TEMPORAL_ADDRESS": address}):  # no client certificate; not the private CA; no TLS at all
+        status, findings, _ = await _check("--before-workers", **env)
+        assert status == 1 and [f["check"] for f in findings if f["check"] != "database" and f["check"] != "schema"] \
+            == ["temporal"] and "temporal" in _missing(findings), (env, findings)

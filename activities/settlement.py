@@ -88,7 +88,11 @@ async def settle_period(request: SettlePeriodInput) -> SettlePeriodOutcome:
       (models/db/group_commit.py);
     - the reads take turns (`_read_turn`): one read at a time stays ahead of the writer
       (a target's reads take about a quarter of its writes) instead of competing with it
-      for the cores."""
+      for the cores.
+
+    A first settlement marks its coverages before it reads (`mark_settling`: observations
+    stored meanwhile are told to it), outside the shared final transaction."""
+    await settlement_db.mark_settling(request.target_id, request.start, request.end)
     with settlement_db.final_writes.expecting():
         return await _settle_period(request)
 

@@ -257,8 +257,8 @@ async def _settlements_over(target: str, days: set[dt.date]) -> list[Period]:
     """The settlements begun (state written) at the target whose period holds one of the
     days: those that have read their data before and must read it again. Read after the
     rows' commit, never inside their transaction, so a settlement whose state was committed
-    meanwhile is found too. (One settling for the first time while the rows commit writes
-    its state only when done: it may have read the data before them, and is not found.)"""
+    meanwhile is found too. One settling for the first time is found by the rows it writes
+    before it reads (models/db/settlement.py `mark_settling`)."""
     found = await Settlement.select(Settlement.period_start, Settlement.period_end).where(
         (Settlement.monitoring_target_id == target)
         & (Settlement.period_start <= max(days))

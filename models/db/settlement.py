@@ -197,6 +197,35 @@ async def record_indices(records_: list[IndexRecord]) -> None:
     )
 
 
+FIRST_SETTLING = "settling for the first time"
+
+
+async def mark_settling(target_id: str, start: dt.date, end: dt.date) -> int:
+    """Before a settlement first reads its data: a WAITING row for each coverage it settles
+    that has none yet (`FIRST_SETTLING`), committed; returns how many. A writer of
+    observations finds the settlements to tell from these rows after its commit
+    (models/db/observations.py `_settlements_over`): without them, rows committed while a
+    first settlement ran (after its read, before its state was written) were told to no
+    settlement and never settled. Now either the writer's read sees the row (the settlement
+    is told, and settles again), or the row was committed after that read, so the
+    settlement's read, after its row, sees the writer's rows. Once every coverage has a row
+    this writes nothing."""
+    ids = [c.coverage_id for c in await coverages_with_exposure(target_id, start, end)]
+    if not ids:
+        return 0
+    have = {r["coverage_id"] for r in await Settlement.select(Settlement.coverage_id).where(Settlement.coverage_id.is_in(ids))}
+    now = utcnow()
+    new = [
+        Settlement(coverage_id=c, monitoring_target_id=target_id, period_start=start, period_end=end, state="WAITING",
+                   detail=FIRST_SETTLING, updated_at=now)
+        for c in ids if c not in have
+    ]
+    if new:
+        async with write_transaction():
+            await insert_rows(new, on_conflict_nothing=True)
+    return len(new)
+
+
 async def settlement_state(coverage_id: uuid.UUID) -> dict | None:
     return await Settlement.select().where(Settlement.coverage_id == coverage_id).first()
 

@@ -61,9 +61,10 @@ async def _free_target() -> str:
     return next(r["id"] for r in rows if r["id"] not in used)
 
 
-async def settled_past_policy(tenant_id: str, daily_mm: Decimal) -> PastPolicy:
+async def settled_past_policy(tenant_id: str, daily_mm: Decimal, settle: bool = True) -> PastPolicy:
     """A policy of the tenant over the month before last at a target of its own, its
-    rainfall (`daily_mm` a day, final) stored and the month settled by the real activity."""
+    rainfall (`daily_mm` a day, final) stored and the month settled by the real activity
+    (`settle=False`: not settled yet)."""
     target = await _free_target()
     first_of_month = dt.date.today().replace(day=1)
     end = (first_of_month - dt.timedelta(days=1)).replace(day=1) - dt.timedelta(days=1)
@@ -107,8 +108,9 @@ async def settled_past_policy(tenant_id: str, daily_mm: Decimal) -> PastPolicy:
         ) for c in covers])
     days = [start + dt.timedelta(days=i) for i in range((end - start).days + 1)]
     await observations_db.store_batch([ObservationIn(target, "IMD-RF-DAILY", "rainfall_mm", d, None, daily_mm, "IMD") for d in days])
-    outcome = await ActivityEnvironment().run(settle_period, SettlePeriodInput(target_id=target, start=start, end=end, at=now))
-    assert outcome.state == "SETTLED", outcome
+    if settle:
+        outcome = await ActivityEnvironment().run(settle_period, SettlePeriodInput(target_id=target, start=start, end=end, at=now))
+        assert outcome.state == "SETTLED", outcome
     return PastPolicy(target, start, end, policy_id, covers[0].coverage_id)
 
 

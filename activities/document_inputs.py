@@ -20,6 +20,7 @@ from models.domain.money import from_minor
 from models.domain.statuses import PricingRunStatus
 from models.domain.terms import CoverTerms
 from models.temporal.quotes import CoverSnapshot
+from reports.formatting import format_money
 from reports.inputs import (
     Approval,
     BandDriverRow,
@@ -447,13 +448,14 @@ def _checks(m, burn: dict, currency: str) -> tuple[tuple[str, str, str], ...]:
     rows = [
         (
             "EL parameter band (5–95 %)",
-            f"{currency} {_dec(m.expected_loss_band_low)} – {_dec(m.expected_loss_band_high)}",
+            f"{format_money(_dec(m.expected_loss_band_low), currency)} – "
+            f"{format_money(_dec(m.expected_loss_band_high), currency)}",
             (
                 "every driver: sampling, cell scale, trend, settlement-data mapping (table below)"
                 if burn.get("views")
                 else "bootstrap over the calibration years"
             )
-            + f"; σ_param {_dec(m.parameter_standard_deviation)}",
+            + f"; σ_param {format_money(_dec(m.parameter_standard_deviation), currency)}",
         ),
         (
             "Burn against model",
@@ -493,17 +495,22 @@ async def claim_report_input(tenant_id: str, event_id: uuid.UUID):
         ClaimDay(day=dt.date.fromisoformat(p["day"]), value=Decimal(p["value"]), counted=p["day"] in counted)
         for p in (json_value(index_row["path"]) if index_row else [])
     )
+    cur = item.currency
+
+    def money(amount: str | None, currency: str = cur) -> str:  # the documents' format: ₹250,000.00
+        return "n/a" if amount is None else format_money(Decimal(amount), currency)
+
     labels = [
         ("Index over the period", f"{a['indexValue']} {'days' if spec.aggregation == 'DAILY_COUNT' else spec.unit}"),
-        ("Payout per unit of cover (the rule)", f"{a['payoutPerUnit']} {item.currency}"),
+        ("Payout per unit of cover (the rule)", money(a["payoutPerUnit"])),
         ("Units of cover on the line item", a["quantity"]),
-        ("This cover's payout", f"{a['coverPayout']} {item.currency}"),
-        ("Line item's sum insured", f"{a['lineItemSumInsured']} {item.currency}"),
-        ("Already paid to its other covers", f"{a['paidByOtherCoversOfLineItem']} {item.currency}"),
-        ("Paid for this cover", f"{a['paid']} {item.currency}"),
+        ("This cover's payout", money(a["coverPayout"])),
+        ("Line item's sum insured", money(a["lineItemSumInsured"])),
+        ("Already paid to its other covers", money(a["paidByOtherCoversOfLineItem"])),
+        ("Paid for this cover", money(a["paid"])),
     ]
     if row["kind"] == "ADJUSTMENT":
-        labels.append(("Paid before this revision", f"{a['previouslyPaid']} {item.currency}"))
+        labels.append(("Paid before this revision", money(a["previouslyPaid"])))
     return ClaimReportInput(
         event_id=str(row["id"]), policy_id=str(row["policy_id"]), policy_name=policy["name"] if policy else "",
         tenant_name=tenant["name"] if tenant else str(tenant_id), kind=row["kind"], event_type=row["event_type"],
@@ -513,6 +520,6 @@ async def claim_report_input(tenant_id: str, event_id: uuid.UUID):
         index_value=Decimal(row["index_value"]), data_set=row["data_set"], revision=row["revision"],
         data_set_description=DATA_SETS[row["data_set"]].description if row["data_set"] in DATA_SETS else "",
         simulated=bool(row["simulated"]), currency=row["currency"], paid=from_minor(row["payout_minor"], row["currency"]),
-        path=path, arithmetic=tuple(labels), text=claim_text(spec, a, (cover.start, cover.end), row["currency"]),
+        path=path, arithmetic=tuple(labels), text=claim_text(spec, a, (cover.start, cover.end), row["currency"], money=money),
         issued_at=dt.datetime.now(dt.timezone.utc),
     )

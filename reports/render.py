@@ -273,6 +273,14 @@ def _lines(rows: Sequence[Sequence[object]], per_block: int = 40) -> list[list[M
     return blocks
 
 
+def _line_table(cols: list[_Col], rows: Sequence[Sequence[object]], font_pt: float) -> dict[str, Any]:
+    """A line table whose every value fits: widths from the values (`_fit_columns`, the font
+    shrunk if it must), the rows as blocks (`_lines`). The technical report's tables had fixed
+    widths, so a long note was cut ("N = …")."""
+    fitted, font = _fit_columns(cols, rows, font_pt)
+    return {"cols": fitted, "lines": _lines(rows) if rows else [], "font": font}
+
+
 # --- shared wording ---------------------------------------------------------------------------
 
 
@@ -480,12 +488,26 @@ def _named_value(value: float) -> str:
     return format_number(value, 4 if abs(value) < 10 else 2)
 
 
+_MONO_EM = 0.602  # DejaVu Sans Mono's advance width, em
+_BURN_PT = 7.6  # table.burn's font size (report.css)
+_BURN_PAD_MM = 6.0  # a burn cell's side padding, both sides (report.css: 0 3mm)
+
+
+def _burn_groups(line_chars: int, most: int = 3) -> int:
+    """How many burn columns fit side by side: each holds a line of ``line_chars`` monospaced
+    characters; with the adjusted index a line is 37 characters and three no longer fit (the
+    cells cut every payout to an ellipsis and ran the headers together)."""
+    per_group_mm = line_chars * _MONO_EM * _BURN_PT * _PT_TO_MM + _BURN_PAD_MM + 0.5
+    return max(1, min(most, int(_TEXT_COLUMN_MM // per_group_mm)))
+
+
 def _burn_table(data: TechnicalPricingReportInput, groups: int = 3, rows: int = 40) -> tuple[list[Markup], list[list[Markup]]]:
-    """The burn rows as monospaced lines, years running down ``groups`` side-by-side columns.
+    """The burn rows as monospaced lines, years running down side-by-side columns (at most
+    ``groups``, as many as fit a line: ``_burn_groups``).
 
     One line of text per year (year, index, payout aligned by the monospaced font) instead
     of a cell or a line per value: the burn table was half the report's layout work.
-    Returns the header cell and the blocks (one table row of ``groups`` cells each).
+    Returns the header cell and the blocks (one table row of as many cells as columns).
     """
     c = data.cover
     adjusted = any(r.adjusted_index_value is not None for r in data.burn_rows)
@@ -504,15 +526,18 @@ def _burn_table(data: TechnicalPricingReportInput, groups: int = 3, rows: int = 
         ]
     )
     lines = []
+    widest = len(line("Year", "Index", "Adjusted", "Payout"))
     for r in data.burn_rows:
         index = format_number(r.index_value, 1) if r.index_value is not None else "n/a"
         adj = format_number(r.adjusted_index_value, 1) if r.adjusted_index_value is not None else "–"
         pay = format_number(r.payout, 0) if r.payout else "–"
         text = line(str(r.year), index, adj, pay)
+        widest = max(widest, len(text.unescape()))
         if r.payout:
             # Same advance width in bold: the columns stay aligned.
             text = Markup(str(text)[: -len(str(escape(pay)))]) + Markup('<b class="paid">{}</b>').format(pay)
         lines.append(text)
+    groups = _burn_groups(widest, groups)
     blocks = []
     per_block = groups * rows
     for start in range(0, len(lines), per_block):
@@ -573,30 +598,32 @@ def technical_pricing_report_html(data: TechnicalPricingReportInput) -> str:
         m=m,
         cur=cur,
         terms=_terms_rows(c),
-        metric_cols=[_Col("Metric (per unit of cover)", 34), _Col("Value", 20, True), _Col("", 4), _Col("Meaning", 42)],
-        metric_lines=_lines([(a, b, "", c) for a, b, c in _metric_rows(m, cur)]),
+        metrics=_line_table([_Col("Metric (per unit of cover)", 34), _Col("Value", 20, True), _Col("", 4), _Col("Meaning", 42)],
+                            [(a, b, "", c) for a, b, c in _metric_rows(m, cur)], 8.0),
         premium_rows=_premium_rows(m, cur),
         run_rows=_run_rows(m, data.pricing_version, data.approval),
-        param_cols=[_Col(f"Parameter or statistic ({c.risk_period_start:%B})", 34), _Col("Value", 20, True), _Col("", 4), _Col("Note", 42)],
-        param_lines=_lines(
+        params=_line_table(
+            [_Col(f"Parameter or statistic ({c.risk_period_start:%B})", 34), _Col("Value", 20, True), _Col("", 4), _Col("Note", 42)],
             [
                 (p.name, _named_value(p.value) + (f" {p.unit}" if p.unit else ""), "", p.note)
                 for p in (*data.calibration.parameters, *data.calibration.statistics)
-            ]
+            ],
+            8.0,
         ),
-        conv_cols=[_Col("Simulations N", 25, True), _Col(f"EL estimate ({cur})", 25, True), _Col(f"Standard error ({cur})", 25, True), _Col("SE / EL", 25, True)],
-        conv_lines=_lines(
+        convergence=_line_table(
+            [_Col("Simulations N", 25, True), _Col(f"EL estimate ({cur})", 25, True), _Col(f"Standard error ({cur})", 25, True), _Col("SE / EL", 25, True)],
             [
                 (format_number(p.simulations), format_number(p.estimate, 2), format_number(p.standard_error, 2), format_pct(p.standard_error / p.estimate, 1) if p.estimate else "–")
                 for p in conv_rows
-            ]
+            ],
+            8.0,
         ),
         burn=burn,
         burn_head=head,
         burn_rows=burn_rows,
-        view_cols=[_Col("View of the record", 22), _Col("Years", 14), _Col("Burn (% of limit)", 18, True),
-                   _Col("Pays in", 12, True), _Col("Against the band", 34)],
-        view_lines=_lines([_view_row(v, m, c) for v in data.burn_views]),
+        views=_line_table([_Col("View of the record", 22), _Col("Years", 14), _Col("Burn (% of limit)", 18, True),
+                           _Col("Pays in", 12, True), _Col("Against the band", 34)],
+                          [_view_row(v, m, c) for v in data.burn_views], 7.6),
         view_intro=(
             "The cover's burn on three views of the record that do not share the model's projection (on the "
             f"scale the model prices), beside the model's expected loss, {format_pct(m.expected_loss / c.limit, 2)} "
@@ -604,13 +631,14 @@ def technical_pricing_report_html(data: TechnicalPricingReportInput) -> str:
             + (f", and the top of its parameter band, {format_pct(data.band_high / c.limit, 2)}" if data.band_high is not None else "")
             + ". A view above the band by more than its sampling error (±) holds the price for an actuary."
         ),
-        driver_cols=[_Col("Driver", 16), _Col(f"EL at 5 % ({cur})", 17, True), _Col(f"EL at 95 % ({cur})", 17, True),
-                     _Col("Share of variance", 14, True), _Col("How", 36)],
-        driver_lines=_lines(
+        drivers=_line_table(
+            [_Col("Driver", 16), _Col(f"EL at 5 % ({cur})", 17, True), _Col(f"EL at 95 % ({cur})", 17, True),
+             _Col("Share of variance", 14, True), _Col("How", 36)],
             [
                 (d.name, format_number(d.low, 0), format_number(d.high, 0), format_pct(Decimal(repr(d.share)), 0), d.note)
                 for d in data.band_drivers
-            ]
+            ],
+            7.6,
         ),
         charts={
             "payout": _chart(charts.payout_curve_chart(c, data.payout_curve)),

@@ -13,25 +13,36 @@ from models.domain.money import from_minor
 from models.domain.settlement import plain
 
 
-def claim_text(spec, a: dict, period: tuple[dt.date, dt.date], currency: str) -> str:
-    """The payout arithmetic of an event in words."""
+def plain_money(amount: str | Decimal, currency: str) -> str:
+    """"250,000.00 INR": an amount of the arithmetic (a decimal string) with separators."""
+    return f"{Decimal(amount):,.2f} {currency}"
+
+
+def claim_text(spec, a: dict, period: tuple[dt.date, dt.date], currency: str, money=None) -> str:
+    """The payout arithmetic of an event in words. `money(amount, currency)` formats each
+    amount (the arithmetic's decimal strings): `plain_money` by default (the API), the
+    documents' own format in the claim report, so a document says every figure one way."""
+    fmt = money or plain_money
+    money = lambda amount, cur: "n/a" if amount is None else fmt(amount, cur)  # noqa: E731 - older events lack some figures
     unit = spec.unit
-    what = {"SUM": "Total", "MAX": "Maximum", "DAILY_COUNT": "Days counted of"}[spec.aggregation]
     word = "at or above" if a["direction"] == "ABOVE" else "at or below"
-    lines = [f"{what} {spec.name.lower()} over {period[0]}..{period[1]}: {a['indexValue']} "
+    # the index's name says what it aggregates ("Monthly total rainfall"); a count says so
+    what = f"Days counted of {spec.name.lower()}" if spec.aggregation == "DAILY_COUNT" else spec.name
+    span = f"{period[0].day} {period[0]:%b %Y} – {period[1].day} {period[1]:%b %Y}"
+    lines = [f"{what} over {span}: {a['indexValue']} "
              f"{'day(s)' if spec.aggregation == 'DAILY_COUNT' else unit}; trigger {word} {a['trigger']} {unit}"
              + (f", exit {a['exit']} {unit}" if a.get("exit") else "") + "."]
     if spec.aggregation == "DAILY_COUNT":
-        lines.append(f"Per unit of cover: {a['payoutPerUnitPerIndexUnit']} {currency} per counted day, at most "
-                     f"{a['limitPerUnit']} {currency}: {a['payoutPerUnit']} {currency}.")
+        lines.append(f"Per unit of cover: {money(a['payoutPerUnitPerIndexUnit'], currency)} per counted day, at most "
+                     f"{money(a['limitPerUnit'], currency)}: {money(a['payoutPerUnit'], currency)}.")
     else:
-        lines.append(f"Per unit of cover: minimum {a['minPayoutPerUnit']} {currency} at the trigger plus "
-                     f"{a['payoutPerUnitPerIndexUnit']} {currency} per {unit} beyond it, at most {a['limitPerUnit']} "
-                     f"{currency} (the exit pays the limit): {a['payoutPerUnit']} {currency}.")
-    lines.append(f"× {a['quantity']} units = {a['coverPayout']} {currency}. The line item pays at most "
-                 f"{a['lineItemSumInsured']} {currency}; its other covers were paid {a['paidByOtherCoversOfLineItem']} "
-                 f"{currency}: this cover is paid {a['paid']} {currency}"
-                 + (f" (before this revision {a['previouslyPaid']} {currency})." if a["previouslyPaid"] != "0.00" else "."))
+        lines.append(f"Per unit of cover: minimum {money(a['minPayoutPerUnit'], currency)} at the trigger plus "
+                     f"{money(a['payoutPerUnitPerIndexUnit'], currency)} per {unit} beyond it, at most "
+                     f"{money(a['limitPerUnit'], currency)} (the exit pays the limit): {money(a['payoutPerUnit'], currency)}.")
+    lines.append(f"× {a['quantity']} units = {money(a['coverPayout'], currency)}. The line item pays at most "
+                 f"{money(a['lineItemSumInsured'], currency)}; its other covers were paid "
+                 f"{money(a['paidByOtherCoversOfLineItem'], currency)}: this cover is paid {money(a['paid'], currency)}"
+                 + (f" (before this revision {money(a['previouslyPaid'], currency)})." if a["previouslyPaid"] != "0.00" else "."))
     return " ".join(lines)
 
 

@@ -157,7 +157,8 @@ async def test_events_of_a_policy_by_day_and_explained(http, tenant, settled_pol
     assert explained["event"]["id"] == paying[0]["id"]
     assert len(explained["indexPath"]) == 31 and explained["indexPath"][0] == {"day": f"{day.year}-03-01", "value": "40", "revision": 1, "counted": False}
     assert explained["arithmetic"]["paid"] == "250000.00" and explained["arithmetic"]["quantity"] == "2.5"
-    assert "1240" in explained["text"] and "250000.00 INR" in explained["text"]
+    assert "1240" in explained["text"] and "250,000.00 INR" in explained["text"]
+    assert "Total monthly total" not in explained["text"] and explained["text"].startswith("Monthly total rainfall over 1 Mar")
     assert (await tenant.get(f"/internal/parametric-events/{paying[0]['id']}")).json() == explained
 
 
@@ -190,6 +191,9 @@ async def test_the_claim_report_is_a_pdf_of_the_event(tenant, other_tenant, sett
     assert r.headers["content-type"] == "application/pdf" and r.content.startswith(b"%PDF")
     text = "".join(page.extract_text() for page in PdfReader(BytesIO(r.content)).pages)
     assert "Claim report" in text and paying["id"] in text and "250,000" in text and "Running total" in text
+    # every figure in the documents' one format (issue 29): no "250000.00 INR", no "Total monthly total"
+    assert "₹250,000.00" in text and "250000.00" not in text and " INR" not in text, text
+    assert "Total monthly total" not in text and "Monthly total rainfall over 1 Mar" in " ".join(text.split())
     again = await tenant.get(f"/internal/parametric-events/{paying['id']}/report")
     assert again.status_code == 200 and again.headers["etag"] == r.headers["etag"]  # rendered once
     assert_problem(await other_tenant.get(f"/parametric-events/{paying['id']}/report"), 404)

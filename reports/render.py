@@ -673,14 +673,20 @@ def _cover_id_entry(cover: CoverFacts) -> tuple[str, str]:
     return f"{format_period_short(cover.risk_period_start, cover.risk_period_end)} · {cover.index_name}", cover.coverage_id
 
 
+def _contract_money(amount: Decimal, currency: str) -> str:
+    """A contract term as the contract holds it: whole rupees without paise, else to the paisa
+    (₹1,615.80/mm was printed ₹1,616/mm)."""
+    return format_money(amount, currency, 0 if amount == amount.to_integral_value() else 2)
+
+
 def _terms(cover: CoverFacts, currency: str) -> tuple[str, str, str, str, str]:
-    """Trigger, exit, minimum payout, payout per unit, limit of a cover as table cells."""
+    """Trigger, exit, minimum payout, payout per unit, limit of a cover as table cells, exact."""
     return (
         f"{'≥' if cover.direction is Direction.ABOVE else '≤'} {format_index(cover.trigger, cover.unit)}",
         format_index(cover.exit, cover.unit) if cover.exit is not None else "–",
-        format_money(cover.min_payout, currency, 0),
-        f"{format_money(cover.payout_per_unit, currency, 0)}/{cover.unit}",
-        format_money(cover.limit, currency, 0),
+        _contract_money(cover.min_payout, currency),
+        f"{_contract_money(cover.payout_per_unit, currency)}/{cover.unit}",
+        _contract_money(cover.limit, currency),
     )
 
 

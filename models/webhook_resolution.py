@@ -1,12 +1,19 @@
 """Where a webhook URL leads now: its host resolved, every address checked
 (`models/domain/webhook_urls.py`). The API checks at registration; the delivery activity
 checks again before every attempt and connects to a checked address only, so a name that
-later resolves inside (DNS rebinding) is refused at connect time too."""
+later resolves inside (DNS rebinding) is refused at connect time too.
+
+What a name resolves to is not the tenant's to learn: a name that does not resolve and a
+name that resolves inside (a private, loopback, metadata address) get the same sentence
+(`NOT_PUBLIC`), at registration and in a delivery's lastError, or a webhook URL would be an
+oracle of the service's internal DNS. The reason is logged for operators. An address
+written in the URL is the tenant's own words: its refusal says why."""
 
 from __future__ import annotations
 
 import asyncio
 import ipaddress
+import logging
 import socket
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -15,6 +22,13 @@ from models.domain.webhook_urls import Address, Refused, Target, UrlPolicy, chec
 from models.settings import Settings
 
 RESOLVE_TIMEOUT_SECONDS = 5.0
+# The one answer for a name, whether it does not resolve or resolves inside.
+NOT_PUBLIC = (
+    "the host name {host} does not lead to a public internet receiver (it does not resolve, or not to public "
+    "addresses only): webhooks go to public internet receivers only"
+)
+
+log = logging.getLogger("parametric.webhooks")
 
 
 class Unresolved(Exception):
@@ -43,22 +57,26 @@ def policy_of(settings: Settings) -> UrlPolicy:
 
 async def resolve(url: str, policy: UrlPolicy) -> Resolved:
     """The URL's checked addresses. Raises `Refused` (the URL or an address is not allowed)
-    or `Unresolved` (the name has no address now)."""
+    or `Unresolved` (the name has no address now); for a name, both with `NOT_PUBLIC`."""
     target = parse(url)
-    literal = target.literal
-    if literal is not None:
-        addresses = [literal]
-    else:
-        loop = asyncio.get_running_loop()
-        try:
-            infos = await asyncio.wait_for(
-                loop.getaddrinfo(target.host, target.port, type=socket.SOCK_STREAM), RESOLVE_TIMEOUT_SECONDS
-            )
-        except (OSError, UnicodeError, asyncio.TimeoutError) as exc:
-            raise Unresolved(f"the host name {target.host} does not resolve ({type(exc).__name__})") from None
-        addresses = list(dict.fromkeys(ipaddress.ip_address(info[4][0].partition("%")[0]) for info in infos))
-    check_addresses(target, addresses, policy)
+    if target.literal is not None:  # the tenant's own words: the refusal says why
+        check_addresses(target, [target.literal], policy)
+        return Resolved(target=target, addresses=[target.literal])
+    loop = asyncio.get_running_loop()
+    try:
+        infos = await asyncio.wait_for(
+            loop.getaddrinfo(target.host, target.port, type=socket.SOCK_STREAM), RESOLVE_TIMEOUT_SECONDS
+        )
+    except (OSError, UnicodeError, asyncio.TimeoutError) as exc:
+        log.info("webhook host %s does not resolve (%s)", target.host, type(exc).__name__)
+        raise Unresolved(NOT_PUBLIC.format(host=target.host)) from None
+    addresses = list(dict.fromkeys(ipaddress.ip_address(info[4][0].partition("%")[0]) for info in infos))
+    try:
+        check_addresses(target, addresses, policy)
+    except Refused as exc:  # what the name resolves to is for operators' logs only
+        log.info("webhook host %s refused: %s", target.host, exc)
+        raise Refused(NOT_PUBLIC.format(host=target.host)) from None
     return Resolved(target=target, addresses=addresses)
 
 
-__all__ = ["Refused", "Resolved", "Unresolved", "policy_of", "resolve"]
+__all__ = ["NOT_PUBLIC", "Refused", "Resolved", "Unresolved", "policy_of", "resolve"]

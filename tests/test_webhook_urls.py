@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import ipaddress
+import logging
 
 import pytest
 from hypothesis import given
@@ -116,16 +117,38 @@ def test_a_url_is_parsed_as_written():
 
 async def test_resolution_checks_every_address_and_refuses_names_that_do_not_resolve():
     assert [str(a) for a in (await resolve("https://93.184.216.34/hook", STRICT)).addresses] == ["93.184.216.34"]
-    with pytest.raises(Refused, match="localhost resolves to .* loopback"):
+    with pytest.raises(Refused, match="localhost does not lead to a public internet receiver"):
         await resolve("http://localhost:9000/hook", STRICT)
     resolved = await resolve("http://localhost:9000/hook", LOOPBACK_OK)
     assert all(a.is_loopback for a in resolved.addresses)
-    with pytest.raises(Refused, match="this service's own"):
+    with pytest.raises(Refused, match="localhost does not lead to a public internet receiver"):
         await resolve("http://localhost:7233/", LOOPBACK_OK)  # Temporal, even with loopback allowed
+    with pytest.raises(Refused, match="this service's own"):
+        await resolve("http://127.0.0.1:7233/", LOOPBACK_OK)
     with pytest.raises(Refused, match="link-local"):
         await resolve("http://169.254.169.254/latest/meta-data/", LOOPBACK_OK)
     with pytest.raises(Unresolved, match="does not resolve"):
         await resolve("https://receiver.example.invalid/hook", STRICT)
+
+
+async def test_what_a_name_resolves_to_is_not_told(caplog):
+    """Review of issues 24/25, finding 4: a name that resolved inside was refused with its
+    address and kind ("localhost resolves to 127.0.0.1 is a loopback address"), a name that
+    did not resolve with "does not resolve": a tenant could map the service's internal DNS
+    through webhook URLs (at registration and in deliveries' lastError). Now one sentence
+    for both; the reason is in the operators' log. An address written in the URL is the
+    tenant's own words: its refusal still says why."""
+    caplog.set_level(logging.INFO, logger="parametric.webhooks")
+    with pytest.raises(Refused) as inside:
+        await resolve("http://localhost:9000/hook", STRICT)
+    with pytest.raises(Unresolved) as nowhere:
+        await resolve("http://receiver.example.invalid:9000/hook", STRICT)
+    assert str(inside.value).replace("localhost", "HOST") == str(nowhere.value).replace("receiver.example.invalid", "HOST")
+    for words in ("127.0.0.1", "::1", "loopback", "resolves to", "gaierror"):
+        assert words not in str(inside.value) and words not in str(nowhere.value), words
+    assert "loopback" in caplog.text and "gaierror" in caplog.text  # the operators' log says which
+    with pytest.raises(Refused, match="127.0.0.1 is a loopback address"):
+        await resolve("http://127.0.0.1:9000/hook", STRICT)
 
 
 def test_the_policy_comes_from_the_settings(monkeypatch):

@@ -27,6 +27,7 @@ from models.domain.observations import ObservationIn
 from models.temporal.queues import task_queue
 from models.temporal.settlement import SettlePeriodInput
 from models.temporal.webhooks import DispatchInput
+from models.webhook_resolution import NOT_PUBLIC
 from tests.conftest import Server, assert_problem, free_port
 
 TARGET = "IN-18.625N-073.875E"  # Pune, pin code 411001
@@ -161,8 +162,11 @@ async def test_receivers_inside_the_network_are_refused_even_with_loopback_allow
     for url, words in ALWAYS_REFUSED:
         _refused(await tenant.post("/internal/webhook-endpoints", json={"url": url}), words)
     temporal_port = service.temporal_address.rpartition(":")[2]
-    for url in (f"{service.base_url}/health", f"http://localhost:{temporal_port}/", f"http://127.0.0.1:{settings.temporal_ui_port}/"):
+    for url in (f"{service.base_url}/health", f"http://127.0.0.1:{temporal_port}/", f"http://127.0.0.1:{settings.temporal_ui_port}/"):
         _refused(await tenant.post("/internal/webhook-endpoints", json={"url": url}), "this service's own")
+    # By name: refused too, without telling where the name leads (review of issues 24/25, finding 4).
+    _refused(await tenant.post("/internal/webhook-endpoints", json={"url": f"http://localhost:{temporal_port}/"}),
+             NOT_PUBLIC.format(host="localhost"))
     assert all(e["url"] not in {u for u, _ in ALWAYS_REFUSED} for e in (await tenant.get("/internal/webhook-endpoints")).json())
 
 
@@ -184,9 +188,12 @@ async def test_loopback_receivers_are_refused_by_default(strict_api, tenant, ser
     """The Temporal Web UI and frontend, the API itself, localhost by name, loopback in IPv6
     and IPv4-mapped form: each a 400 naming `url`."""
     headers = await tenant.headers()
-    for url in ["http://127.0.0.1:8233/", "http://localhost:7233/", f"{service.base_url}/internal/webhook-endpoints",
+    for url in ["http://127.0.0.1:8233/", f"{service.base_url}/internal/webhook-endpoints",
                 "http://127.0.0.1:9000/hook", "http://[::1]:9000/hook", "http://[::ffff:127.0.0.1]:9000/hook"]:
         _refused(await strict_api.post("/internal/webhook-endpoints", json={"url": url}, headers=headers), "loopback")
+    # localhost by name: refused without telling where it leads (review of issues 24/25, finding 4)
+    _refused(await strict_api.post("/internal/webhook-endpoints", json={"url": "http://localhost:7233/"}, headers=headers),
+             NOT_PUBLIC.format(host="localhost"))
     for url, words in ALWAYS_REFUSED:
         _refused(await strict_api.post("/internal/webhook-endpoints", json={"url": url}, headers=headers), words)
     assert (await strict_api.post("/internal/webhook-endpoints", json={"url": PUBLIC}, headers=headers)).status_code == 201
@@ -260,13 +267,14 @@ async def test_an_address_refused_at_delivery_is_not_connected_and_not_retried(m
             WebhookEndpoint.id == uuid.UUID(with_credentials["id"]))
         monkeypatch.setenv("WEBHOOK_ALLOW_LOOPBACK", "0")
         outcome = await _deliver(await _pending_delivery(tenant.id, by_name["id"]))
-        assert not outcome.delivered and outcome.detail.startswith("not sent: localhost resolves to") and "loopback" in outcome.detail
+        # What localhost resolves to is not told (review of issues 24/25, finding 4).
+        assert not outcome.delivered and outcome.detail == f"not sent: {NOT_PUBLIC.format(host='localhost')}"
         delivery_id = await _pending_delivery(tenant.id, by_name["id"])
         result = await temporal_env.client.execute_workflow(
             WEBHOOK_DELIVERY_WORKFLOW, delivery_id, id=webhook_delivery_workflow_id(delivery_id),
             task_queue=task_queue(service.task_queue, "webhooks"), execution_timeout=dt.timedelta(seconds=60),
         )
-        assert result.startswith("FAILED: not sent: localhost resolves to") and "loopback" in result
+        assert result == f"FAILED: not sent: {NOT_PUBLIC.format(host='localhost')}"
         monkeypatch.setenv("WEBHOOK_ALLOW_LOOPBACK", "1")
         outcome = await _deliver(await _pending_delivery(tenant.id, with_credentials["id"]))
         assert not outcome.delivered and "credentials" in outcome.detail

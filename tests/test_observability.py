@@ -154,6 +154,17 @@ async def run(tmp_path_factory, settings, database, temporal_env):
             assert hook.status_code == 201, hook.text
             rotated = await http.post(f"/internal/webhook-endpoints/{hook.json()['id']}/rotate-secret", headers=headers)
             assert rotated.status_code == 200, rotated.text
+            person = uuid.uuid4().hex[:8]
+            partner = await http.post("/internal/business-partners", headers=headers, json={
+                "@type": "NewBusinessPartner", "name": f"Obs Farms {person}", "role": "POLICY_HOLDER",
+                "contactName": f"Meera Obs{person}", "contactEmailAddress": f"meera.{person}@farm.example",
+                "contactPhoneNumber": "+91 80 4321 8765",
+                "address": {"@type": "NewAddress", "countryCode": "IN", "houseNumber": "7", "street": f"Obs Lane {person}",
+                            "country": "India", "county": "", "postcode": "560001", "state": "Karnataka",
+                            "district": "Bengaluru Urban", "city": "Bengaluru", "stateCode": "KA"},
+                "taxStatus": "REGISTERED"})
+            assert partner.status_code == 201, partner.text
+            assert (await http.get(partner.headers["location"], headers=headers)).status_code == 200
             staff_token = (await http.post(f"/auth/{staff['tenant_id']}/oauth2/v2.0/token", data=_token_form(staff))).json()
             staff_headers = {"Authorization": f"Bearer {staff_token['access_token']}", "x-tenant-id": staff["tenant_id"]}
             sent.update(
@@ -165,6 +176,9 @@ async def run(tmp_path_factory, settings, database, temporal_env):
                 "client secret": tenant["client_secret"], "API key": tenant["api_key"], "bearer token": token,
                 "staff secret": staff["client_secret"], "staff token": staff_token["access_token"],
                 "webhook secret": hook.json()["secret"], "rotated webhook secret": rotated.json()["secret"],
+                # personal data: a business partner's contact
+                "contact name": f"Meera Obs{person}", "contact e-mail": f"meera.{person}@farm.example",
+                "contact phone": "+91 80 4321 8765", "street": f"Obs Lane {person}",
             }
         async with httpx.AsyncClient(timeout=30) as scraper:
             sent["worker_metrics"] = (await scraper.get(f"http://127.0.0.1:{stack.metrics_port}/metrics")).text
@@ -217,6 +231,8 @@ def test_worker_lines_carry_workflow_run_activity_attempt_and_domain_ids(run):
     converted = next(line for line in done if line["activity_type"] == "convert_to_policy")
     assert converted["policy_id"] == sent["policy_id"] and converted["quote_id"] == sent["quote_id"]
     assert any(line["activity_type"] == "set_policy_status" and line["policy_id"] == sent["policy_id"] for line in done)
+    # the business partner (personal data in its input: no line holds it, test above) was written here
+    assert any(line["activity_type"] == "save_business_partner" for line in done)
 
 
 def _samples(text: str, name: str) -> list[str]:

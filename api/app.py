@@ -15,6 +15,7 @@ from litestar.openapi.spec import Components, SecurityScheme
 from temporalio.client import Client
 
 from api.auth.controller import TokenController, jwks
+from api.bordereaux.controller import BordereauxController
 from api.auth.middleware import PUBLIC_PATHS, AuthMiddleware
 from api.auth.roles import authorize, undeclared
 from api.auth.tokens import TokenService
@@ -80,6 +81,7 @@ ROUTES = [
     TenantEventController,
     WebhookEndpointController,
     PayoutHoldController,
+    BordereauxController,
     CoverageController,
     PricingRunController,
     QuoteController,

@@ -47,6 +47,7 @@ from activities.catalogue import (
     propose_coverage_terms,
     record_priced_coverages,
 )
+from activities.bordereaux import produce_bordereaux
 from activities.documents import (
     render_catalogue_documents,
     render_claim_report,
@@ -95,6 +96,7 @@ from activities.travel import price_stay_nights, record_travel_coverages
 from activities.webhooks import deliver_webhook, dispatch_webhooks, finish_webhook_delivery
 from models.settings import Settings
 from models.temporal.queues import QUEUE_SUFFIXES, task_queue
+from workflows.bordereaux import BordereauxWorkflow
 from workflows.catalogue import CatalogueWorkflow
 from workflows.catalogue_documents import CatalogueDocumentsWorkflow
 from workflows.documents import ClaimReportWorkflow, CoverageDocumentsWorkflow, PolicyScheduleWorkflow
@@ -126,6 +128,7 @@ WORKFLOWS = [
     ObservationRevisionWorkflow,
     SettlementNoticeSweepWorkflow,
     ClaimReportWorkflow,
+    BordereauxWorkflow,
 ]
 LIFECYCLE_ACTIVITIES = [
     record_travel_coverages,
@@ -203,7 +206,10 @@ PRICING_DB_ACTIVITIES = [
 ]
 # A month end's settlements on a queue of their own (new runs: workflows/settlement.py).
 SETTLEMENT_ACTIVITIES = [settle_period]
-DOCUMENT_WORKFLOWS = [CoverageDocumentsWorkflow, CatalogueDocumentsWorkflow, PolicyScheduleWorkflow, ClaimReportWorkflow]
+DOCUMENT_WORKFLOWS = [
+    CoverageDocumentsWorkflow, CatalogueDocumentsWorkflow, PolicyScheduleWorkflow, ClaimReportWorkflow,
+    BordereauxWorkflow,  # a month's bordereaux: database reads and CSV, off the lifecycle queue
+]
 # Webhook delivery waits on receivers: its own queue, so a slow one never delays the rest.
 WEBHOOK_WORKFLOWS = [WebhookDeliveryWorkflow, WebhookDispatchWorkflow]
 WEBHOOK_ACTIVITIES = [deliver_webhook, finish_webhook_delivery, dispatch_webhooks]
@@ -213,6 +219,7 @@ DOCUMENT_ACTIVITIES = [
     render_policy_schedule,
     render_fast_quote_document,
     render_claim_report,
+    produce_bordereaux,
 ]
 
 log = logging.getLogger("parametric.worker")
@@ -389,7 +396,8 @@ def build_settlement_worker(
 async def ensure_schedules(client: Client, settings: Settings) -> None:
     """The recurring jobs ops see under Schedules in the Temporal UI: webhook dispatch (and
     its sweep for deliveries not started) and the settlement-notices sweep every minute;
-    the observations run daily at 02:30 UTC (08:00 IST) when providers are configured.
+    the observations run daily at 02:30 UTC (08:00 IST) when providers are configured; the
+    bordereaux of the month just ended on the 1st at 06:00 UTC (docs/bordereaux.md).
     Created once; a changed provider list updates the existing schedule."""
     from temporalio.client import (
         Schedule,
@@ -412,6 +420,7 @@ async def ensure_schedules(client: Client, settings: Settings) -> None:
         IngestRunInput,
         NoticeSweepInput,
     )
+    from models.temporal.bordereaux import BORDEREAUX_SCHEDULE_ID, BORDEREAUX_WORKFLOW, BordereauxInput
     from models.temporal.webhooks import DISPATCH_SCHEDULE_ID, WEBHOOK_DISPATCH_WORKFLOW, DispatchInput
 
     hooks = task_queue(settings.task_queue, "webhooks")
@@ -430,6 +439,17 @@ async def ensure_schedules(client: Client, settings: Settings) -> None:
                 task_queue=lifecycle,
             ),
             spec=ScheduleSpec(intervals=[ScheduleIntervalSpec(every=timedelta(minutes=1))]),
+            policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP),
+        ),
+        # The month just ended (input month "": the workflow takes the month before its start).
+        BORDEREAUX_SCHEDULE_ID: Schedule(
+            action=ScheduleActionStartWorkflow(
+                BORDEREAUX_WORKFLOW, BordereauxInput(), id="bordereaux-monthly",
+                task_queue=task_queue(settings.task_queue, "documents"),
+            ),
+            spec=ScheduleSpec(calendars=[ScheduleCalendarSpec(
+                day_of_month=[ScheduleRange(1)], hour=[ScheduleRange(6)], minute=[ScheduleRange(0)],
+            )]),
             policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP),
         ),
     }

@@ -575,3 +575,23 @@ class SealingKey(Table, tablename="sealing_key"):
     fingerprint = Varchar(length=64, primary_key=True)
     ordinal = Integer(unique=True)
     recorded_at = Timestamptz()
+
+
+class Bordereau(Table, tablename="bordereau"):
+    """A month's risk or claims bordereau as produced (models/db/bordereaux.py,
+    docs/bordereaux.md): one row per month, kind and tenant that had something in the
+    month, and one per month and kind for every tenant together (`tenant_id` NULL, the file
+    operations staff download without `?tenantId=`). A re-run replaces the content (the same
+    rows give the same bytes) and counts itself in `runs`."""
+
+    id = Varchar(length=80, primary_key=True)  # <YYYY-MM>:<kind>:<tenant id | all>
+    month = Varchar(length=7, index=True)  # YYYY-MM (UTC)
+    kind = Varchar(length=10)  # risk | claims
+    tenant_id = UUID(null=True, default=None)
+    content = Text()  # the CSV (UTF-8, CRLF)
+    sha256 = Varchar(length=64)
+    row_count = Integer()
+    totals = Text()  # {"INR": "<minor units>"}: gross premium (risk) or paid (claims), JSON
+    produced_at = Timestamptz()
+    produced_by = Varchar(length=200)  # the workflow id of the run that wrote it last
+    runs = Integer(default=1)

@@ -296,6 +296,8 @@ async def dev_scenarios(only: set[str] | None) -> dict[str, object]:
     try:
         async with Workers(client, queue, pricing_processes=1):
             start = first_of_month_after(today, 2)
+            if wanted("bordereaux", "bordereaux-scheduled"):
+                histories.update(await bordereaux_runs(client, queue))
             if wanted("policy-draft", "policy-accepted", "policy-schedule"):
                 draft, handle = await start_quote(start, 12)
                 policy = await convert(client, draft, queue)
@@ -431,6 +433,25 @@ async def dev_scenarios(only: set[str] | None) -> dict[str, object]:
     finally:
         await env.shutdown()
     return histories
+
+
+async def bordereaux_runs(client, queue: str) -> dict[str, object]:
+    """Issue 27: a month's bordereaux produced on demand (`bordereaux:<month>`, as the API
+    starts it) and as the `bordereaux-monthly` Schedule starts it (no month: the month
+    before the run's start, from workflow time), on the documents queue."""
+    from models.temporal.bordereaux import BORDEREAUX_WORKFLOW, BordereauxInput, bordereaux_workflow_id
+    from models.temporal.queues import task_queue
+
+    documents = task_queue(queue, "documents")
+    on_demand = await client.start_workflow(
+        BORDEREAUX_WORKFLOW, BordereauxInput(month="2024-02"), id=bordereaux_workflow_id("2024-02"), task_queue=documents
+    )
+    scheduled = await client.start_workflow(
+        BORDEREAUX_WORKFLOW, BordereauxInput(), id=f"bordereaux-monthly-{uuid.uuid4()}", task_queue=documents
+    )
+    await on_demand.result()
+    await scheduled.result()
+    return {"bordereaux": await on_demand.fetch_history(), "bordereaux-scheduled": await scheduled.fetch_history()}
 
 
 from temporalio import activity  # noqa: E402

@@ -159,6 +159,8 @@ def test_the_production_profile_registers_every_search_attribute_and_installs_no
     commands = {name: service["command"] for name, service in prod.items() if service.get("image") == "parametric:latest"}
     queues = sorted(q for c in commands.values() if c[0] == "worker" for q in c[2::2])
     assert queues == sorted(["lifecycle", "webhooks", "pricing", "documents", "settlement"])
+    # one process kind per task queue: each scales on its own
+    assert all(c[1::2] == ["--queue"] for c in commands.values() if c[0] == "worker"), commands
     for name, command in commands.items():
         if command[0] in ("worker", "api"):
             assert prod[name]["depends_on"] == {"deployment-check": {"condition": "service_completed_successfully"}}

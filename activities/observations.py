@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import datetime as dt
 
+from functools import partial
+
 from temporalio import activity
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
 
 from activities.providers.base import Target
 from models.db import observation_revisions as revisions_db
@@ -104,7 +106,8 @@ async def ingest_observations(request: IngestProviderInput) -> IngestSummary:
             held_revisions.append(outcome.revision_id)
             details.append(f"{t['id']}: {outcome.held} revision(s) held for approval ({outcome.revision_id})")
         if request.task_queue:
-            totals["notified"] += await _tell(request.task_queue, await observations_db.notices_to_tell(outcome.notices))
+            told = await _tell(request.task_queue, await observations_db.notices_to_tell(outcome.notices))
+            totals["notified"] += told.settlements
     if request.task_queue:
         await _hold_in_temporal(request.task_queue)
     return IngestSummary(
@@ -122,13 +125,19 @@ async def _hold_in_temporal(task_queue: str) -> None:
         await activity.client().start_workflow(**revision_hold_start(held_input(row), task_queue))
 
 
-async def _tell(task_queue: str, notices: observations_db.NoticesToTell) -> int:
-    """Tell the notices' settlements (signal-with-start, each once), then mark the notices
-    told; returns how many settlements were told."""
-    for target, start, end in notices.settlements:
-        await activity.client().start_workflow(**data_changed_start(target, start, end, task_queue))
-    await observations_db.told(notices)
-    return len(notices.settlements)
+async def _tell(task_queue: str, notices: observations_db.NoticesToTell) -> observations_db.Told:
+    """Tell the notices' settlements (`models.db.observations.tell_notices`)."""
+    return await observations_db.tell_notices(notices, partial(_signal, task_queue))
+
+
+async def _signal(task_queue: str, period: observations_db.Period) -> bool:
+    """Signal-with-start the settlement; False if its revision window is over."""
+    try:
+        await activity.client().start_workflow(**data_changed_start(*period, task_queue))
+    except WorkflowAlreadyStartedError:
+        activity.logger.warning("settlement %s:%s..%s is past its revision window: stored data does not re-settle it", *period)
+        return False
+    return True
 
 
 @activity.defn
@@ -145,7 +154,7 @@ async def decide_observation_revision(request: DecideRevisionInput) -> RevisionD
         raise ApplicationError(str(err), type=STALE_REVISION, non_retryable=True) from None
     notified = 0
     if request.task_queue:
-        notified = await _tell(request.task_queue, await observations_db.notices_to_tell(decided.notices))
+        notified = (await _tell(request.task_queue, await observations_db.notices_to_tell(decided.notices))).settlements
     return RevisionDecided(
         revision_id=request.revision_id, state=decided.state, decided_by=decided.decided_by,
         decided_at=decided.decided_at, stored=len(decided.rows), settlements_notified=notified,
@@ -157,13 +166,16 @@ async def sweep_settlement_notices(request: NoticeSweepInput) -> NoticeSweepOutc
     """Tell the settlements of every notice not told yet (oldest first, a page at a time),
     leaving the youngest (`grace_seconds`) to the writer that tells its own. Run by the
     `settlement-notices` Schedule every minute. A settlement told twice settles once more
-    for nothing; a notice is marked told only once its settlements were."""
-    notices = settlements = 0
+    for nothing; a notice is marked told only once its settlements were. A settlement past
+    its revision window is not told: its notices are closed (`closed`)."""
+    notices = settlements = closed = 0
     while True:
         before = utcnow() - dt.timedelta(seconds=request.grace_seconds)
         page = await observations_db.notices_to_tell(limit=request.limit, created_before=before)
         if not page.periods:
-            return NoticeSweepOutcome(notices=notices, settlements=settlements)
-        settlements += await _tell(request.task_queue, page)
+            return NoticeSweepOutcome(notices=notices, settlements=settlements, closed=closed)
+        told = await _tell(request.task_queue, page)
+        settlements += told.settlements
+        closed += len(told.closed)
         notices += len(page.periods)
         activity.heartbeat(notices)

@@ -11,8 +11,10 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Sequence
+from functools import partial
 
 from temporalio.client import Client
+from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError
 
 from api.problems import InvalidInput
@@ -50,12 +52,20 @@ def refusal(problems: list[RowProblem]) -> BatchRefused:
 
 async def tell_settlements(temporal: Client, task_queue: str, notices: Sequence[uuid.UUID]) -> int:
     """Tell the settlements of the notices (written with rows just committed) that their
-    data changed, then mark the notices told; returns how many settlements were told."""
+    data changed, then mark the notices told (`models.db.observations.tell_notices`);
+    returns how many settlements were told."""
     found = await observations_db.notices_to_tell(notices)
-    for target, start, end in found.settlements:
-        await temporal.start_workflow(**data_changed_start(target, start, end, task_queue))
-    await observations_db.told(found)
-    return len(found.settlements)
+    return (await observations_db.tell_notices(found, partial(_signal, temporal, task_queue))).settlements
+
+
+async def _signal(temporal: Client, task_queue: str, period: observations_db.Period) -> bool:
+    """Signal-with-start the settlement; False if its revision window is over."""
+    try:
+        await temporal.start_workflow(**data_changed_start(*period, task_queue))
+    except WorkflowAlreadyStartedError:
+        log.warning("settlement %s:%s..%s is past its revision window: stored data does not re-settle it", *period)
+        return False
+    return True
 
 
 async def hold_in_temporal(temporal: Client, task_queue: str, held: HeldRevisionInput) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -327,15 +327,39 @@ async def notices_to_tell(ids: Sequence[uuid.UUID] | None = None, limit: int = 5
     return NoticesToTell(periods)
 
 
-async def told(notices: NoticesToTell) -> None:
-    """Mark the notices told (their settlements were signalled), in one transaction; and
-    delete those told more than NOTICE_KEPT ago."""
+@dataclass(frozen=True, slots=True)
+class Told:
+    settlements: int  # settlements signalled
+    closed: tuple[Period, ...]  # settlements past their revision window: not signalled
+
+
+async def tell_notices(notices: NoticesToTell, signal: Callable[[Period], Awaitable[bool]]) -> Told:
+    """Tell the notices' settlements (each once), then mark the notices told: the one way
+    every writer (the API's shortcut, the providers' run, an approval) and the sweep tell.
+    `signal(period)` sends the data-changed signal (signal-with-start) and answers False if
+    the settlement's revision window is over (its last run completed: it is not started
+    again, so data stored long after a period never re-settles it, and never restarts it
+    for another window). A notice of such a settlement is closed all the same, its
+    `settlements` counting only those told."""
+    told_now, closed = 0, []
+    for period in notices.settlements:
+        if await signal(period):
+            told_now += 1
+        else:
+            closed.append(period)
+    await told(notices, closed=set(closed))
+    return Told(told_now, tuple(closed))
+
+
+async def told(notices: NoticesToTell, closed: set[Period] = frozenset()) -> None:
+    """Mark the notices told (their settlements were signalled, but for those `closed`), in
+    one transaction; and delete those told more than NOTICE_KEPT ago."""
     if not notices.periods:
         return
     now = utcnow()
     by_count: dict[int, list[uuid.UUID]] = {}
     for notice_id, periods in notices.periods.items():
-        by_count.setdefault(len(periods), []).append(notice_id)
+        by_count.setdefault(len([p for p in periods if p not in closed]), []).append(notice_id)
     async with write_transaction():
         for count, ids in by_count.items():
             for i in range(0, len(ids), CHUNK):

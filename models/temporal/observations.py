@@ -151,3 +151,4 @@ class NoticeSweepInput(msgspec.Struct, frozen=True):
 class NoticeSweepOutcome(msgspec.Struct, frozen=True):
     notices: int  # notices told
     settlements: int  # settlements told (signal-with-start)
+    closed: int = 0  # settlements past their revision window, not told (their notices closed)

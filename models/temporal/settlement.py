@@ -7,7 +7,7 @@ import uuid
 from decimal import Decimal
 
 import msgspec
-from temporalio.common import WorkflowIDConflictPolicy
+from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 
 from models.temporal.ids import settlement_workflow_id
 
@@ -84,9 +84,11 @@ class StartSettlementsInput(msgspec.Struct, frozen=True):
 
 def data_changed_start(target_id: str, start: dt.date, end: dt.date, task_queue: str) -> dict:
     """`Client.start_workflow` keyword arguments that tell the settlement of (target, start,
-    end) that data over its period changed: signal-with-start, so one that has closed is
-    started again to re-settle. Data only: the sending is the caller's (the API's shortcut
-    in api/, an activity's in activities/)."""
+    end) that data over its period changed: signal-with-start. A run that completed has
+    closed its revision window: it is not started again (the start raises
+    `WorkflowAlreadyStartedError`: the notice is closed, models/db/observations.py
+    `tell_notices`); one that failed or was terminated is. Data only: the sending is the
+    caller's (the API's shortcut in api/, an activity's in activities/)."""
     return dict(
         workflow=SETTLEMENT_WORKFLOW,
         arg=SettlementInput(target_id=target_id, start=start, end=end),
@@ -94,6 +96,7 @@ def data_changed_start(target_id: str, start: dt.date, end: dt.date, task_queue:
         task_queue=task_queue,
         start_signal=DATA_CHANGED_SIGNAL,
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
     )
 
 

@@ -395,8 +395,10 @@ def policy_schedule_input(
         expiry_date=policy.expiry_date,
         total_sum_insured=from_minor(policy.total_sum_insured_minor, currency),
         gross_premium=from_minor(policy.gross_premium_minor, currency),
-        issued_at=_aware(policy.activated_at or policy.updated_at),
+        # a cancelled policy's schedule is issued again at its cancellation, saying so
+        issued_at=_aware(policy.canceled_at or policy.activated_at or policy.updated_at),
         activated_at=None if policy.activated_at is None else _aware(policy.activated_at),
+        canceled_at=None if policy.canceled_at is None else _aware(policy.canceled_at),
         signature_confirmed=bool(policy.signature_confirmed),
         risk_premium=from_minor(policy.risk_premium_minor, currency),
         quote_id=str(policy.quote_id),

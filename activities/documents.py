@@ -22,7 +22,7 @@ from models.db import catalogue as catalogue_db
 from models.db import policies as policies_db
 from models.db import pricing as pricing_db
 from models.db import quotes as quotes_db
-from models.db.files import file_id_for, file_meta, store_file
+from models.db.files import file_id_for, file_meta, schedule_file_id, store_file
 from models.db.tables import (
     MonitoringTarget,
     PincodeMapping,
@@ -30,7 +30,7 @@ from models.db.tables import (
     Tenant,
 )
 from models.domain.index_catalog import BY_ID
-from models.domain.statuses import PricingRunStatus
+from models.domain.statuses import PolicyStatus, PricingRunStatus
 from models.settings import load_settings
 from models.temporal.catalogue_batches import BatchDocuments, RenderDocumentsBatch
 from models.temporal.settlement import ClaimReportRequest
@@ -116,12 +116,14 @@ async def _coverage_documents(coverage_id: uuid.UUID, version: int) -> CoverageD
 
 @activity.defn
 async def render_policy_schedule(request: PolicyScheduleRequest) -> uuid.UUID:
-    """The schedule of an activated policy, stored as the tenant's document."""
+    """The schedule of an activated policy, stored as the tenant's document; a cancelled
+    policy's is rendered again as a document of its own, saying so (the policy schedule
+    describes the policy as it is now; the one issued at activation is kept)."""
     from reports import render_policy_schedule as render
 
-    file_id = file_id_for("policy-schedule", request.policy_id)
+    policy = await policies_db.policy_row(request.tenant_id, request.policy_id)
+    file_id = schedule_file_id(request.policy_id, policy.status == PolicyStatus.CANCELED)
     if await file_meta(file_id) is None:
-        policy = await policies_db.policy_row(request.tenant_id, request.policy_id)
         quote = await quotes_db.quote_row(request.tenant_id, policy.quote_id)
         items = await quotes_db.line_item_rows(request.tenant_id, policy_id=request.policy_id)
         target = await _target(quote.monitoring_target_id)
@@ -131,9 +133,10 @@ async def render_policy_schedule(request: PolicyScheduleRequest) -> uuid.UUID:
         )
         pdf = await asyncio.to_thread(render, data)
         await store_file(file_id, request.tenant_id, "policy-schedule", f"policy-schedule-{request.policy_id}.pdf", PDF, pdf)
-    await Policy.update({Policy.schedule_file_id: file_id}).where(
-        (Policy.id == request.policy_id) & (Policy.tenant_id == uuid.UUID(request.tenant_id))
-    )
+    mine = (Policy.id == request.policy_id) & (Policy.tenant_id == uuid.UUID(request.tenant_id))
+    if file_id != schedule_file_id(request.policy_id, True):  # never over the cancelled policy's
+        mine &= Policy.schedule_file_id.is_null() | (Policy.schedule_file_id != schedule_file_id(request.policy_id, True))
+    await Policy.update({Policy.schedule_file_id: file_id}).where(mine)
     return file_id
 
 

@@ -32,8 +32,11 @@ def coverage_documents_workflow_id(coverage_id: uuid.UUID | str, version: int) -
     return f"coverage-documents:{coverage_id}:{version}"
 
 
-def policy_schedule_workflow_id(tenant_id: uuid.UUID | str, policy_id: uuid.UUID | str) -> str:
-    return f"policy-schedule:{tenant_id}:{policy_id}"
+def policy_schedule_workflow_id(tenant_id: uuid.UUID | str, policy_id: uuid.UUID | str, canceled: bool = False) -> str:
+    """`policy-schedule:<tenant>:<policy>` renders the schedule at activation; with
+    `canceled`, `...:canceled` renders it again once the policy is cancelled (the document
+    describes the policy as it is now)."""
+    return f"policy-schedule:{tenant_id}:{policy_id}" + (":canceled" if canceled else "")
 
 
 def settlement_workflow_id(target_id: str, start, end) -> str:

@@ -637,6 +637,7 @@ class PolicyScheduleInput:
     gross_premium: Decimal
     issued_at: dt.datetime
     activated_at: dt.datetime | None = None
+    canceled_at: dt.datetime | None = None  # a cancelled policy's schedule says so, with the date
     signature_confirmed: bool = False
     risk_premium: Decimal | None = None
     intermediary: Party | None = None
@@ -649,7 +650,7 @@ class PolicyScheduleInput:
     def __post_init__(self) -> None:
         _currency(self, self.currency)
         _decimal(self, "total_sum_insured", "gross_premium", "risk_premium")
-        _aware(self, "issued_at", "activated_at")
+        _aware(self, "issued_at", "activated_at", "canceled_at")
         if not self.line_items:
             raise ValueError("PolicyScheduleInput needs at least one line item")
         if self.expiry_date < self.inception_date:

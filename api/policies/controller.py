@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import uuid
 from typing import Annotated, Literal
@@ -12,6 +13,7 @@ from litestar.di import NamedDependency, Provide
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, QueryParameter
 from temporalio.client import Client
+from temporalio.common import WorkflowIDConflictPolicy
 
 from api.auth.tokens import Principal
 from api.deps import provide_temporal
@@ -23,9 +25,11 @@ from api.policies.service import activate_policy, cancel_policy, policy_or_404
 from api.problems import Conflict, InvalidInput
 from api.quotes import responses
 from models.db import policies as policies_db
-from models.db.files import readable_file
+from models.db.files import readable_file, schedule_file_id
 from models.domain.statuses import STORED_POLICY_STATUSES, PolicyStatus
 from models.settings import Settings
+from models.temporal.ids import policy_schedule_workflow_id
+from models.temporal.policies import POLICY_SCHEDULE_WORKFLOW, PolicyScheduleInput
 from models.wire.common import Page
 from models.wire.tenant import PolicyListItem, PolicyOut
 from api.auth.roles import Caller, callers
@@ -83,13 +87,15 @@ class PolicyController(Controller):
         description=(
             "200 with the PDF once rendered. While it is being rendered (just after activation, "
             "or while a failing render is retried) 202 with `Retry-After` and a JSON status; for "
-            "a policy never activated (draft, lapsed) 409."
+            "a policy never activated (draft, lapsed) 409. A cancelled policy's schedule is issued "
+            "again when first asked for after the cancellation: it says CANCELED, with the date."
         ),
         media_type="application/pdf",
         responses={202: ResponseSpec(data_container=DocumentPending, description="Not rendered yet"), **problems(*AUTHED, 404, 409)},
     )
     async def schedule(
-        self, request: Request, policy_id: FromPath[uuid.UUID], principal: NamedDependency[Principal]
+        self, request: Request, policy_id: FromPath[uuid.UUID], principal: NamedDependency[Principal],
+        temporal: NamedDependency[Client], settings: NamedDependency[Settings],
     ) -> Response:
         row = await policy_or_404(principal.tenant_id, policy_id)
         if row.schedule_file_id is None:
@@ -106,6 +112,9 @@ class PolicyController(Controller):
             return Response(
                 content=msgspec.json.encode(pending), media_type="application/json", status_code=202, headers=RETRY_AFTER
             )
+        if row.status == PolicyStatus.CANCELED and row.schedule_file_id != schedule_file_id(policy_id, True):
+            # cancelled since its schedule was issued: the schedule is issued again, saying so
+            return await _reissued_schedule(request, principal, policy_id, temporal, settings)
         file = await readable_file(row.schedule_file_id, principal.tenant_id, include_catalogue=False)
         return file_response(request, file, row.schedule_file_id)
 
@@ -157,3 +166,29 @@ class PolicyController(Controller):
         key = transition_key(request, principal.tenant_id, "cancel", policy_id)
         await cancel_policy(row, principal.tenant_id, temporal, settings, key)
         return await responses.policy_out(principal.tenant_id, policy_id)
+
+
+async def _reissued_schedule(request: Request, principal: Principal, policy_id: uuid.UUID, temporal: Client,
+                             settings: Settings) -> Response:
+    """The cancelled policy's schedule, rendered by a PolicyScheduleWorkflow of its own
+    (`policy-schedule:<tenant>:<policy>:canceled`) and waited for up to the request deadline;
+    202 with Retry-After past it."""
+    handle = await temporal.start_workflow(
+        POLICY_SCHEDULE_WORKFLOW,
+        PolicyScheduleInput(tenant_id=principal.tenant_id, policy_id=policy_id),
+        id=policy_schedule_workflow_id(principal.tenant_id, policy_id, canceled=True),
+        task_queue=settings.task_queue,
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        static_summary=f"Policy schedule (cancelled) · policy {policy_id}",
+    )
+    try:
+        await asyncio.wait_for(handle.result(), settings.request_deadline_seconds)
+    except asyncio.TimeoutError:
+        pending = DocumentPending(
+            policy_id=policy_id, document="policy-schedule", status="RENDERING",
+            detail="the cancelled policy's schedule is being issued; retry after the number of seconds in Retry-After",
+        )
+        return Response(content=msgspec.json.encode(pending), media_type="application/json", status_code=202,
+                        headers=RETRY_AFTER)
+    file_id = schedule_file_id(policy_id, True)
+    return file_response(request, await readable_file(file_id, principal.tenant_id, include_catalogue=False), file_id)

@@ -16,6 +16,12 @@ def file_id_for(kind: str, owner_id: uuid.UUID | str, version: int | str = 1) ->
     return uuid.uuid5(FILE_NAMESPACE, f"{kind}:{owner_id}:{version}")
 
 
+def schedule_file_id(policy_id: uuid.UUID | str, canceled: bool = False) -> uuid.UUID:
+    """The policy schedule's file: the one issued at activation, or (`canceled`) the one
+    issued again once the policy was cancelled, which says so."""
+    return file_id_for("policy-schedule-canceled" if canceled else "policy-schedule", policy_id)
+
+
 async def store_file(
     file_id: uuid.UUID, tenant_id: str | None, kind: str, filename: str, media_type: str, content: bytes
 ) -> dict:

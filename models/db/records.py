@@ -126,6 +126,7 @@ class PolicyRow(msgspec.Struct, frozen=True):
     schedule_file_id: uuid.UUID | None
     created_at: dt.datetime
     updated_at: dt.datetime
+    canceled_at: dt.datetime | None = None
 
 
 class PolicyListRow(msgspec.Struct, frozen=True):

@@ -113,3 +113,39 @@ async def test_rendering_twice_stores_once(documented_coverage):
     result = await render_coverage_documents(documented_coverage["id"], 1)
     assert str(result.fact_sheet_file_id) == documented_coverage["factSheetReportFileId"]
     assert await StoredFile.select(StoredFile.id, StoredFile.sha256, StoredFile.created_at).where(mine) == before
+
+
+async def test_a_cancelled_policys_schedule_says_so(tenant, other_tenant):
+    """The schedule describes the policy as it is now (issue 29): once cancelled it is issued
+    again, CANCELED with the date; the one issued at activation is kept (it said ACCEPTED
+    after the cancellation)."""
+    import datetime as dt
+
+    quote = (await tenant.post("/quotes", json=new_quote())).json()
+    policy = (await tenant.patch(f"/quotes/{quote['id']}")).json()
+    assert (await tenant.patch(f"/policies/{policy['id']}")).status_code == 200
+
+    async def schedule_text() -> str:
+        for _ in range(600):
+            r = await tenant.get(f"/policies/{policy['id']}/schedule", timeout=60)
+            if r.status_code == 200:
+                return " ".join(pdf_text(r.content).split())
+            assert r.status_code == 202, r.text
+            await asyncio.sleep(0.2)
+        raise AssertionError("the schedule was never rendered")
+
+    issued = await schedule_text()
+    assert "ACCEPTED" in issued and "cancelled" not in issued
+    assert (await tenant.delete(f"/policies/{policy['id']}")).status_code == 200
+    reissued = await schedule_text()
+    today = dt.datetime.now(dt.timezone.utc).date()
+    assert "CANCELED" in reissued and "ACCEPTED" not in reissued
+    assert f"This policy was cancelled on {today.day} {today:%b %Y}." in reissued
+    assert_problem(await other_tenant.get(f"/policies/{policy['id']}/schedule"), 404)
+    from models.db.files import schedule_file_id
+    from models.db.policies import policy_row
+
+    row = await policy_row(tenant.id, policy["id"])
+    assert row.schedule_file_id == schedule_file_id(policy["id"], True)
+    original = await tenant.get(f"/files/{schedule_file_id(policy['id'])}")
+    assert original.status_code == 200 and "ACCEPTED" in pdf_text(original.content)  # kept as issued

@@ -139,18 +139,36 @@ def migrate() -> None:
     help="A kept pricing model version (default: the live one); an old run's inputs under its own version reproduce it.",
 )
 @click.option(
-    "--as", "actuary", required=True, metavar="NAME",
-    help="The staff actuary running it (parametric staff create NAME --role actuary); another publishes it.",
+    "--credentials", "credentials_file", required=True, type=click.Path(exists=True, dir_okay=False),
+    help="Your staff actuary credentials (the JSON parametric staff create printed): the rerun is yours, and "
+    "another actuary publishes it.",
 )
+@click.option("--as", "actuary", default=None, metavar="NAME", help="Your staff name: checked against --credentials.")
 def reprice(
-    coverage_id, simulations: int | None, seed: int | None, elr: float | None, model_version: str | None, actuary: str
+    coverage_id, simulations: int | None, seed: int | None, elr: float | None, model_version: str | None,
+    credentials_file: str, actuary: str | None,
 ) -> None:
     """Rerun COVERAGE_ID's pricing with other settings; show progress and the change. The
-    rerun is a candidate: it becomes the price when another actuary publishes it."""
+    rerun is a candidate: it becomes the price when another actuary publishes it. Who ran it
+    is the staff actuary of --credentials (four eyes: a name alone proved nothing)."""
     from decimal import Decimal
 
+    from api.auth.tenants import staff_name_from_credentials
     from api.pricing.reprice import reprice as run_reprice
     from models.wire.internal import NewPricingRun
+
+    try:
+        with open(credentials_file, encoding="utf-8") as f:
+            credentials = json.load(f)
+    except (OSError, ValueError) as exc:
+        raise click.BadParameter(f"not readable JSON ({exc})", param_hint="--credentials") from None
+    try:
+        name = _tenant_command(lambda: staff_name_from_credentials(credentials, "actuary"))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--credentials") from None
+    if actuary is not None and actuary != name:
+        raise click.BadParameter(f"the credentials are staff member {name!r}'s, not {actuary!r}'s", param_hint="--as")
+    actuary = name
 
     request = NewPricingRun(
         simulations=simulations, seed=seed, expected_loss_ratio=None if elr is None else Decimal(str(elr)),
@@ -202,20 +220,28 @@ def observations() -> None:
 @click.argument("csv_file", type=click.Path(exists=True, dir_okay=False))
 @click.option("--chunk", default=5000, show_default=True, help="Rows per transaction.")
 @click.option("--reason", default="", help="Why: required when the file revises stored values.")
-def observations_import(csv_file: str, chunk: int, reason: str) -> None:
+@click.option(
+    "--credentials", "credentials_file", type=click.Path(exists=True, dir_okay=False), default=None,
+    help="Your data staff credentials (the JSON parametric staff create printed): required when the file revises "
+    "stored values, so four eyes compare staff members, not OS users.",
+)
+def observations_import(csv_file: str, chunk: int, reason: str, credentials_file: str | None) -> None:
     """Import CSV_FILE (header: monitoring_target_id,data_set,variable,day,hour,value,source
     [,quality,provisional,simulated]). The whole file is validated first, as a POST batch
-    is: one bad row and nothing is written; a file revising stored values needs --reason.
-    Revisions that would change a settled amount are held for a data staff member's
-    approval (four eyes). Re-importing a file changes nothing. The values record
-    `cli:<os user>` as their submitter."""
+    is: one bad row and nothing is written; a file revising stored values needs --reason
+    and --credentials. Revisions that would change a settled amount are held for another
+    data staff member's approval (four eyes). Re-importing a file changes nothing. The
+    values record their submitter: the staff member of --credentials (`staff:<name>`, as
+    through the API), else `cli:<os user>`."""
     import csv
     import getpass
 
+    from api.auth.tenants import staff_name_from_credentials
     from api.settlement.observations import hold_in_temporal, tell_settlements
     from models.db import observation_revisions as revisions_db
     from models.db import observations as observations_db
     from models.db.core import close_pool, open_pool
+    from models.domain.actors import staff_actor
     from models.domain.observations import CSV_COLUMNS, Provenance
     from models.temporal.client import connect
     from models.temporal.observations import held_input
@@ -228,11 +254,24 @@ def observations_import(csv_file: str, chunk: int, reason: str) -> None:
         if unknown:
             raise click.ClickException(f"unknown column(s) {', '.join(unknown)}; the columns are {','.join(CSV_COLUMNS)}")
         records = list(reader)
-    provenance = Provenance(submitted_by=f"cli:{getpass.getuser()}", reason=reason.strip())
+    credentials = None
+    if credentials_file is not None:
+        try:
+            with open(credentials_file, encoding="utf-8") as f:
+                credentials = json.load(f)
+        except (OSError, ValueError) as exc:
+            raise click.BadParameter(f"not readable JSON ({exc})", param_hint="--credentials") from None
 
     async def _run() -> None:
         await open_pool()
         try:
+            provenance = Provenance(submitted_by=f"cli:{getpass.getuser()}", reason=reason.strip())
+            if credentials is not None:
+                try:
+                    name = await staff_name_from_credentials(credentials, "data")
+                except ValueError as exc:
+                    raise click.BadParameter(str(exc), param_hint="--credentials") from None
+                provenance = Provenance(submitted_by=staff_actor(name), reason=reason.strip())
             rows, problems = await observations_db.validate_file(records)
             if problems:
                 for p in problems[:20]:
@@ -240,13 +279,19 @@ def observations_import(csv_file: str, chunk: int, reason: str) -> None:
                     click.echo(f"{where}: {p.field + ': ' if p.field else ''}{p.message}", err=True)
                 more = " (first 20 shown)" if len(problems) > 20 else ""
                 raise click.ClickException(f"{len(problems)} problem(s){more}; nothing was written")
-            if not provenance.reason:
+            if not provenance.reason or credentials is None:
                 revising = sum(
                     1 for i in await observations_db.received(rows) if i.stored is not None and not i.unchanged
                 )
-                if revising:
+                if revising and not provenance.reason:
                     raise click.ClickException(
                         f"the file revises {revising} stored value(s): say why with --reason; nothing was written"
+                    )
+                if revising:  # four eyes compare staff members: an OS user is not one
+                    raise click.ClickException(
+                        f"the file revises {revising} stored value(s): a revision's submitter is a data staff member, "
+                        "give your credentials with --credentials FILE (as parametric staff create printed them); "
+                        "nothing was written"
                     )
             totals = dict(new=0, revised=0, unchanged=0, held=0)
             notices, held_ids = [], []

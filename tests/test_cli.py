@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import subprocess
@@ -86,7 +87,7 @@ async def test_add_client_and_disable_it(http, service):
     assert run_cli("tenants", "add-client", "no-such-tenant").returncode != 0
 
 
-async def test_observations_import_validates_the_whole_file_then_reports_new_revised_unchanged(service, tmp_path):
+async def test_observations_import_validates_the_whole_file_then_reports_new_revised_unchanged(service, tmp_path, make_staff):
     """`parametric observations import FILE.csv`: a bad line refuses the file (nothing
     written); a good file is imported; importing it again changes nothing; a changed value
     is a revision."""
@@ -114,5 +115,44 @@ async def test_observations_import_validates_the_whole_file_then_reports_new_rev
     (tmp_path / "revised.csv").write_text(header + "IN-12.875N-077.625E,IMD-RF-DAILY,rainfall_mm,2024-06-01,,9,IMD,GOOD,false\n")
     unexplained = run_cli("observations", "import", str(tmp_path / "revised.csv"))  # a revision says why
     assert unexplained.returncode != 0 and "--reason" in unexplained.stderr
-    revised = json.loads(run_cli("observations", "import", str(tmp_path / "revised.csv"), "--reason", "re-read").stdout.strip().splitlines()[-1])
+    (tmp_path / "staff.json").write_text(json.dumps((await make_staff("data")).credentials))
+    revised = json.loads(run_cli("observations", "import", str(tmp_path / "revised.csv"), "--reason", "re-read",
+                                 "--credentials", str(tmp_path / "staff.json")).stdout.strip().splitlines()[-1])
     assert (revised["new"], revised["revised"], revised["held"]) == (0, 1, 0)
+
+
+async def test_a_revision_imported_from_the_command_line_names_its_staff_member(service, tmp_path, make_staff):
+    """Review of issues 24/25, finding 2: four eyes by a stable identity. A revision imported
+    with the CLI recorded `cli:<os user>`, which no staff member's identity ever equals, so
+    the data staff member who imported it could approve it through the API as `staff:<name>`.
+    Now a revising file needs the submitter's data staff credentials and records
+    `staff:<name>`, as the API does; an OS user alone revises nothing."""
+    from models.db.tables import Observation
+
+    header = "monitoring_target_id,data_set,variable,day,hour,value,source,quality,provisional\n"
+    line = "IN-12.875N-077.625E,IMD-RF-DAILY,rainfall_mm,2019-02-17,,{},IMD,GOOD,false\n"
+    (tmp_path / "first.csv").write_text(header + line.format("4.5"))
+    assert run_cli("observations", "import", str(tmp_path / "first.csv")).returncode == 0  # new values: no revision
+    (tmp_path / "revised.csv").write_text(header + line.format("7.5"))
+    as_os_user = run_cli("observations", "import", str(tmp_path / "revised.csv"), "--reason", "re-read")
+    assert as_os_user.returncode != 0 and "--credentials" in as_os_user.stderr, as_os_user.stderr
+
+    dana = await make_staff("data")
+    operations = await make_staff("operations")
+    for who, words in ((dict(dana.credentials, client_secret="wrong"), "not a staff member's valid credentials"),
+                       (operations.credentials, "does not hold the data role")):
+        (tmp_path / "who.json").write_text(json.dumps(who))
+        refused = run_cli("observations", "import", str(tmp_path / "revised.csv"), "--reason", "re-read",
+                          "--credentials", str(tmp_path / "who.json"))
+        assert refused.returncode != 0 and words in refused.stderr, refused.stderr
+    (tmp_path / "dana.json").write_text(json.dumps(dana.credentials))
+    done = run_cli("observations", "import", str(tmp_path / "revised.csv"), "--reason", "re-read",
+                   "--credentials", str(tmp_path / "dana.json"))
+    assert done.returncode == 0, done.stderr
+    rows = await Observation.select(Observation.submitted_by, Observation.value).where(
+        (Observation.monitoring_target_id == "IN-12.875N-077.625E") & (Observation.variable == "rainfall_mm")
+        & (Observation.observed_on == dt.date(2019, 2, 17))
+    )
+    staff_name = json.loads(run_cli("staff", "list").stdout)
+    name = next(s["name"] for s in staff_name if s["client_id"] == dana.credentials["client_id"])
+    assert f"staff:{name}" in {r["submitted_by"] for r in rows}, rows

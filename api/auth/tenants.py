@@ -196,6 +196,22 @@ async def authenticate_client(tenant_id: str, client_id: str, client_secret: str
     return client if ok and client is not None and not client.disabled else None
 
 
+async def staff_name_from_credentials(credentials: object, role: str) -> str:
+    """The name of the staff member holding `role` whose credentials these are (the JSON
+    `parametric staff create` prints): the command line's stable identity for four eyes, as
+    a token's is through the API. ValueError, in words, otherwise."""
+    if not isinstance(credentials, dict) or not all(
+        isinstance(credentials.get(k), str) for k in ("tenant_id", "client_id", "client_secret")
+    ):
+        raise ValueError("a JSON object with tenant_id, client_id and client_secret, as parametric staff create prints")
+    client = await authenticate_client(credentials["tenant_id"], credentials["client_id"], credentials["client_secret"])
+    if client is None or client.tenant_id != await platform_tenant_id() or not roles_of(client):
+        raise ValueError("not a staff member's valid credentials (unknown or disabled client, or a wrong secret)")
+    if role not in roles_of(client):
+        raise ValueError(f"staff member {client.name!r} does not hold the {role} role")
+    return client.name
+
+
 async def client_for_api_key(api_key: str) -> ApiClient | None:
     client = await ApiClient.objects().where(ApiClient.api_key_sha256 == api_key_digest(api_key)).first()
     return client if client is not None and not client.disabled and not roles_of(client) else None

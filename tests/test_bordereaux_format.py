@@ -4,6 +4,7 @@ formula a spreadsheet would run."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 
 import pytest
@@ -67,3 +68,15 @@ def test_names_never_become_formulas():
     line = _risk("p1", dt.datetime(2026, 10, 1, tzinfo=dt.timezone.utc), 100)
     assert "'=HYPERLINK" in b.risk_csv([line], dt.date(2026, 10, 1)).decode()
     assert b.country_of("IN-12.875N-077.625E") == "IN" and b.country_of("odd") == ""
+
+
+def test_one_carriers_rows_are_written_as_production_writes_them():
+    first = dt.date(2026, 10, 1)
+    ours = _risk("p1", dt.datetime(2026, 10, 1, tzinfo=dt.timezone.utc), 100)
+    theirs = dataclasses.replace(_risk("p2", dt.datetime(2026, 10, 2, tzinfo=dt.timezone.utc), 200), insurer="Monsoon Re")
+    both = dataclasses.replace(_risk("p3", dt.datetime(2026, 10, 3, tzinfo=dt.timezone.utc), 300),
+                               insurer="Monsoon Re; Parametric Re Ltd")
+    content = b.risk_csv([ours, theirs, both], first)
+    assert b.for_carrier(content, "Monsoon Re") == (b.risk_csv([theirs, both], first), 2)
+    assert b.for_carrier(content, "Parametric Re Ltd") == (b.risk_csv([ours, both], first), 2)
+    assert b.for_carrier(content, "Monsoon") == (b.header_only("risk"), 0)

@@ -3,10 +3,12 @@ claims files of a month as CSV, and a re-run on demand.
 
 A tenant's internal client downloads its own; operations staff any tenant's with
 `?tenantId=`, or every tenant's in one file without it (the `Coverholder Name` column says
-whose each row is). A month is produced by the `bordereaux-monthly` Schedule after it ends;
-one downloaded before that run (or before the Schedule existed) is produced on the spot by
-the same workflow (`bordereaux:<YYYY-MM>`), which the request waits for. A month not yet
-ended answers 409: its files would change."""
+whose each row is); `?riskCarrier=` keeps one risk carrier's rows (the `Insurer` column).
+
+A month is produced by the `bordereaux-monthly` Schedule after it ends; one downloaded
+before that run (or before the Schedule existed) is produced on the spot by the same
+workflow (`bordereaux:<YYYY-MM>`), which the request waits for. A month not yet ended
+answers 409: its files would change."""
 
 from __future__ import annotations
 
@@ -85,6 +87,11 @@ async def _scope(principal: Principal, tenant_filter: uuid.UUID | None) -> uuid.
     return tenant_filter
 
 
+RISK_CARRIER = Annotated[
+    str | None,
+    QueryParameter(name="riskCarrier", max_length=200,
+                   description="Only the rows of this risk carrier (the Insurer column), e.g. Parametric Re Ltd"),
+]
 TENANT_ID = Annotated[
     uuid.UUID | None,
     QueryParameter(name="tenantId", description="Operations staff: one tenant's file (without it: every tenant's)"),
@@ -100,7 +107,7 @@ class BordereauxController(Controller):
 
     async def _download(
         self, request: Request, kind: str, month: str, principal: Principal, temporal: Client, settings: Settings,
-        tenant_filter: uuid.UUID | None,
+        tenant_filter: uuid.UUID | None, carrier: str | None,
     ) -> Response[bytes]:
         month = _month(month)
         scope = await _scope(principal, tenant_filter)
@@ -110,28 +117,34 @@ class BordereauxController(Controller):
             stored = await bordereaux_db.stored_file(month, kind, scope)
         if stored is None:  # pragma: no cover - the run wrote the month's files
             raise Unavailable(f"the bordereaux of {month} are not produced yet; try again shortly")
-        etag = f'"{stored["sha256"]}"'
+        content, sha, rows = stored["content"], stored["sha256"], stored["row_count"]
+        if carrier is not None:
+            content, rows = b.for_carrier(content, carrier)
+            sha = b.sha256(content)
+        etag = f'"{sha}"'
         headers = {
             "ETag": etag,
-            "X-Content-SHA256": stored["sha256"],
-            "X-Bordereau-Rows": str(stored["row_count"]),
+            "X-Content-SHA256": sha,
+            "X-Bordereau-Rows": str(rows),
             "Content-Disposition": f'attachment; filename="bordereau-{kind}-{month}'
                                    f'{"-" + str(scope) if scope else ""}.csv"',
         }
         if request.headers.get("if-none-match") == etag:
             return Response(content=b"", status_code=304, headers=headers)
-        return Response(content=stored["content"], media_type="text/csv; charset=utf-8", headers=headers)
+        return Response(content=content, media_type="text/csv; charset=utf-8", headers=headers)
 
     @get("/{month:str}/risk.csv", operation_id="downloadRiskBordereau", media_type="text/csv",
          summary="A month's risk (premium) bordereau: the policies bound in it (CSV, Lloyd's CRS v5 columns)",
          description="A tenant's internal client: its own. Operations staff: one tenant's with `tenantId`, every "
-                     "tenant's without. 400 for a month not `YYYY-MM`, 409 for a month not ended (docs/bordereaux.md).",
+                     "tenant's without; `riskCarrier`: one risk carrier's rows. 400 for a month not `YYYY-MM`, 409 for "
+                     "a month not ended (docs/bordereaux.md).",
          responses=problems(*AUTHED, 404, 409, 503))
     async def risk(
         self, request: Request, month: FromPath[str], principal: NamedDependency[Principal],
         temporal: NamedDependency[Client], settings: NamedDependency[Settings], tenant_filter: TENANT_ID = None,
+        carrier: RISK_CARRIER = None,
     ) -> Response[bytes]:
-        return await self._download(request, "risk", month, principal, temporal, settings, tenant_filter)
+        return await self._download(request, "risk", month, principal, temporal, settings, tenant_filter, carrier)
 
     @get("/{month:str}/claims.csv", operation_id="downloadClaimsBordereau", media_type="text/csv",
          summary="A month's claims bordereau: the payouts made in it, adjustments as rows of their own (CSV)",
@@ -140,8 +153,9 @@ class BordereauxController(Controller):
     async def claims(
         self, request: Request, month: FromPath[str], principal: NamedDependency[Principal],
         temporal: NamedDependency[Client], settings: NamedDependency[Settings], tenant_filter: TENANT_ID = None,
+        carrier: RISK_CARRIER = None,
     ) -> Response[bytes]:
-        return await self._download(request, "claims", month, principal, temporal, settings, tenant_filter)
+        return await self._download(request, "claims", month, principal, temporal, settings, tenant_filter, carrier)
 
     @post("/{month:str}/runs", operation_id="produceBordereaux", status_code=200, opt=callers(Caller.OPERATIONS),
           summary="Produce a month's bordereaux again, now (operations staff)",

@@ -289,6 +289,18 @@ def claims_csv(lines: Iterable[ClaimLine], first: dt.date) -> bytes:
     return write_csv(CLAIMS_COLUMNS, (claim_cells(line, end) for line in sorted(lines, key=ClaimLine.sort_key)))
 
 
+def for_carrier(content: bytes, carrier: str) -> tuple[bytes, int]:
+    """The rows of a produced file whose `Insurer` is `carrier` (a policy whose covers name
+    several carriers lists them joined with "; ": it counts for each), written as production
+    writes them, and how many: one risk carrier's part of a tenant's bordereau."""
+    reader = csv.reader(io.StringIO(content.decode("utf-8"), newline=""))
+    header = next(reader)
+    column = header.index("Insurer")
+    wanted = cell_text(carrier)
+    rows = [row for row in reader if wanted in row[column].split("; ")]
+    return write_csv(header, rows), len(rows)
+
+
 def header_only(kind: str) -> bytes:
     """The file of a tenant with nothing in the month."""
     return write_csv(RISK_COLUMNS if kind == "risk" else CLAIMS_COLUMNS, ())

@@ -51,14 +51,14 @@ async def _target() -> str:
     return row["id"]
 
 
-async def _coverage(target: str, code: str = "RAINFALL_MONTHLY_TOTAL") -> uuid.UUID:
+async def _coverage(target: str, code: str = "RAINFALL_MONTHLY_TOTAL", carrier: str = "Parametric Re Ltd") -> uuid.UUID:
     coverage_id = uuid.uuid4()
     now = utcnow()
     await insert_rows([Coverage(
         id=coverage_id, monitoring_target_id=target, index_definition_id=BY_CODE[code].id,
         risk_period_start=dt.date(2024, 3, 1), risk_period_end=dt.date(2024, 3, 31), label="bordereau test",
-        risk_carrier="Parametric Re Ltd", currency="INR", status="ACTIVE", ui_state="active", direction="ABOVE",
-        trigger=Decimal("180.5"), limit_minor=10_000_000, min_payout_minor=0, payout_per_unit_minor=50_000,
+        risk_carrier=carrier, currency="INR", status="ACTIVE", ui_state="active", direction="ABOVE",
+        trigger=Decimal(f"180.{coverage_id.int % 10**6:06d}"), limit_minor=10_000_000, min_payout_minor=0, payout_per_unit_minor=50_000,
         expected_loss_ratio=Decimal("0.65"), created_by="test", created_at=now, updated_at=now,
     )])
     return coverage_id
@@ -115,11 +115,12 @@ async def book(make_tenant, service) -> dict:
     await _policy(acme.id, c1, at(2024, 3, 1), 888_888)  # March
     await _policy(acme.id, c1, None, 999_999)  # a draft, never bound
     theirs = await _policy(globex.id, c1, at(2024, 2, 14, 9, 30), 3_000_001)
+    monsoon = await _policy(globex.id, await _coverage(target, carrier="Monsoon Re"), at(2024, 2, 15), 4_000_000)
     settled = await _payout(acme.id, first, c1, 1, 2_500_000, at(2024, 2, 10, 0, 5))
     adjusted = await _payout(acme.id, first, c1, 2, -1_050, at(2024, 2, 20, 3, 0))  # a revision pays back 10.50
     await _payout(acme.id, first, c1, 3, 7_000, at(2024, 3, 1))  # March's
     await _payout(globex.id, theirs, c1, 1, 4_200_000, at(2024, 2, 29, 23, 59))
-    return {"acme": acme, "globex": globex, "bound": {str(first), str(last)}, "theirs": str(theirs),
+    return {"acme": acme, "globex": globex, "bound": {str(first), str(last)}, "theirs": str(theirs), "monsoon": str(monsoon),
             "settled": settled, "adjusted": adjusted}
 
 
@@ -211,13 +212,13 @@ async def test_a_tenants_bordereaux_list_the_policies_bound_and_payouts_made_in_
 async def test_operations_get_every_tenants_bordereau_or_one_tenants(book, operations_staff):
     everyone = _rows(await operations_staff.get(f"/internal/bordereaux/{MONTH}/risk.csv"))
     _reconcile_risk(everyone, await _database_premiums(None))
-    assert book["bound"] | {book["theirs"]} <= {r["Certificate Reference"] for r in everyone}
+    assert book["bound"] | {book["theirs"], book["monsoon"]} <= {r["Certificate Reference"] for r in everyone}
     assert [r["Coverholder Name"] for r in everyone] == sorted(r["Coverholder Name"] for r in everyone)
     _reconcile_claims(_rows(await operations_staff.get(f"/internal/bordereaux/{MONTH}/claims.csv")),
                       await _database_payouts(None))
     globex = book["globex"].id
     theirs = _rows(await operations_staff.get(f"/internal/bordereaux/{MONTH}/risk.csv", params={"tenantId": globex}))
-    assert [r["Certificate Reference"] for r in theirs] == [book["theirs"]]
+    assert [r["Certificate Reference"] for r in theirs] == [book["theirs"], book["monsoon"]]
     _reconcile_risk(theirs, await _database_premiums(globex))
     _reconcile_claims(_rows(await operations_staff.get(f"/internal/bordereaux/{MONTH}/claims.csv",
                                                        params={"tenantId": globex})), await _database_payouts(globex))
@@ -225,6 +226,23 @@ async def test_operations_get_every_tenants_bordereau_or_one_tenants(book, opera
     mine = await book["globex"].get(f"/internal/bordereaux/{MONTH}/risk.csv")
     again = await operations_staff.get(f"/internal/bordereaux/{MONTH}/risk.csv", params={"tenantId": globex})
     assert mine.content == again.content
+
+
+async def test_one_risk_carriers_rows(book, operations_staff):
+    """Per tenant and risk carrier: `riskCarrier` keeps the rows whose Insurer it is."""
+    path = f"/internal/bordereaux/{MONTH}/risk.csv"
+    globex = book["globex"].id
+    monsoon = await operations_staff.get(path, params={"tenantId": globex, "riskCarrier": "Monsoon Re"})
+    assert [r["Certificate Reference"] for r in _rows(monsoon)] == [book["monsoon"]]
+    assert monsoon.headers["x-bordereau-rows"] == "1" and monsoon.headers["x-content-sha256"] == b.sha256(monsoon.content)
+    ours = _rows(await book["globex"].get(path, params={"riskCarrier": "Parametric Re Ltd"}))
+    assert [r["Certificate Reference"] for r in ours] == [book["theirs"]]
+    everyone = _rows(await operations_staff.get(path, params={"riskCarrier": "Monsoon Re"}))
+    assert {r["Insurer"] for r in everyone} == {"Monsoon Re"} and book["monsoon"] in {r["Certificate Reference"] for r in everyone}
+    nobody = await operations_staff.get(path, params={"riskCarrier": "Nobody Re"})
+    assert nobody.content == b.header_only("risk")
+    claims = _rows(await book["acme"].get(f"/internal/bordereaux/{MONTH}/claims.csv", params={"riskCarrier": "Parametric Re Ltd"}))
+    assert [r["Claim Reference"] for r in claims] == [book["settled"], book["adjusted"]]
 
 
 async def test_a_rerun_for_a_past_month_gives_byte_identical_files(book, operations_staff):

@@ -4,8 +4,8 @@ finding 1: the sealing key trap), with real `parametric` processes on the suite'
 - with PostgreSQL, SECRETS_KEY is required: without it each host made a key file of its
   own and sealed what the other hosts could not open; now the API refuses to start, saying
   so (the old code started);
-- the database keeps the fingerprints of the keys that sealed in it: an API process or a
-  `keys` command with another SECRETS_KEY refuses (the old code started, sealing and
+- the database keeps the fingerprints of the keys that sealed in it: an API process, a
+  worker or a `keys` command with another SECRETS_KEY refuses (the old code started, sealing and
   unsealing garbage for the others); the new key listed first with the old one after it
   (a rotation) is accepted;
 - a database whose sealed values predate the fingerprints: the first key to check must
@@ -128,6 +128,24 @@ async def test_a_process_with_another_secrets_key_refuses_to_start(tmp_path, dat
     new = fingerprint(parse_keys(other)[0])
     assert {suite, new} <= await _recorded()
     await SealingKey.delete().where(SealingKey.fingerprint == new)  # the suite's own key alone again
+
+
+async def test_a_worker_with_another_secrets_key_refuses_to_start(database):
+    """The worker opens webhook secrets: with another key it refuses at its start (before
+    it reaches Temporal: none is given here), as without one on PostgreSQL."""
+    from models.db.sealing_keys import check_sealing_key
+
+    await check_sealing_key()
+    closed = f"127.0.0.1:{free_port()}"
+    for env, words in ((_env(SECRETS_KEY=_another_key()), "SECRETS_KEY is not the key"),
+                       (_env(DATABASE_URL=os.environ.get("TEST_DATABASE_URL")
+                             or f"postgresql://postgres@127.0.0.1:{free_port()}/parametric"),
+                        "SECRETS_KEY is required with PostgreSQL")):
+        done = await asyncio.to_thread(
+            subprocess.run, [sys.executable, "-m", "workflows.worker", "--queue", "webhooks"],
+            env={**env, "TEMPORAL_ADDRESS": closed}, capture_output=True, text=True, timeout=120,
+        )
+        assert done.returncode != 0 and words in done.stdout + done.stderr, (done.stdout + done.stderr)[-3000:]
 
 
 async def test_the_first_key_recorded_must_open_what_is_sealed_already(database, settings, monkeypatch):

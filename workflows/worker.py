@@ -523,14 +523,18 @@ async def run_worker(settings: Settings, queues: tuple[str, ...] = QUEUES, stop:
     from temporalio.runtime import Runtime
 
     from models.db.core import close_pool, open_pool
+    from models.db.sealing import require_key
+    from models.db.sealing_keys import check_sealing_key
     from models.observability.tracing import configure_tracing, instrument_database
     from models.temporal.client import connect
     from workflows.observability import DomainMetrics, Observability, worker_runtime
 
+    require_key(settings)  # SECRETS_KEY with PostgreSQL (it opens the webhook secrets)
     if "lifecycle" not in queues:
         # Pricing and documents yield the CPU to the lifecycle and the API on a shared machine.
         _lower_priority()
     await open_pool()
+    await check_sealing_key()  # another host's SECRETS_KEY: refuse to start
     if configure_tracing("worker"):
         instrument_database(engine_finder())
     # The runtime serves this process's Prometheus endpoint (WORKER_METRICS_PORT; none when 0);

@@ -9,6 +9,7 @@ import unicodedata
 import uuid
 from dataclasses import asdict, dataclass
 
+from api.auth.tokens import STAFF_ROLES
 from models.clock import utcnow
 from models.db.core import write_transaction
 from models.db.tables import ApiClient, Tenant
@@ -72,7 +73,6 @@ class StaffCredentials:
 
 
 PLATFORM_TENANT_NAME = "platform"
-STAFF_ROLES = ("data", "actuary", "operations")
 
 
 class StaffExists(ValueError):
@@ -91,7 +91,7 @@ async def create_staff(name: str, roles: list[str], scope: str) -> StaffCredenti
     name = check_tenant_name(name)
     unknown = [r for r in roles if r not in STAFF_ROLES]
     if not roles or unknown:
-        raise ValueError(f"roles are {', '.join(STAFF_ROLES)} (at least one); unknown: {', '.join(unknown)}")
+        raise ValueError(f"roles are {', '.join(sorted(STAFF_ROLES))} (at least one); unknown: {', '.join(unknown)}")
     roles = sorted(set(roles))
     async with write_transaction():
         tenant_id = await platform_tenant_id()

@@ -15,6 +15,7 @@ from litestar.openapi.spec import Components, SecurityScheme
 from temporalio.client import Client
 
 from api.auth.controller import TokenController, jwks
+from api.capacity.controller import CapacityLimitController
 from api.bordereaux.controller import BordereauxController
 from api.auth.middleware import PUBLIC_PATHS, AuthMiddleware
 from api.auth.roles import authorize, undeclared
@@ -81,6 +82,7 @@ ROUTES = [
     TenantEventController,
     WebhookEndpointController,
     PayoutHoldController,
+    CapacityLimitController,
     BordereauxController,
     CoverageController,
     PricingRunController,

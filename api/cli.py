@@ -529,6 +529,74 @@ def tenants_list() -> None:
 
 
 @main.group()
+def capacity() -> None:
+    """Capacity limits: the most the book may pay per target, risk month and tenant (docs/capacity.md)."""
+
+
+def _capacity_json(record) -> dict:
+    import msgspec
+
+    from api.capacity.views import limit_view
+
+    return msgspec.to_builtins(limit_view(record))
+
+
+@capacity.command("set")
+@click.option("--target", "target_id", default=None, help="Monitoring target id (default: every target).")
+@click.option("--month", default=None, help="Risk month YYYY-MM (default: every month).")
+@click.option("--tenant", "tenant_name", default=None, help="Tenant name (default: every tenant).")
+@click.option("--limit", "amount", required=True, help="The most the book may pay under this key, in INR (e.g. 50000000).")
+def capacity_set(target_id: str | None, month: str | None, tenant_name: str | None, amount: str) -> None:
+    """Set the limit on a key (none of --target, --month, --tenant: the whole book), or change
+    the amount of the one in place; prints it as JSON, with what is used and what remains."""
+    from decimal import Decimal, InvalidOperation
+
+    from models.db import capacity as capacity_db
+    from models.db.tables import MonitoringTarget, Tenant
+    from models.domain.capacity import LimitKey, parse_month
+    from models.domain.money import MoneyError, to_minor
+
+    currency = load_settings().catalogue_currency
+    try:
+        limit_minor = to_minor(Decimal(amount), currency)
+    except (InvalidOperation, MoneyError) as exc:
+        raise click.BadParameter(str(exc) or "not a number", param_hint="--limit") from None
+    if month is not None:
+        try:
+            parse_month(month)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--month") from None
+
+    async def setting():
+        tenant_id = None
+        if tenant_name is not None:
+            row = await Tenant.select(Tenant.id).where((Tenant.name == tenant_name) & (Tenant.kind == "TENANT")).first()
+            if row is None:
+                raise click.ClickException(f"no tenant named {tenant_name!r}")
+            tenant_id = row["id"]
+        if target_id is not None and not await MonitoringTarget.exists().where(MonitoringTarget.id == target_id):
+            raise click.ClickException(f"no monitoring target {target_id}")
+        key = LimitKey(target_id, month, tenant_id)
+        existing = await capacity_db.limit_on(key)
+        if existing is not None:
+            return await capacity_db.change_limit(existing.id, currency, limit_minor), False
+        return await capacity_db.create_limit(key, currency, limit_minor, "parametric capacity set"), True
+
+    record, created = _tenant_command(setting)
+    click.echo(f"capacity limit {record.id} {'set' if created else 'changed'}: {record.key.label()}", err=True)
+    click.echo(json.dumps(_capacity_json(record), indent=2, default=str))
+
+
+@capacity.command("list")
+def capacity_list() -> None:
+    """Every capacity limit with what is used and what remains, as JSON."""
+    from models.db import capacity as capacity_db
+
+    records = _tenant_command(capacity_db.list_limits)
+    click.echo(json.dumps([_capacity_json(r) for r in records], indent=2, default=str))
+
+
+@main.group()
 def staff() -> None:
     """The platform operator's staff: data, actuary and operations roles (docs/roles.md)."""
 

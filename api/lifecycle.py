@@ -1,6 +1,8 @@
 """Calling lifecycle updates on Temporal and mapping their outcomes to HTTP problems.
 
-- A refused transition (`InvalidTransition`) or a closed lifecycle is a 409.
+- A refused transition (`InvalidTransition`) or a closed lifecycle is a 409; a bind that does
+  not fit a capacity limit (`CapacityExceeded`) a 409 `capacity-exceeded` naming the limit
+  (nothing was written: the key's retry is a new update, which may find room).
 - A write that failed within its budget (`WriteFailed`: nothing was written) and a workflow
   that does not answer within the request's deadline are a 503 with Retry-After. The client
   retries with the same Idempotency-Key: after a timeout it gets the first call's answer
@@ -14,6 +16,7 @@ import datetime as dt
 import uuid
 from typing import Any
 
+import msgspec
 from litestar import Request
 from temporalio.client import (
     Client,
@@ -26,11 +29,13 @@ from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from api.idempotency import HEADER as IDEMPOTENCY_KEY
+from api.capacity.views import CapacityExceeded
 from api.idempotency import TransitionKey
 from api.problems import Conflict, Unavailable
 from models.db.tables import MonitoringTarget, Tenant
 from models.domain.lifecycle import REQUEST_DEADLINE
-from models.temporal.lifecycle import INVALID_TRANSITION, WRITE_FAILED
+from models.domain.capacity import CapacityRefusal
+from models.temporal.lifecycle import CAPACITY_EXCEEDED, INVALID_TRANSITION, WRITE_FAILED
 
 RETRY_AFTER = {"Retry-After": "2"}
 
@@ -44,6 +49,10 @@ async def _refusal(err: WorkflowUpdateFailedError, key: TransitionKey | None) ->
     cause = err.cause
     if isinstance(cause, ApplicationError) and cause.type == INVALID_TRANSITION:
         return Conflict(cause.message)
+    if isinstance(cause, ApplicationError) and cause.type == CAPACITY_EXCEEDED and cause.details:
+        if key is not None:
+            await key.failed()
+        return CapacityExceeded(msgspec.convert(cause.details[0], CapacityRefusal))
     if isinstance(cause, ApplicationError) and cause.type == WRITE_FAILED:
         if key is not None:  # nothing was written: the key's retry is a new update
             await key.failed()

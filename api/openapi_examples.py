@@ -59,4 +59,10 @@ REQUEST_EXAMPLES: dict[str, dict[str, Any]] = {
                                               "reason": "sanctions screening"}},
     "PayoutHoldRelease": {"cleared": {"reason": "screening cleared"}},
     "NewPricingRun": {"a larger rerun": {"simulations": 262144}},
+    "NewCapacityLimit": {
+        "one target in one month": {"monitoringTargetId": _TARGET, "month": "2027-07",
+                                    "limit": {"amount": 500000000, "currency": "INR"}},
+        "the whole book": {"limit": {"amount": 10000000000, "currency": "INR"}},
+    },
+    "CapacityLimitChange": {"raised": {"limit": {"amount": 750000000, "currency": "INR"}}},
 }

@@ -34,11 +34,20 @@ class DomainError(Exception):
     slug = "bad-request"
     title = "Bad request"
 
-    def __init__(self, detail: str, *, errors: list[FieldError] | None = None, headers: dict[str, str] | None = None):
+    def __init__(
+        self,
+        detail: str,
+        *,
+        errors: list[FieldError] | None = None,
+        headers: dict[str, str] | None = None,
+        extensions: dict[str, Any] | None = None,
+    ):
         super().__init__(detail)
         self.detail = detail
         self.errors = errors
         self.headers = headers or {}
+        # RFC 9457 extension members beside the standard ones (a capacity refusal's limit)
+        self.extensions = extensions or {}
 
 
 class InvalidInput(DomainError):
@@ -73,6 +82,7 @@ TITLES = {
     "payload-too-large": "Request body too large",
     "unsupported-media-type": "Unsupported media type",
     "idempotency-key-reused": "Idempotency-Key reused with another body",
+    "capacity-exceeded": "Capacity limit exceeded",
     "rate-limited": "Too many requests",
     "internal-error": "Internal server error",
     "unavailable": "Service unavailable",
@@ -103,6 +113,7 @@ def problem_response(
     title: str | None = None,
     errors: list[FieldError] | None = None,
     headers: dict[str, str] | None = None,
+    extensions: dict[str, Any] | None = None,
 ) -> Response[Any]:
     slug = slug or _SLUGS.get(status, "error")
     body = Problem(
@@ -113,12 +124,18 @@ def problem_response(
         instance=request.url.path,
         errors=errors or None,
     )
+    content = (
+        _EXTENDED.encode({**msgspec.to_builtins(body), **extensions}) if extensions else msgspec.json.encode(body)
+    )
     return Response(
-        content=msgspec.json.encode(body),
+        content=content,
         status_code=status,
         media_type=PROBLEM_JSON,
         headers=headers,
     )
+
+
+_EXTENDED = msgspec.json.Encoder(decimal_format="number")  # money in extension members: exact numbers
 
 
 _AT = re.compile(r"\s*-\s*at `\$(?P<path>[^`]*)`\s*$")
@@ -212,7 +229,8 @@ def handle_http(request: Request, exc: HTTPException) -> Response[Any]:
 
 def handle_domain(request: Request, exc: DomainError) -> Response[Any]:
     return problem_response(
-        request, exc.status, exc.detail, slug=exc.slug, title=exc.title, errors=exc.errors, headers=exc.headers or None
+        request, exc.status, exc.detail, slug=exc.slug, title=exc.title, errors=exc.errors, headers=exc.headers or None,
+        extensions=exc.extensions or None,
     )
 
 

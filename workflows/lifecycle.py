@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import msgspec
 from temporalio import workflow
 from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.exceptions import TimeoutError as ActivityTimeoutError
 
-from models.temporal.lifecycle import INVALID_TRANSITION, WRITE_FAILED
+from models.temporal.lifecycle import CAPACITY_EXCEEDED, INVALID_TRANSITION, WRITE_FAILED, TransitionOutcome
 
 WRITE_TIMEOUT = timedelta(seconds=10)
 # A write that still fails after this many tries is refused with a WriteFailed error (the
@@ -95,6 +96,15 @@ def refuse(what: str, state: str, detail: str = "") -> ApplicationError:
     """The error an update validator raises for a move the current state does not allow (→ 409)."""
     message = f"cannot {what} in state {state}" + (f": {detail}" if detail else "")
     return ApplicationError(message, type=INVALID_TRANSITION, non_retryable=True)
+
+
+def capacity_refused(outcome: TransitionOutcome) -> ApplicationError:
+    """The error of a bind that does not fit a capacity limit (→ 409 capacity-exceeded naming
+    the limit); its detail is the refusal, for the API's problem body."""
+    assert outcome.capacity is not None
+    return ApplicationError(
+        outcome.capacity.message(), msgspec.to_builtins(outcome.capacity), type=CAPACITY_EXCEEDED, non_retryable=True
+    )
 
 
 def write_failed(err: BaseException) -> ApplicationError:

@@ -72,6 +72,7 @@ with workflow.unsafe.imports_passed_through():
         WRITE_RETRY,
         WRITE_TIMEOUT,
         background_write,
+        capacity_refused,
         refuse,
         write_failed,
     )
@@ -219,6 +220,12 @@ class PolicyWorkflow:
         if outcome.applied:
             self._status = PolicyStatus.CREATED
             return str(self._input.policy_id)
+        if outcome.capacity is not None:
+            # It does not fit a capacity limit (docs/capacity.md): nothing was written and the
+            # quote stays open, so this workflow waits for a later conversion as before the
+            # update (no command differs: only outcomes of this new refusal take this path).
+            self._status = "NEW"
+            raise capacity_refused(outcome)
         self._detail = outcome.detail or f"the quote is {outcome.status}"
         self._set(PolicyStatus.NOT_CREATED)
         raise refuse("convert the quote", outcome.status, outcome.detail)

@@ -20,6 +20,7 @@ from api.lifecycle import transition_key
 from api.openapi_docs import AUTHED, problems, tenant_header
 from api.pagination import PageParam, check_size, page_of
 from api.quotes import responses
+from api.capacity.views import quote_capacity
 from api.quotes.service import convert_quote, create_quote, quote_or_404, reject_quote
 from api.responses import encode_json
 from models.db import quotes as quotes_db
@@ -94,7 +95,8 @@ class QuoteController(Controller):
         size: SizeParam = 20,
     ) -> QuoteRecord:
         check_size(size, settings.max_page_size)
-        return responses.quote_record(await quote_or_404(principal.tenant_id, quote_id))
+        row = await quote_or_404(principal.tenant_id, quote_id)
+        return responses.quote_record(row, await quote_capacity(principal.tenant_id, row))
 
     @get(operation_id="listQuotes", summary="The tenant's quotes, newest first", responses=problems(*AUTHED))
     async def list_quotes(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 
+from api.capacity.views import quote_capacity
 from api.catalogue.responses import target_out
 from models.db.policies import policy_row
 from models.db.quotes import line_item_rows, quote_row
@@ -12,11 +13,13 @@ from models.db.tables import (
     MonitoringTarget,
 )
 from models.domain.index_catalog import BY_CODE
+from models.wire.capacity import QuoteCapacity
 from models.wire.common import Money
 from models.wire.tenant import (
     IndexDefinitionRef,
     LineItemOut,
     PolicyListItem,
+    PolicyOut,
     QuoteListItem,
     QuoteOut,
     QuoteRecord,
@@ -77,17 +80,18 @@ async def quote_out(tenant_id: str, quote_id: uuid.UUID) -> QuoteOut | None:
         total_sum_insured=_money(quote.total_sum_insured_minor, quote.currency),
         gross_premium_amount=_money(quote.gross_premium_minor, quote.currency),
         line_items=[line_item_out(r, target) for r in items],
+        capacity=await quote_capacity(tenant_id, quote),
     )
 
 
-async def policy_out(tenant_id: str, policy_id: uuid.UUID) -> QuoteOut | None:
+async def policy_out(tenant_id: str, policy_id: uuid.UUID) -> PolicyOut | None:
     policy = await policy_row(tenant_id, policy_id)
     if policy is None:
         return None
     quote = await quote_row(tenant_id, policy.quote_id)
     target = await _target(quote.monitoring_target_id)
     items = await line_item_rows(tenant_id, policy_id=policy_id)
-    return QuoteOut(
+    return PolicyOut(
         id=policy.id,
         inception_date=policy.inception_date,
         expiry_date=policy.expiry_date,
@@ -100,7 +104,7 @@ async def policy_out(tenant_id: str, policy_id: uuid.UUID) -> QuoteOut | None:
     )
 
 
-def quote_record(row: QuoteRow) -> QuoteRecord:
+def quote_record(row: QuoteRow, capacity: QuoteCapacity | None = None) -> QuoteRecord:
     return QuoteRecord(
         id=row.id,
         status=row.status,
@@ -108,6 +112,7 @@ def quote_record(row: QuoteRow) -> QuoteRecord:
         risk_period_from=row.risk_period_from,
         risk_period_to=row.risk_period_to,
         sum_insured_for_line_item=_money(row.sum_insured_minor, row.currency),
+        capacity=capacity,
     )
 
 

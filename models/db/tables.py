@@ -595,3 +595,22 @@ class Bordereau(Table, tablename="bordereau"):
     produced_at = Timestamptz()
     produced_by = Varchar(length=200)  # the workflow id of the run that wrote it last
     runs = Integer(default=1)
+
+
+class CapacityLimit(Table, tablename="capacity_limit"):
+    """The most the book may pay under one key (docs/capacity.md, models/domain/capacity.py):
+    a monitoring target, a risk month ("YYYY-MM") and a tenant, each null for "all". `used_minor`
+    is what the policies in force or in draft take of it, kept in the transactions that bind
+    (conversion: + its share) and release (cancellation, expiry, lapse: - its share)."""
+
+    id = UUID(primary_key=True)
+    key = Varchar(length=120, unique=True)  # LimitKey.text(): one limit per key
+    monitoring_target_id = Varchar(length=40, null=True, default=None)
+    month = Varchar(length=7, null=True, default=None)
+    tenant_id = UUID(null=True, default=None)
+    currency = Varchar(length=3)
+    limit_minor = BigInt()
+    used_minor = BigInt(default=0)
+    created_by = Varchar(length=200, default="")
+    created_at = Timestamptz()
+    updated_at = Timestamptz()

@@ -14,6 +14,8 @@ import uuid
 
 import msgspec
 
+from models.domain.capacity import CapacityRefusal
+
 
 class TransitionOutcome(msgspec.Struct, frozen=True):
     """What a lifecycle write found and did: `status` is the row's status afterwards,
@@ -23,6 +25,9 @@ class TransitionOutcome(msgspec.Struct, frozen=True):
     applied: bool
     policy_id: uuid.UUID | None = None  # quotes: the policy it was converted to
     detail: str = ""
+    # A conversion refused because it does not fit a capacity limit (nothing was written; the
+    # quote stays open): which limit, what it has left (docs/capacity.md).
+    capacity: CapacityRefusal | None = None
 
 
 class ConvertQuoteInput(msgspec.Struct, frozen=True):

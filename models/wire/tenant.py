@@ -9,6 +9,7 @@ from typing import Annotated
 
 import msgspec
 
+from models.wire.capacity import QuoteCapacity
 from models.wire.common import CamelStruct, Money, MonitoringTargetOut, ShortText
 
 # --- catalogue ----------------------------------------------------------------------------
@@ -66,8 +67,9 @@ class LineItemOut(CamelStruct):
     total_sum_insured: Money
 
 
-class QuoteOut(CamelStruct):
-    """A quote as created; the policy (conversion, activation, cancellation) has the same shape."""
+class PolicyOut(CamelStruct):
+    """A policy (conversion, activation, cancellation); a quote as created has this shape and
+    its capacity (QuoteOut)."""
 
     id: uuid.UUID
     inception_date: dt.date
@@ -80,7 +82,11 @@ class QuoteOut(CamelStruct):
     line_items: list[LineItemOut]
 
 
-PolicyOut = QuoteOut
+class QuoteOut(PolicyOut):
+    """A quote as created: the policy's shape, and whether it fits the capacity limits now
+    (docs/capacity.md)."""
+
+    capacity: QuoteCapacity | None = None
 
 
 class QuoteRecord(CamelStruct):
@@ -92,6 +98,7 @@ class QuoteRecord(CamelStruct):
     risk_period_from: dt.date
     risk_period_to: dt.date
     sum_insured_for_line_item: Money
+    capacity: QuoteCapacity | None = None  # whether it fits the capacity limits now (null once decided)
 
 
 class QuoteListItem(CamelStruct):

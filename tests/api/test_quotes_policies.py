@@ -86,6 +86,8 @@ async def test_get_and_list_quotes(tenant, quote):
         "riskPeriodFrom": f"{YEAR}-01-01",
         "riskPeriodTo": f"{YEAR}-12-31",
         "sumInsuredForLineItem": {"amount": 250000, "currency": "INR"},
+        # whether it fits the capacity limits (docs/capacity.md): no limit applies here
+        "capacity": {"fits": True, "limit": None, "remaining": None, "required": None},
     }
     page = (await tenant.get("/quotes")).json()
     assert set(page) == {"content", "totalElements", "totalPages", "size", "number"}

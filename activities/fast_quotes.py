@@ -4,11 +4,13 @@ conditional on where the quote may come from, the document's file id follows fro
 and the completion only applies to a quote still in its job.
 
 The pricing activity marks the quote `running` when it starts (so `running` means the pricing
-has begun, not merely that it is scheduled), then simulates, heartbeating its progress. It
+has begun, not merely that it is scheduled), then prices the quote's package (activities/
+packages.py: read from the package-price cache, or simulated, heartbeating its progress) and
+writes each cover's part of the package's premium into its line items. It
 is a sync activity the pricing worker runs in its process pool, like a coverage's
 `simulate_coverage`: the Monte Carlo uses the pool's processes and the activity slots they
 own, never a thread of the worker's main process (issue 25, finding 5). Its database work
-(the status move, the quote's covers, the site) goes through `models.db.core.run_sync`.
+(the status move, the quote's covers, the cache, the site, the line items) goes through `models.db.core.run_sync`.
 A worker that dies mid-run loses the attempt, and the retry on another worker starts over
 from the same inputs and seed (the result is a deterministic function of them).
 """
@@ -19,21 +21,21 @@ import asyncio
 import datetime as dt
 import uuid
 from decimal import Decimal
-from typing import Any
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.document_inputs import snapshot_facts
-from activities.pricing_runs import _Progress, load_parameters
-from activities.site_models import site_model
+from activities.packages import priced_or_cached, scaled_report
+from activities.pricing_runs import _Progress
 from models.clock import utcnow
-from models.db import catalogue as catalogue_db
 from models.db import quotes as quotes_db
 from models.db.core import run_sync
 from models.db.files import file_id_for, file_meta, store_file
 from models.db.tables import BusinessPartner, MonitoringTarget
-from models.domain.money import from_minor, to_minor
+from models.domain.money import from_minor
+from models.domain.packages import package_risk_premium_minor, priced_line_items
+from models.domain.quotes import LineItemDraft, QuoteError
 from models.domain.statuses import QuoteStatus
 from models.settings import load_settings
 from models.temporal.lifecycle import TransitionOutcome
@@ -43,6 +45,7 @@ from models.temporal.quotes import (
     FastQuoteJob,
     FastQuotePricing,
     FastQuoteStatusInput,
+    PackagePricingInput,
 )
 
 PDF = "application/pdf"
@@ -58,32 +61,35 @@ async def complete_fast_quote(command: FastQuoteCompletion) -> TransitionOutcome
     return await quotes_db.complete_fast_quote(command)
 
 
-def _money(value: float) -> str:
-    """Money as stored in the report: the pricing core's cent rounding, as a decimal string."""
-    from activities.pricing.results import money
-
-    return str(money(value))
-
-
 @activity.defn
 def price_fast_quote(job: FastQuoteJob) -> FastQuotePricing:
-    """Mark the quote running, then price its covers jointly (activities.pricing.quote_pricing),
-    in the pricing pool's process that runs this activity."""
-    site, covers, adjusted = run_sync(lambda: _prepare(job))
-    currency = covers[0].currency
+    """Mark the quote running, then price its package (activities/packages.py: from the
+    package-price cache, else simulated in the pricing pool's process that runs this
+    activity) and write each cover's part of the package's premium into its line items."""
+    items = run_sync(lambda: _prepare(job))
     progress = _Progress()
     progress.stage("calibrating")
-    priced = _price(site, covers, float(Decimal(job.quantity)), job, float(adjusted), progress)
+    request = PackagePricingInput(
+        monitoring_target_id=job.monitoring_target_id, line_items=items, simulations=job.simulations, seed=job.seed
+    )
+    try:
+        price = priced_or_cached(request, progress)
+        priced = priced_line_items(items, price)
+    except QuoteError as err:
+        raise ApplicationError(str(err), type="NotAPackage", non_retryable=True) from None
+    run_sync(lambda: quotes_db.set_line_item_prices(job.tenant_id, job.quote_id, priced))
+    currency = items[0].currency
+    gross = sum(i.premium_minor for i in priced)
+    risk = package_risk_premium_minor(priced)
     return FastQuotePricing(
-        gross_premium_minor=to_minor(Decimal(_money(priced.premium.gross_premium)), currency),
-        risk_premium_minor=to_minor(Decimal(_money(priced.premium.adjusted_expected_loss)), currency),
-        report=_report(priced, covers, currency),
+        gross_premium_minor=gross,
+        risk_premium_minor=risk,
+        report=_report(price.report, priced, currency, gross),
     )
 
 
-async def _prepare(job: FastQuoteJob) -> tuple[Any, list, Decimal]:
-    """Move the quote to running; its covers, their site and the covers' signed-off risk
-    premium (catalogue pricing) for the quote's units, exact."""
+async def _prepare(job: FastQuoteJob) -> list[LineItemDraft]:
+    """Move the quote to running; its line items (covers frozen at quote time)."""
     moved = await quotes_db.set_job_status(
         FastQuoteStatusInput(
             tenant_id=job.tenant_id,
@@ -95,86 +101,39 @@ async def _prepare(job: FastQuoteJob) -> tuple[Any, list, Decimal]:
     )
     if moved.status == "MISSING":
         raise ApplicationError("the quote does not exist", type="QuoteMissing", non_retryable=True)
-    items = await quotes_db.line_item_rows(job.tenant_id, quote_id=job.quote_id)
-    covers = [c for item in items for c in item.covers]
-    if not covers:
+    items = quotes_db.line_item_drafts(await quotes_db.line_item_rows(job.tenant_id, quote_id=job.quote_id))
+    if not any(item.covers for item in items):
         raise ApplicationError("the quote has no covers", type="NoCovers", non_retryable=True)
-    try:
-        site = await catalogue_db.site_of(job.monitoring_target_id)
-    except catalogue_db.UnknownTarget:
-        raise ApplicationError(
-            f"monitoring target {job.monitoring_target_id} is not in the pin-code mapping", type="UnknownTarget",
-            non_retryable=True,
-        ) from None
-    quantity = Decimal(job.quantity)
-    currency = covers[0].currency
-    adjusted = sum(c.risk_premium_pct * from_minor(c.limit_minor, currency) * quantity for c in covers)
-    return site, covers, adjusted
+    return items
 
 
-def _price(site, covers, quantity: float, job: FastQuoteJob, adjusted: float, progress=None):
-    from activities.pricing import CoverTerms
-    from activities.pricing.quote_pricing import price_quote
-
-    terms = [CoverTerms.of(c.terms, cover_id=str(c.coverage_id)) for c in covers]
-    return price_quote(
-        site_model(site), terms, quantity, job.simulations, job.seed, load_parameters(), adjusted, progress=progress
-    )
-
-
-def _report(p, covers, currency: str) -> dict:
-    """The quote's aggregated pricing as stored and shown (docs/internal-quotes.md)."""
-    t = p.total
-    premium = p.premium
-    return {
-        "currency": currency,
-        "totalSumInsured": _money(p.total_sum_insured),
-        "expectedPayout": str(t.expected_loss),
-        "expectedPayoutStandardError": str(t.expected_loss_se),
-        "expectedPayoutBand": {"low": _money(p.band_low), "high": _money(p.band_high), "method": p.band_method},
-        "parameterStandardDeviation": _money(p.parameter_sd),
-        "standardDeviation": str(t.std_dev),
-        "probabilityOfAnyPayout": round(t.prob_attach, 6),
-        "probabilityOfExhaustion": round(t.prob_exhaust, 6),  # P(total = total sum insured)
-        "var99": str(t.var_99),
-        "tvar99": str(t.tvar_99),
-        "var995": str(t.var_995),
-        "tvar995": str(t.tvar_995),
-        "premium": {
-            "adjustedExpectedLoss": _money(premium.adjusted_expected_loss),
-            "uncertaintyLoad": _money(premium.uncertainty_load),
-            "capital": _money(premium.capital),
-            "capitalLoad": _money(premium.capital_load),
-            "technicalPremium": _money(premium.technical_premium),
-            "expenses": _money(premium.expenses),
-            "minimumPremium": _money(premium.minimum_premium),
-            "grossPremium": _money(premium.gross_premium),
-            "method": premium.method,
-        },
-        "covers": [
-            {
-                "coverageId": str(c.coverage_id),
-                "indexCode": c.index_code,
-                "riskPeriodStart": c.start.isoformat(),
-                "riskPeriodEnd": c.end.isoformat(),
-                "expectedPayout": _money(f.expected_loss),
-                "probabilityOfPayout": round(f.probability_of_attachment, 6),
-                "var99": _money(f.var_99),
-            }
-            for c, f in zip(covers, p.covers)
-        ],
-        "lossDistribution": {
-            "binEdges": list(p.loss.bin_edges),
-            "counts": list(p.loss.counts),
-            "zeroCount": p.loss.zero_count,
-            "exceedance": [list(x) for x in p.loss.exceedance],
-        },
-        "simulations": p.n_paths,
-        "seed": p.seed,
-        "method": p.method,
-        "modelVersion": p.model_version,
-        "dataHash": p.data_hash,
-    }
+def _report(package: dict, items: list[LineItemDraft], currency: str, gross_minor: int) -> dict:
+    """The quote's pricing as stored and shown (docs/internal-quotes.md): the package's
+    figures for the quote's sum insured, its covers in the quote's line-item order, and each
+    line item's premium. The gross premium is what the quote charges: the sum of the line
+    items' premiums, each rounded to the paisa (expenses take the rounding)."""
+    sum_insured = from_minor(items[0].sum_insured_minor, currency)
+    r = scaled_report(package, sum_insured)
+    charged = from_minor(gross_minor, currency)
+    r["premium"]["expenses"] = str(charged - Decimal(r["premium"]["technicalPremium"]))
+    r["premium"]["grossPremium"] = str(charged)
+    by_id = {c["coverageId"]: c for c in r["covers"]}
+    r["covers"] = [
+        {**by_id[str(c.coverage_id)], "lineItem": position}
+        for position, item in enumerate(items)
+        for c in item.covers
+    ]
+    r["lineItems"] = [
+        {
+            "lineItemId": str(item.id),
+            "riskPeriodStart": item.start.isoformat(),
+            "riskPeriodEnd": item.end.isoformat(),
+            "sumInsured": str(from_minor(item.sum_insured_minor, currency)),
+            "premium": str(from_minor(item.premium_minor, currency)),
+        }
+        for item in items
+    ]
+    return {"currency": currency, **r}
 
 
 @activity.defn
@@ -215,13 +174,16 @@ def _document_input(quote, items, target, partner, pricing: FastQuotePricing, ri
     figures = {c["coverageId"]: c for c in r["covers"]}
     covers = []
     for item in items:
+        sum_insured = from_minor(item.total_sum_insured_minor, currency)
         for c in item.covers:
             covers.append(
                 QuoteCover(
                     cover=snapshot_facts(c, target, risk_carrier),
                     quantity=Decimal(item.quantity),
-                    sum_insured=from_minor(item.total_sum_insured_minor, currency),
-                    premium=from_minor(item.premium_minor, currency),
+                    # the line item's: its covers pay at most this together
+                    sum_insured=sum_insured,
+                    # its part of the package's premium (written by the pricing)
+                    premium=(c.gross_premium_pct * sum_insured).quantize(Decimal("0.01")),
                     line_item=item.name,
                     expected_loss=Decimal(figures[str(c.coverage_id)]["expectedPayout"]),
                 )

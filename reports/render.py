@@ -695,23 +695,38 @@ def _quantity(q: Decimal) -> str:
 
 
 def _quote_cover_rows(data: QuoteDocumentInput) -> list[tuple[str, ...]]:
+    """A row per cover; the sum insured is its line item's (its covers pay at most that
+    together), shown on the line item's first cover, so the column adds up to the total."""
     rows = []
     previous = None
-    for qc in data.covers:
+    previous_item = None
+    for i, qc in enumerate(data.covers):
         c = qc.cover
         period = (c.risk_period_start, c.risk_period_end)
+        item = qc.line_item if qc.line_item is not None else i
         rows.append(
             (
                 format_period_short(*period) if period != previous else "",
                 c.index_name,
                 *_terms(c, data.currency),
                 _quantity(qc.quantity),
-                format_money(qc.sum_insured, data.currency, 0),
+                format_money(qc.sum_insured, data.currency, 0) if item != previous_item else "",
                 format_money(qc.premium, data.currency),
             )
         )
         previous = period
+        previous_item = item
     return rows
+
+
+def _quote_total_label(data: QuoteDocumentInput) -> str:
+    """"Total, 12 line items, 24 covers" (or "Total, 3 covers" when each cover is its own)."""
+    n = len(data.covers)
+    covers = f"{n} cover{'s' if n != 1 else ''}"
+    items = len({qc.line_item if qc.line_item is not None else i for i, qc in enumerate(data.covers)})
+    if items == n:
+        return f"Total, {covers}"
+    return f"Total, {items} line item{'s' if items != 1 else ''}, {covers}"
 
 
 def quote_document_html(data: QuoteDocumentInput) -> str:
@@ -735,7 +750,7 @@ def quote_document_html(data: QuoteDocumentInput) -> str:
             _Col("Min payout", 0, True), _Col("Per unit of index", 0, True), _Col("Limit / unit", 0, True),
             _Col("Units", 0, True), _Col("Sum insured", 0, True), _Col("Premium", 0, True),
         ],
-        cover_rows + [("", f"Total, {len(data.covers)} covers", "", "", "", "", "", "", format_money(data.total_sum_insured, cur, 0), format_money(data.gross_premium, cur))],
+        cover_rows + [("", _quote_total_label(data), "", "", "", "", "", "", format_money(data.total_sum_insured, cur, 0), format_money(data.gross_premium, cur))],
         7.4,
     )
     return _html(
@@ -749,6 +764,7 @@ def quote_document_html(data: QuoteDocumentInput) -> str:
         targets=sorted({(qc.cover.monitoring_target_name, qc.cover.monitoring_target_id, format_coordinates(qc.cover.latitude, qc.cover.longitude)) for qc in data.covers}),
         metric_cols=[_Col("Total payout of the quote", 58), _Col("Value", 42, True)],
         covers_premium_sum=sum((qc.premium for qc in data.covers), Decimal(0)),
+        total_label=_quote_total_label(data),
         metric_lines=_lines([(a, b) for a, b, _ in _metric_rows(m, cur)]),
         premium_rows=_premium_rows(m, cur),
         run_rows=_run_rows(m, None),

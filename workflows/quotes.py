@@ -13,6 +13,16 @@ EXPIRED at its deadline. Workflow id `quote:<tenant>:<quote id>`.
 - `reject` is an update whose validator refuses moves the state does not allow; its write is
   a local activity whose outcome is checked before the update answers.
 
+Tenant quotes started with `price_package` (every one since issue 26; a new input field,
+default false, and the patch `quote-package-priced`, so that a run whose first task an older
+worker took replays on the old path: docs/workflow-versioning.md): before the quote is written,
+its package (its covers in their line items, each capped at its sum insured) is priced as one
+(models/domain/packages.py): `find_package_price`, a local activity, reads a package priced
+before; a package never priced is priced by `price_package` on the pricing queue (customer
+priority). Each cover then carries its part of the package's premium, and the quote is
+written with the package's totals. A package that cannot be priced leaves the quote
+NOT_CREATED (the `created` update fails: 503, retry).
+
 Fast quotes (internal surface, draft kind FAST): before the lifecycle above, the run carries
 the quote's job: PENDING (`created`) → QUEUED (`queued`, the pricing activity scheduled) →
 RUNNING (`running`, written by the pricing activity as it starts) → CREATED (`completed`, with
@@ -35,7 +45,7 @@ import uuid
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy, SearchAttributePair, TypedSearchAttributes
-from temporalio.exceptions import ActivityError
+from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
@@ -46,6 +56,7 @@ with workflow.unsafe.imports_passed_through():
         render_fast_quote_document,
         set_fast_quote_status,
     )
+    from activities.packages import find_package_price, price_package
     from activities.policies import convert_quote
     from activities.quotes import (
         expire_quote,
@@ -55,6 +66,7 @@ with workflow.unsafe.imports_passed_through():
         transition_quote,
     )
     from models.domain.lifecycle import quote_deadline
+    from models.domain.packages import apply_package_price
     from models.domain.statuses import PolicyStatus, QuoteStatus
     from models.temporal.ids import policy_workflow_id
     from models.temporal.queues import task_queue
@@ -72,6 +84,7 @@ with workflow.unsafe.imports_passed_through():
         FastQuoteDocumentInput,
         FastQuoteJob,
         FastQuoteStatusInput,
+        PackagePricingInput,
         QuoteTransitionInput,
         QuoteWorkflowInput,
         QuoteWriteInput,
@@ -109,6 +122,10 @@ DOCUMENT_TIMEOUT = dt.timedelta(minutes=2)
 # Fast quotes' documents go ahead of catalogue documents (runs before it: default priority,
 # and a quote could wait minutes behind a new target's catalogue renders).
 PATCH_QUOTE_DOCUMENT_FIRST = "fast-quote-document-priority"
+# A tenant quote's package is priced as one before the quote is written (issue 26).
+PATCH_QUOTE_PACKAGE_PRICED = "quote-package-priced"
+# A tenant quote whose package could not be priced is not written (503, retry).
+PACKAGE_NOT_PRICED = "PackageNotPriced"
 
 
 @workflow.defn(name=QUOTE_WORKFLOW)
@@ -120,6 +137,7 @@ class QuoteWorkflow:
         self._status = "NEW"
         self._policy_id: uuid.UUID | None = None
         self._detail = ""
+        self._unpriced = False  # the package could not be priced (NOT_CREATED)
         self._v2 = request.lifecycle >= 2
         self._deadline = quote_deadline(request.draft.valid_until, request.draft.risk_period_from)
 
@@ -137,6 +155,15 @@ class QuoteWorkflow:
     async def run(self, request: QuoteWorkflowInput) -> str:
         if not self._v2:
             return await self._run_v0()
+        if (
+            request.price_package
+            and self._draft.kind == "TENANT"
+            and workflow.patched(PATCH_QUOTE_PACKAGE_PRICED)
+            and not await self._price_package(request)
+        ):
+            self._set(QuoteStatus.NOT_CREATED)
+            await workflow.wait_condition(workflow.all_handlers_finished)
+            return self._status
         try:
             written = await workflow.execute_local_activity(record_quote, self._draft, **REQUEST_WRITE)
         except LOCAL_ACTIVITY_FAILED as err:
@@ -162,6 +189,40 @@ class QuoteWorkflow:
                 pass
         await workflow.wait_condition(workflow.all_handlers_finished)
         return self._status
+
+    async def _price_package(self, request: QuoteWorkflowInput) -> bool:
+        """A tenant quote's package priced as one, with its line items' caps (started with
+        `price_package`: module docstring): read from the package-price cache, else priced on
+        the pricing queue; each cover then carries its part of the package's premium. False
+        (and `_detail` says why) when it could not be priced: the quote is not written."""
+        draft = self._draft
+        package = PackagePricingInput(
+            monitoring_target_id=draft.monitoring_target_id,
+            line_items=draft.line_items,
+            simulations=request.simulations,
+            seed=request.seed,
+        )
+        try:
+            price = await workflow.execute_local_activity(find_package_price, package, **REQUEST_WRITE)
+            if price is None:
+                price = await workflow.execute_activity(
+                    price_package,
+                    package,
+                    task_queue=task_queue(workflow.info().task_queue, "pricing"),
+                    start_to_close_timeout=PRICING_TIMEOUT,
+                    heartbeat_timeout=PRICING_HEARTBEAT,
+                    retry_policy=PRICING_RETRY,
+                    # A customer waits on it: ahead of catalogue pricing on the pricing queue.
+                    priority=CUSTOMER_DOCUMENT,
+                    summary="joint pricing of the quote's package",
+                )
+        except LOCAL_ACTIVITY_FAILED as err:
+            cause = getattr(err, "cause", None)
+            self._detail = f"the quote's covers could not be priced together: {getattr(cause, 'message', None) or err}"
+            self._unpriced = True
+            return False
+        self._draft = apply_package_price(draft, price)
+        return True
 
     async def _job(self, request: QuoteWorkflowInput) -> None:
         """The fast quote's pricing job (module docstring)."""
@@ -265,6 +326,8 @@ class QuoteWorkflow:
     async def created(self) -> str:
         await workflow.wait_condition(lambda: self._status != "NEW")
         if self._v2 and self._status == QuoteStatus.NOT_CREATED:
+            if self._unpriced:
+                raise ApplicationError(self._detail, type=PACKAGE_NOT_PRICED)
             raise write_failed(RuntimeError(self._detail))
         return self._status
 

@@ -60,6 +60,7 @@ from activities.fast_quotes import (
     render_fast_quote_document,
     set_fast_quote_status,
 )
+from activities.packages import find_package_price, price_package
 from activities.partners import save_business_partner
 from activities.policies import (
     convert_quote,
@@ -150,6 +151,7 @@ LIFECYCLE_ACTIVITIES = [
     store_fits,
     propose_and_price_coverages,
     record_priced_coverages,
+    find_package_price,  # a tenant quote's package priced before (local activity)
     record_quote,
     convert_to_policy,
     reject_quote,
@@ -175,6 +177,7 @@ LIFECYCLE_ACTIVITIES = [
 ]
 PRICING_ACTIVITIES = [
     price_fast_quote,  # sync: marks the quote running, simulates in the pool's process
+    price_package,  # sync: a tenant quote's package never priced before
     price_stay_nights,
     simulate_coverage,
     simulate_coverages,

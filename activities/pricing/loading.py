@@ -16,13 +16,18 @@
 
 This is the form of the World Bank's index-insurance pricing practice as the review cites it
 (adjusted expected loss + a load proportional to the probable maximum loss above it +
-expenses), with the parameter-uncertainty load in front. Parameters are settings
+expenses), with the parameter-uncertainty load in front. `risk_loaded_premium` applies it to
+one cover alone (the catalogue's stand-alone indication); `package_premium` to a package of
+covers sold together (issue 26: :mod:`.quote_pricing`), with the capital taken on the
+package's tail (TVaR - EL) and every load allocated to the covers, so that each cover's part
+is shown and the parts add up to the package's premium. Parameters are settings
 (``models.settings``: ``PRICING_*``); every part is shown in the technical report. Money in
 the cover's currency; rates are fractions.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -86,6 +91,66 @@ def risk_loaded_premium(
             f"/ (1 - {params.expense_ratio:g}); minimum {params.min_rate_on_line:.2%} of the limit"
         ),
     )
+
+
+def package_premium(
+    adjusted_el: Sequence[float],
+    uncertainty: Sequence[float],
+    capital: Sequence[float],
+    total_sum_insured: float,
+    params: LoadParameters,
+    measure: str,
+) -> tuple[PremiumBreakdown, list[PremiumBreakdown]]:
+    """The gross premium of a package of covers and each cover's part of it (money).
+
+    Per cover i: its adjusted expected loss, its contribution to the uncertainty load and its
+    Euler contribution to the package's capital (``capital[i]``, which may be negative for a
+    cover that pays least in the package's worst years); ``capital_cost_rate`` on it; then
+    expenses. The package's figures are the sums, so the covers' parts add up to the package's.
+    The minimum rate on line applies to the package's total sum insured; when it sets the
+    premium, each cover's gross is scaled up with its technical premium (``floored``).
+    ``measure`` names the capital measure for the method line (e.g. "TVaR99")."""
+    n = len(adjusted_el)
+    if not (n == len(uncertainty) == len(capital)) or n == 0:
+        raise ValueError("one adjusted EL, uncertainty load and capital per cover")
+    loads = [params.capital_cost_rate * c for c in capital]
+    technical = [a + u + c for a, u, c in zip(adjusted_el, uncertainty, loads)]
+    loaded = sum(technical) / (1.0 - params.expense_ratio)
+    minimum = params.min_rate_on_line * total_sum_insured
+    gross = max(loaded, minimum)
+    if loaded > 0:
+        grosses = [t / (1.0 - params.expense_ratio) * (gross / loaded) for t in technical]
+    else:  # nothing to load: the minimum, spread evenly
+        grosses = [gross / n] * n
+    method = (
+        f"package: EL (capped, adjusted) + {params.uncertainty_multiplier:g} sigma_param + "
+        f"{params.capital_cost_rate:g} ({measure} - EL) of the package, each Euler-allocated to its covers, "
+        f"/ (1 - {params.expense_ratio:g}); minimum {params.min_rate_on_line:.2%} of the total sum insured"
+    )
+    floored = minimum > loaded
+
+    def breakdown(a, u, c, load, t, g, m) -> PremiumBreakdown:
+        return PremiumBreakdown(
+            adjusted_expected_loss=a,
+            uncertainty_load=u,
+            capital=c,
+            capital_load=load,
+            technical_premium=t,
+            expenses=g - t,
+            minimum_premium=m,
+            gross_premium=g,
+            floored=floored,
+            method=method,
+        )
+
+    parts = [
+        breakdown(a, u, c, load, t, g, 0.0)
+        for a, u, c, load, t, g in zip(adjusted_el, uncertainty, capital, loads, technical, grosses)
+    ]
+    total = breakdown(
+        sum(adjusted_el), sum(uncertainty), sum(capital), sum(loads), sum(technical), gross, minimum
+    )
+    return total, parts
 
 
 def loss_ratio_premium(el: float, expected_loss_ratio: float) -> PremiumBreakdown:

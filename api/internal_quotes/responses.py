@@ -14,11 +14,25 @@ from models.db.records import QuoteRow
 from models.db.tables import BusinessPartner, MonitoringTarget, Policy, PolicyItem
 from models.domain.periods import day_end, day_start
 from models.domain.money import Money, from_minor
+from models.domain.quotes import split_sum_insured
 from models.domain.statuses import QuoteStatus
 from models.wire.common import iso_millis
 from models.wire.internal import InternalPolicy, InternalPolicyItem, InternalQuote
 
 DONE = (QuoteStatus.CREATED, QuoteStatus.ACCEPTED, QuoteStatus.REJECTED, QuoteStatus.EXPIRED)
+# A policy's sums (docs/internal-quotes.md): a line item's covers pay at most its sum insured
+# together; each policy item's totalSumInsured is its share of it, so the items add up to the
+# policy's totalSumInsured, the most the policy can pay.
+SUM_INSURED_BASIS = "PER_LINE_ITEM"
+
+
+async def _item_shares(tenant_id: str, policy_id: uuid.UUID) -> dict[uuid.UUID, int]:
+    """Each cover's share of its line item's sum insured (minor units), by coverage id."""
+    shares = {}
+    for item in await quotes_db.line_item_rows(tenant_id, policy_id=policy_id):
+        for cover, share in zip(item.covers, split_sum_insured(item.sum_insured_minor, len(item.covers))):
+            shares[cover.coverage_id] = share
+    return shares
 
 
 def _money(minor: int, currency: str) -> Money:
@@ -69,6 +83,7 @@ async def policy_out(tenant_id: str, policy_id: uuid.UUID, risk_carrier: str) ->
         ).first()
         customer = partner["name"] if partner else customer
     rows = await scoped_select(PolicyItem, tenant_id).where(PolicyItem.policy_id == policy_id).order_by(PolicyItem.name)
+    shares = await _item_shares(tenant_id, policy_id)
     items = []
     for r in rows:
         coverage = await catalogue_db.coverage_row(r["coverage_id"])
@@ -79,7 +94,9 @@ async def policy_out(tenant_id: str, policy_id: uuid.UUID, risk_carrier: str) ->
                 description=r["description"],
                 quantity=Decimal(r["quantity"]),
                 sum_insured=_money(r["sum_insured_minor"], r["currency"]),
-                total_sum_insured=_money(r["total_sum_insured_minor"], r["currency"]),
+                # its share of its line item's sum insured (policies written before issue 26
+                # stored the line item's whole sum per cover: the share is derived, not read)
+                total_sum_insured=_money(shares.get(r["coverage_id"], r["total_sum_insured_minor"]), r["currency"]),
                 total_min_payout=_money(r["total_min_payout_minor"], r["currency"]),
                 coverage=coverage_full(coverage, target["name"] if target else quote.monitoring_target_id),
             )
@@ -104,7 +121,7 @@ async def policy_out(tenant_id: str, policy_id: uuid.UUID, risk_carrier: str) ->
         gross_premium_rate_pct=rate,
         commission=None,
         policy_items=items,
-        sum_insured_basis=None,
+        sum_insured_basis=SUM_INSURED_BASIS,
         exclusions=None,
         external_policy_id=policy.external_ref,
         quote_id=policy.quote_id,

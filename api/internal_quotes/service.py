@@ -2,7 +2,8 @@
 surface (docs/internal-quotes.md):
 
 - create: validate the request against the catalogue and the tenant's partners, build the
-  quote (models/domain/quotes.py, one line item per coverage), then update-with-start of its
+  quote (models/domain/quotes.py: the chosen coverages of one risk period form one line item of
+  sum insured S), then update-with-start of its
   QuoteWorkflow, which writes it (state `created`) and runs its pricing job;
 - accept / POST /internal/policies: the tenant surface's conversion (the policy's workflow);
 - reject: the quote workflow's `reject` update.
@@ -30,6 +31,7 @@ from models.db.tables import BusinessPartner, Quote
 from models.domain.index_catalog import BY_ID
 from models.domain.lifecycle import line_item_ids
 from models.domain.money import MoneyError, to_minor
+from models.domain.packages import PACKAGE_SEED
 from models.domain.quotes import QuoteError, build_fast_quote
 from models.domain.statuses import CoverageStatus, QuoteStatus
 from models.domain.travel import INDEX_CODE as TRAVEL_INDEX
@@ -40,7 +42,7 @@ from models.temporal.search_attributes import MONITORING_TARGET_ID, QUOTE_STATE,
 from models.wire.common import FieldError
 from models.wire.internal import NewFastQuote
 
-FAST_QUOTE_SEED = 20261125  # the joint pricing's seed: a quote's figures are reproducible
+FAST_QUOTE_SEED = PACKAGE_SEED  # the package pricing's seed, as a tenant quote's: the same package, the same figures
 
 
 async def fast_quote_or_404(tenant_id: str, quote_id: uuid.UUID) -> QuoteRow:

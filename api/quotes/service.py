@@ -3,7 +3,9 @@ draft (PATCH /quotes/{id}) and reject, each one call to a workflow by name.
 
 - Create: the priced covers from the catalogue (api/catalogue/service.py), the quote built
   by the pure domain rule (models/domain/quotes.py), then update-with-start of the quote's
-  QuoteWorkflow, which answers once the quote is written.
+  QuoteWorkflow, which prices the covers as one package with the line items' caps (read
+  from the package-price cache when the package was priced before: models/domain/
+  packages.py) and answers once the quote is written with the package's premiums.
 - Convert: update-with-start of the policy's PolicyWorkflow, whose id follows from the
   quote (a retried conversion finds its own policy; docs/quotes-and-policies.md).
 - Reject: an update of the quote's workflow.
@@ -40,6 +42,7 @@ from models.domain.lifecycle import (
     quote_id_for_key,
 )
 from models.domain.money import to_minor
+from models.domain.packages import PACKAGE_SEED
 from models.domain.quotes import (
     QuoteError,
     build_quote,
@@ -158,7 +161,10 @@ async def create_quote(
         attributes.append(SearchAttributePair(EXTERNAL_REF, data.external_ref))
     start = WithStartWorkflowOperation(
         QUOTE_WORKFLOW,
-        QuoteWorkflowInput(draft=draft, lifecycle=2),
+        # The workflow prices the quote's covers as one package before writing it.
+        QuoteWorkflowInput(
+            draft=draft, lifecycle=2, simulations=settings.simulations, seed=PACKAGE_SEED, price_package=True
+        ),
         id=quote_workflow_id(tenant_id, quote_id),
         task_queue=settings.task_queue,
         # A keyed retry joins the first request's workflow while it runs.

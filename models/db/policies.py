@@ -26,6 +26,7 @@ from models.db.webhooks import outbox_row, write_outbox
 from models.domain.index_catalog import BY_CODE
 from models.domain.lifecycle import line_item_ids, quote_deadline
 from models.domain.periods import period_label
+from models.domain.quotes import split_sum_insured
 from models.domain.statuses import PolicyStatus, QuoteStatus
 from models.domain.webhooks import POLICY_EXPIRED
 from models.domain.writes import ConvertQuoteInput, ConvertToPolicyInput, TransitionOutcome
@@ -117,11 +118,12 @@ async def _write_conversion(
                     quantity=item.quantity,
                     currency=item.currency,
                     sum_insured_minor=cover.limit_minor,
-                    total_sum_insured_minor=item.sum_insured_minor,
+                    # its share of the line item's sum insured: the items add up to the policy's
+                    total_sum_insured_minor=share,
                     total_min_payout_minor=item.min_payout_minor,
                 )
                 for item, new_id in zip(items, new_item_ids)
-                for cover in item.covers
+                for cover, share in zip(item.covers, split_sum_insured(item.sum_insured_minor, len(item.covers)))
             ]
         )
         # Last: its trigger locks the tenant's counter row (PostgreSQL) only until COMMIT.

@@ -85,6 +85,25 @@ async def insert_quote(draft: QuoteDraft) -> None:
         await insert_rows([_line_item_row(draft.tenant_id, i, quote_id=draft.id) for i in draft.line_items])
 
 
+def line_item_drafts(rows: list[LineItemRow]) -> list[LineItemDraft]:
+    """Line item rows as the domain's drafts (the quote's package, a conversion's copy)."""
+    return _draft_items(rows)
+
+
+async def set_line_item_prices(tenant_id: str, quote_id: uuid.UUID, items: list[LineItemDraft]) -> None:
+    """A fast quote's line items with its package's prices (each cover's part, each line
+    item's premium), written while its job runs: a retried pricing writes the same values, and
+    a quote that left its job is left as it is."""
+    async with write_transaction():
+        quote = await scoped_select(Quote, tenant_id, Quote.status).where(Quote.id == quote_id).first()
+        if quote is None or quote["status"] not in (QuoteStatus.QUEUED, QuoteStatus.RUNNING):
+            return
+        for item in items:
+            await scoped_update(
+                LineItem, tenant_id, {LineItem.premium_minor: item.premium_minor, LineItem.covers: msgspec.to_builtins(item.covers)}
+            ).where((LineItem.id == item.id) & (LineItem.quote_id == quote_id))
+
+
 def _draft_items(rows: list[LineItemRow]) -> list[LineItemDraft]:
     return [
         LineItemDraft(

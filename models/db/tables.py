@@ -566,6 +566,18 @@ class SigningKey(Table, tablename="signing_key"):
     revoked_at = Timestamptz(null=True, default=None)
 
 
+class PackagePriceRow(Table, tablename="package_price"):
+    """A package priced per unit of sum insured (models/domain/packages.py), keyed by its
+    content hash: the same covers, grouping, model version, paths, seed and loads are the
+    same price, so a package asked for again (by any tenant, on either surface, at any sum
+    insured) is read, not simulated. Shared by all tenants, like the catalogue it is made of."""
+
+    key = Varchar(length=64, primary_key=True)  # sha256 hex of the package's content
+    model_version = Varchar(length=80)
+    price = Text()  # the PackagePrice, msgspec JSON
+    created_at = Timestamptz()
+
+
 class SealingKey(Table, tablename="sealing_key"):
     """A secrets key that sealed in this database, by its fingerprint (models/db/sealing.py,
     models/db/sealing_keys.py): a process none of whose keys is here refuses to start. The

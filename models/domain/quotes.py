@@ -9,6 +9,9 @@
   heat fallback beside excess rainfall can pay in the same month, excess and deficit never
   both pay); premium = Σ covers' gross premium rate × S, rounded half-even to the
   minor unit per line item; the quote's totals are exact sums of the line items'.
+- The rates built here are the covers' stand-alone catalogue prices; the quote's workflow
+  prices the package jointly, with the caps, and writes each cover's part of the package's
+  premium in their place (models/domain/packages.py), as a fast quote's job does.
 """
 
 from __future__ import annotations
@@ -160,6 +163,16 @@ def fallback_slots(wanted: list[CoverageSlot], viable: set[CoverageSlot]) -> lis
     return extra
 
 
+def split_sum_insured(sum_insured_minor: int, covers: int) -> list[int]:
+    """A line item's sum insured shared by its covers (minor units, the odd units to the first
+    covers), so that per-cover figures add up to the line item's: its covers pay at most its
+    sum insured together (a policy's items, docs/internal-quotes.md)."""
+    if covers < 1:
+        raise ValueError("covers must be >= 1")
+    share, odd = divmod(sum_insured_minor, covers)
+    return [share + (1 if i < odd else 0) for i in range(covers)]
+
+
 def _round(value: Decimal) -> int:
     return int(value.quantize(Decimal(1), rounding=ROUND_HALF_EVEN))
 
@@ -230,6 +243,16 @@ def build_quote(
     )
 
 
+def fast_quote_groups(covers: list[CoverSnapshot]) -> list[list[CoverSnapshot]]:
+    """A fast quote's line items: the chosen covers of one risk period and one unit limit
+    form one line item (in the order their first cover was chosen; covers in the order
+    chosen), as a tenant line item holds a month's covers."""
+    groups: dict[tuple[dt.date, dt.date, int], list[CoverSnapshot]] = {}
+    for cover in covers:
+        groups.setdefault((cover.start, cover.end, cover.limit_minor), []).append(cover)
+    return list(groups.values())
+
+
 def build_fast_quote(
     *,
     quote_id: uuid.UUID,
@@ -242,34 +265,38 @@ def build_fast_quote(
     sum_insured_minor: int,
     today: dt.date,
 ) -> QuoteDraft:
-    """A fast quote (internal surface): one line item per chosen coverage, each holding
-    quantity = S / unit limit units of it, so each cover pays at most S; the total sum insured
-    is n × S. Premiums here are the covers' stand-alone catalogue prices; the quote's job
-    replaces the quote's premium with the joint one (docs/internal-quotes.md)."""
+    """A fast quote (internal surface): the chosen covers of one risk period form one line
+    item of sum insured S (`fast_quote_groups`), holding quantity = S / unit limit units of
+    each and paying at most S in all, as on the tenant surface; the total sum insured is the
+    number of line items × S, the most the quote can pay. Premiums here are the covers'
+    stand-alone catalogue prices; the quote's job replaces them with the package's
+    (models/domain/packages.py, docs/internal-quotes.md)."""
     if not covers:
         raise QuoteError("a fast quote needs at least one coverage")
-    if len(line_item_ids) < len(covers):
-        raise ValueError("one line item id per cover is needed")
     if len({c.currency for c in covers}) != 1:
         raise QuoteError("the coverages must share one currency")
+    groups = fast_quote_groups(covers)
+    if len(line_item_ids) < len(groups):
+        raise ValueError("one line item id per line item is needed")
     currency = covers[0].currency
     items = []
-    for position, cover in enumerate(covers):
-        quantity = Decimal(sum_insured_minor) / Decimal(cover.limit_minor)
+    for position, group in enumerate(groups):
+        unit = group[0]
+        quantity = Decimal(sum_insured_minor) / Decimal(unit.limit_minor)
         items.append(
             LineItemDraft(
                 id=line_item_ids[position],
                 position=position,
-                start=cover.start,
-                end=cover.end,
+                start=unit.start,
+                end=unit.end,
                 currency=currency,
                 quantity=quantity,
                 sum_insured_minor=sum_insured_minor,
                 total_sum_insured_minor=sum_insured_minor,
-                min_payout_minor=_round(quantity * cover.min_payout_minor),
-                payout_per_unit_minor=_round(quantity * cover.payout_per_unit_minor),
-                premium_minor=_round(cover.gross_premium_pct * sum_insured_minor),
-                covers=[cover],
+                min_payout_minor=_round(quantity * unit.min_payout_minor),
+                payout_per_unit_minor=_round(quantity * unit.payout_per_unit_minor),
+                premium_minor=_round(sum(c.gross_premium_pct for c in group) * sum_insured_minor),
+                covers=group,
             )
         )
     return QuoteDraft(

@@ -11,6 +11,7 @@ import msgspec
 from models.domain.quotes import CoverSnapshot as CoverSnapshot  # noqa: F401 - re-exported
 from models.domain.quotes import LineItemDraft as LineItemDraft  # noqa: F401
 from models.domain.quotes import QuoteDraft
+from models.domain.packages import PackagePrice as PackagePrice  # noqa: F401 - re-exported
 # The lifecycle writes' commands: the stores take them too, so they are defined in the domain.
 from models.domain.writes import ConvertQuoteInput as ConvertQuoteInput  # noqa: F401 - re-exported
 from models.domain.writes import FastQuoteCompletion as FastQuoteCompletion  # noqa: F401
@@ -39,9 +40,15 @@ class QuoteWorkflowInput(msgspec.Struct, frozen=True):
     # The lifecycle the run follows: 1 for runs started before the outcome-checked lifecycle
     # (their input has no such field), 2 for every run started since (workflows/quotes.py).
     lifecycle: int = 1
-    # A fast quote's job: paths and seed of its joint pricing (0: not a fast quote)
+    # A fast quote's job: paths and seed of its joint pricing (0: not a fast quote); a tenant
+    # quote started with `price_package`: the same for its package's pricing
     simulations: int = 0
     seed: int = 0
+    # True (tenant quotes started since issue 26): the quote's package is priced jointly, with
+    # its line items' caps, before the quote is written (from the package-price cache, else by
+    # `price_package` on the pricing queue), and each cover carries its part of the package's
+    # premium. False (runs started before): the catalogue's stand-alone prices as built.
+    price_package: bool = False
 
 
 # --- fast quotes (internal surface): the job of a QuoteWorkflow whose draft is kind FAST ------
@@ -71,3 +78,16 @@ class FastQuoteDocumentInput(msgspec.Struct, frozen=True):
     tenant_id: str
     quote_id: uuid.UUID
     pricing: FastQuotePricing
+
+
+# --- packages: the price of a quote's covers as one (models/domain/packages.py) ---------------
+
+
+class PackagePricingInput(msgspec.Struct, frozen=True):
+    """A package to price: a quote's line items (covers frozen at quote time, one sum insured),
+    on the target's model, with `simulations` paths and `seed`."""
+
+    monitoring_target_id: str
+    line_items: list[LineItemDraft]
+    simulations: int
+    seed: int

@@ -95,8 +95,11 @@ async def test_a_fast_quote_runs_its_job_to_completed_with_a_joint_report_and_do
     assert body["grossPremium"]["currency"] == "INR"
     assert 0 <= report["probabilityOfExhaustion"] <= report["probabilityOfAnyPayout"]
     assert float(premium["grossPremium"]) > float(premium["adjustedExpectedLoss"]) > 0
-    # the sum insured per cover is S: the total is n x S
-    assert float(body["totalSumInsured"]["amount"]) == 250000 * len(ids)
+    # the covers of one month form one line item of S (issue 26): the total is months x S,
+    # the most the quote can pay (before: covers x S)
+    months = {c["start"] for c in catalogue}
+    assert float(body["totalSumInsured"]["amount"]) == 250000 * len(months)
+    assert len(report["lineItems"]) == len(months)
 
     # the document downloads through the internal file endpoint
     doc = await tenant.get(f"/internal/files/{body['quoteDocumentFileId']}")
@@ -140,7 +143,9 @@ async def test_accept_makes_a_policy_draft_that_is_accepted_like_a_tenant_one(te
     assert len(policy["policyItems"]) == 2
     item = policy["policyItems"][0]
     assert item["@type"] == "PolicyItem" and item["coverage"]["@type"] == "Coverage"
-    assert item["totalSumInsured"]["amount"] == 250000
+    # the two covers of one month share its line item's 250,000 (issue 26: the items add up)
+    assert sum(i["totalSumInsured"]["amount"] for i in policy["policyItems"]) == policy["totalSumInsured"]["amount"]
+    assert policy["totalSumInsured"]["amount"] == 250000 * len({catalogue[0]["start"], catalogue[1]["start"]})
     # one domain: the tenant surface lists and shows the same policy
     listed = (await tenant.get("/policies?size=100")).json()
     assert {p["id"]: p["status"] for p in listed["content"]}[policy_id] == "ACCEPTED"

@@ -480,12 +480,17 @@ def sample_quote_document_input() -> QuoteDocumentInput:
     """A fast quote for all 24 covers of 2027, 10 units each."""
     priced, totals = _portfolio()
     covers = []
+    # A line item (a month) pays at most its sum insured, whichever of its covers pays: one
+    # limit of its first (rainfall) cover per unit.
+    item_sum = {}
+    for cover, _ in priced:
+        item_sum.setdefault(line_item_name(cover.risk_period_start, cover.risk_period_end), cover.limit * QUANTITY)
     for cover, metrics in priced:
         covers.append(
             QuoteCover(
                 cover=cover,
                 quantity=QUANTITY,
-                sum_insured=cover.limit * QUANTITY,
+                sum_insured=item_sum[line_item_name(cover.risk_period_start, cover.risk_period_end)],
                 premium=cover.gross_premium * QUANTITY,
                 line_item=line_item_name(cover.risk_period_start, cover.risk_period_end),
                 expected_loss=metrics.expected_loss * QUANTITY,
@@ -495,7 +500,7 @@ def sample_quote_document_input() -> QuoteDocumentInput:
     annual = tuple(t * q for t in totals)
     gross = sum((c.premium for c in covers), Decimal(0))
     risk = sum((m.risk_premium * QUANTITY for _, m in priced), Decimal(0))
-    total_si = sum((c.sum_insured for c in covers), Decimal(0))
+    total_si = sum(item_sum.values(), Decimal(0))
     metrics = _metrics(annual, float(total_si), SEED_PORTFOLIO, _data_hash(), gross=float(gross), risk=float(risk))
     top = max(annual) * 1.05 or 1.0
     step = 10 ** math.floor(math.log10(top / 20))
@@ -532,7 +537,7 @@ def sample_policy_schedule_input() -> PolicyScheduleInput:
     items = []
     for m in range(12):
         (rain, _), (heat, _) = priced[2 * m], priced[2 * m + 1]
-        per_unit = rain.limit + heat.limit
+        per_unit = rain.limit  # the line item pays at most one limit per unit, whichever cover pays
         items.append(
             PolicyLineItem(
                 line_item_id=_uuid("policy-line-item", m),

@@ -114,7 +114,7 @@ def _pairs(pairs):
     return TypedSearchAttributes(pairs)
 
 
-def quote_start(draft, queue: str):
+def quote_start(draft, queue: str, package: bool = False):
     from temporalio.client import WithStartWorkflowOperation
     from temporalio.common import SearchAttributePair, WorkflowIDConflictPolicy
 
@@ -132,7 +132,10 @@ def quote_start(draft, queue: str):
 
     return WithStartWorkflowOperation(
         QuoteWorkflow.run,
-        QuoteWorkflowInput(draft=draft, lifecycle=2),
+        # `package`: as POST /quotes starts it since issue 26 (the package priced before the write)
+        QuoteWorkflowInput(draft=draft, lifecycle=2, simulations=2048, seed=20261125, price_package=True)
+        if package
+        else QuoteWorkflowInput(draft=draft, lifecycle=2),
         id=quote_workflow_id(draft.tenant_id, draft.id),
         task_queue=queue,
         id_conflict_policy=WorkflowIDConflictPolicy.FAIL,
@@ -329,6 +332,15 @@ async def dev_scenarios(only: set[str] | None) -> dict[str, object]:
             if wanted("quote-created"):
                 _, handle = await start_quote(start, 3)
                 histories["quote-created"] = await _history(client, handle.id)
+            if wanted("quote-package-priced", "quote-package-cached"):
+                # Issue 26: a tenant quote's package priced on the pricing queue (first), then
+                # the same package (same covers, a new quote) read from the package-price cache.
+                for name in ("quote-package-priced", "quote-package-cached"):
+                    draft = quote_draft(tenant_id, start, 3, today)
+                    await client.execute_update_with_start_workflow(
+                        QuoteWorkflow.created, start_workflow_operation=quote_start(draft, queue, package=True)
+                    )
+                    histories[name] = await _history(client, quote_workflow_id(draft.tenant_id, draft.id))
             if wanted("business-partner"):
                 partner_id = uuid.uuid4()
                 partner = NewBusinessPartner(

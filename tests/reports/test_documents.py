@@ -363,13 +363,16 @@ def test_quote_parties_validity_and_totals(quote, quote_input):
     assert S(f"This quote is valid until {format_date(quote_input.valid_until)}") in text
     assert S(quote_input.quote_id) in text
     assert S(quote_input.external_ref) in text
-    assert S(f"Total, 24 covers {money(quote_input.total_sum_insured, 0)} {money(quote_input.gross_premium)}") in text
+    assert S(f"Total, 12 line items, 24 covers {money(quote_input.total_sum_insured, 0)} {money(quote_input.gross_premium)}") in text
 
 
 def test_quote_lists_every_cover_with_sum_insured_and_premium(quote, quote_input):
     text = quote.flat()
     assert has_column(quote, [money(qc.premium) for qc in quote_input.covers[:12]])
-    assert has_column(quote, [money(qc.sum_insured, 0) for qc in quote_input.covers[:12]])
+    # the sum insured is the line item's, on its first cover's row: the column adds up to the total
+    firsts = [qc for i, qc in enumerate(quote_input.covers) if i == 0 or qc.line_item != quote_input.covers[i - 1].line_item]
+    assert has_column(quote, [money(qc.sum_insured, 0) for qc in firsts[:6]])
+    assert sum(qc.sum_insured for qc in firsts) == quote_input.total_sum_insured
     assert has_column(quote, [qc.cover.index_name for qc in quote_input.covers[:12]])
     for qc in quote_input.covers:
         assert S(money(qc.premium)) in text
@@ -557,11 +560,14 @@ def test_schedule_fits_extreme_terms_without_cutting_values(policy_input):
         assert value in schedule.replace("\u00a0", " "), value
 
 
-def test_a_jointly_priced_quote_says_why_its_total_premium_is_not_the_sum_of_the_covers(quote_input):
+def test_a_quote_says_its_covers_premiums_are_their_parts_of_the_package(quote_input):
+    """Issue 26: each cover's premium is its part of the package's; the note says so, and
+    names the covers' sum only where the line items' rounding moves the total off it."""
     from reports.render import quote_document_html
 
     own = sum((qc.premium for qc in quote_input.covers), Decimal(0))
-    joint = dataclasses.replace(quote_input, gross_premium=own - Decimal("1000"))
-    assert "prices the covers together" in quote_document_html(joint)
-    summed = dataclasses.replace(quote_input, gross_premium=own)
-    assert "prices the covers together" not in quote_document_html(summed)
+    summed = quote_document_html(dataclasses.replace(quote_input, gross_premium=own))
+    assert "each cover's premium is its part of the package's premium" in summed
+    assert "add up to" not in summed
+    rounded = quote_document_html(dataclasses.replace(quote_input, gross_premium=own + Decimal("0.03")))
+    assert "the covers' premiums add up to" in rounded

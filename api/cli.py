@@ -364,14 +364,31 @@ def demo() -> None:
     """Demonstrations for `make dev` (never on a production database)."""
 
 
+async def _settled_events(tenant_id: str, policy_id: str, covers: int, wait: float) -> list[dict]:
+    """The policy's events once each of its covers has one (or what there is after `wait` s)."""
+    import uuid
+
+    from models.db.settlement import events_of_policy
+
+    deadline = asyncio.get_running_loop().time() + wait
+    while True:
+        events = await events_of_policy(tenant_id, uuid.UUID(policy_id))
+        if len({e["coverage_id"] for e in events}) >= covers or asyncio.get_running_loop().time() > deadline:
+            return events
+        await asyncio.sleep(0.5)
+
+
 @demo.command("settle")
 @click.option("--pin", default="560001", show_default=True, help="Pin code of the demo policy's target.")
 @click.option("--rain-mm", type=click.FloatRange(0, 5000), help="Set last month's rainfall total (mm) instead of the simulated feed's.")
-def demo_settle(pin: str, rain_mm: float | None) -> None:
+@click.option("--wait", type=click.FloatRange(0, 600), default=60, show_default=True,
+              help="Seconds to wait for the settlement's events (their ids are printed).")
+def demo_settle(pin: str, rain_mm: float | None, wait: float) -> None:
     """Watch a payout: a demo-tenant policy over LAST month (written straight to the
     database: cover is never sold once its period has begun, this exists to show
     settlement), its month's observations from the simulated feed, then its settlement,
-    which runs at once. Prints where to watch it and how to read the events."""
+    which runs at once. Prints (JSON) the policy id, its events' ids once settled (`--wait`)
+    and where to watch it."""
     import datetime as dt
     from decimal import Decimal
 
@@ -381,6 +398,7 @@ def demo_settle(pin: str, rain_mm: float | None) -> None:
     from models.db.demo import demo_policy
     from models.db.observations import store_batch
     from models.domain.observations import ObservationIn
+    from models.domain.money import from_minor
     from models.temporal.client import connect
     from models.temporal.ids import settlement_workflow_id
     from models.temporal.observations import OBSERVATION_INGEST_WORKFLOW, IngestRunInput
@@ -420,10 +438,16 @@ def demo_settle(pin: str, rain_mm: float | None) -> None:
             # The demo's period was never settled: no notice finds it, so it is started here.
             await client.start_workflow(**data_changed_start(target, start, end, task_queue(settings.task_queue, "lifecycle")))
             workflow_id = settlement_workflow_id(target, start, end)
-            click.echo(f"4/4 settlement started: {workflow_id}", err=True)
+            click.echo(f"4/4 settlement started: {workflow_id}; waiting for its events", err=True)
+            events = await _settled_events(policy["tenant_id"], policy["policy_id"], len(policy["covers"]), wait)
+            paying = [e for e in events if e["payout_minor"] > 0]
             base = settings.public_base_url
             click.echo(json.dumps({
                 "policyId": policy["policy_id"], "tenantId": policy["tenant_id"], "settlementWorkflowId": workflow_id,
+                # the paying event if any (else the first): what the README's next commands read
+                "eventId": str((paying or events)[0]["id"]) if events else None,
+                "eventIds": [str(e["id"]) for e in events],
+                "paid": str(from_minor(sum(e["payout_minor"] for e in events), events[0]["currency"])) if events else None,
                 "watch": f"http://127.0.0.1:8233/namespaces/{settings.temporal_namespace}/workflows/{workflow_id}",
                 "events": f"{base}/policies/{policy['policy_id']}/events",
                 "then": "GET /parametric-events/{eventId} (explanation) and /parametric-events/{eventId}/report (PDF)",

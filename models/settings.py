@@ -174,6 +174,7 @@ def load_settings() -> Settings:
         rate_limit_burst=int(_env("RATE_LIMIT_BURST", "200")),
         token_rate_per_second=float(_env("TOKEN_RATE_PER_SECOND", "10")),
         risk_carrier=_env("RISK_CARRIER", "Parametric Re Ltd"),
+        demo_tenant_name=_env("DEMO_TENANT_NAME", "demo"),  # make dev's demo tenant (tests name their own)
         catalogue_currency=_env("CATALOGUE_CURRENCY", "INR"),
         catalogue_unit_limit=Decimal(_env("CATALOGUE_UNIT_LIMIT", "100000")),
         expected_loss_ratio=Decimal(_env("EXPECTED_LOSS_RATIO", "0.65")),

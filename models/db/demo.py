@@ -41,6 +41,7 @@ async def demo_policy(tenant_name: str, target_id: str, sum_insured_minor: int =
         raise LookupError(f"the catalogue of {target_id} has no priced {start:%B} coverages: run parametric catalogue build first")
     year = min(r.risk_period_start.year for r in same_month)
     order = {code: i for i, code in enumerate(COVER_PREFERENCE)}  # a line item's covers, as quotes pick them
+    # (a cover's label names its own month: the template's says next year's)
     templates = sorted((r for r in same_month if r.risk_period_start.year == year),
                        key=lambda r: order.get(BY_ID[r.index_definition_id].code, 99))[:2]
     now = utcnow()
@@ -62,7 +63,7 @@ async def demo_policy(tenant_name: str, target_id: str, sum_insured_minor: int =
         ))
         coverage_rows.append(Coverage(
             id=coverage_id, monitoring_target_id=target_id, index_definition_id=t.index_definition_id,
-            risk_period_start=start, risk_period_end=end, label=f"DEMO · {t.label}", risk_carrier=t.risk_carrier,
+            risk_period_start=start, risk_period_end=end, label=f"DEMO · {t.label.rsplit(' · ', 1)[0]} · {start:%b %Y}", risk_carrier=t.risk_carrier,
             currency=t.currency, status="ACTIVE", ui_state="active", direction=t.direction, trigger=t.trigger, exit=t.exit,
             limit_minor=t.limit_minor, min_payout_minor=t.min_payout_minor, payout_per_unit_minor=t.payout_per_unit_minor,
             expected_loss_ratio=t.expected_loss_ratio, created_by="demo", created_at=now, updated_at=now,

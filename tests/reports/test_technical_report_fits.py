@@ -24,6 +24,7 @@ from reports.render import (
     _stylesheet,
     fact_sheet_html,
     policy_schedule_html,
+    quote_document_html,
     technical_pricing_report_html,
 )
 from tests.document_samples import samples
@@ -95,11 +96,12 @@ def test_no_value_is_cut(catalogue_report):
         assert "…" not in _body(text), (number, text)
 
 
-@pytest.mark.parametrize("document", ["fact sheet", "technical report", "policy schedule"])
+@pytest.mark.parametrize("document", ["fact sheet", "technical report", "quote document", "policy schedule"])
 def test_no_document_runs_text_past_its_cells(document):
     html = {
         "fact sheet": lambda: fact_sheet_html(samples.sample_fact_sheet_input()),
         "technical report": lambda: technical_pricing_report_html(samples.sample_technical_pricing_report_input()),
+        "quote document": lambda: quote_document_html(samples.sample_quote_document_input()),
         "policy schedule": lambda: policy_schedule_html(samples.sample_policy_schedule_input()),
     }[document]()
     assert overflowing(html) == []

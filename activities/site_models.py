@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import importlib
+import logging
 import threading
 
 from models.temporal.catalogue import SiteRef
@@ -27,3 +29,19 @@ def site_model(site: SiteRef, model_version: str | None = None):
     # One calibration at a time: concurrent first requests for a target would all fit it.
     with _lock:
         return _build(site.district, site.state, site.latitude, site.longitude, model_version or MODEL_VERSION)
+
+
+def warm_up(modules: tuple[str, ...] = ()) -> None:
+    """Load in a fresh pricing process what every target's first pricing needs: the pricing
+    activities' `modules` (numpy, scipy and the engine with them) and the live engine's
+    calibration data (about 2 s together, once per process), so that the first quote after a
+    worker starts pays for neither. A failure is left for the first activity to meet."""
+    try:
+        for name in modules:
+            importlib.import_module(name)
+        from activities.pricing.frozen import engine_for
+        from activities.pricing.version import MODEL_VERSION
+
+        engine_for(MODEL_VERSION).load_climate_data(DATA_DIR)
+    except Exception:  # noqa: BLE001 - the process must start whatever the data says
+        logging.getLogger("parametric.worker").warning("pricing warm-up failed", exc_info=True)

@@ -41,21 +41,36 @@ def price_stay_nights(request: PriceStayInput) -> PricedStay:
     uncertainty.py), for the quote's uncertainty load. Deterministic in the seed: a retry
     gives the same counts."""
     from activities.pricing.montecarlo import simulate_index
+    from activities.pricing.threads import in_threads
     from activities.pricing.uncertainty import BOOTSTRAP_REPLICATES, replicate_model
 
     model = site_model(request.site)
-    daily = simulate_index(model, INDEX_CODE, request.first_night, request.last_night, request.simulations,
-                           request.seed)  # (paths, nights), mm
     triggers = [float(t) for t in request.triggers]
     replicates: list[list[list[int]]] = [[] for _ in triggers]
-    draws: dict = {}  # one set of normal draws for every replicate
-    for b in range(BOOTSTRAP_REPLICATES):
-        if activity.in_activity():
-            activity.heartbeat(f"band {b}/{BOOTSTRAP_REPLICATES}")
-        rep = simulate_index(replicate_model(model, b), INDEX_CODE, request.first_night, request.last_night,
-                             STAY_BAND_PATHS, request.seed, batches=STAY_BAND_BATCHES, draws=draws)
-        for i, t in enumerate(triggers):
-            replicates[i].append(night_counts(rep, t))
+    draws: dict = {}  # one set of draws (normal scores, hourly uniforms) for every replicate
+    if activity.in_activity():
+        activity.heartbeat("simulating")
+
+    def main() -> np.ndarray:  # (paths, nights), mm
+        return simulate_index(model, INDEX_CODE, request.first_night, request.last_night, request.simulations,
+                              request.seed)
+
+    def band(replicate):
+        def run() -> list[list[int]]:
+            rep = simulate_index(replicate, INDEX_CODE, request.first_night, request.last_night,
+                                 STAY_BAND_PATHS, request.seed, batches=STAY_BAND_BATCHES, draws=draws)
+            return [night_counts(rep, t) for t in triggers]
+
+        return run
+
+    # The replicates are built here (they read the target's model's caches); the first one
+    # fills the draws, then the main simulation and the other replicates share the pricing's
+    # threads (activities/pricing/threads.py): the same counts as one after another.
+    jobs = [band(replicate_model(model, b)) for b in range(BOOTSTRAP_REPLICATES)]
+    first, daily, *others = in_threads([jobs[0], main, *jobs[1:]])
+    for counts in [first, *others]:
+        for i, c in enumerate(counts):
+            replicates[i].append(c)
     return PricedStay(
         site=request.site,
         first_night=request.first_night,

@@ -93,6 +93,7 @@ from activities.quotes import (
 from activities.observations import decide_observation_revision, ingest_observations, sweep_settlement_notices
 from activities.settled_wait import await_policy_settled
 from activities.settlement import policy_settled, settle_period, start_settlements
+from activities.site_models import warm_up
 from activities.travel import price_stay_nights, record_travel_coverages
 from activities.webhooks import deliver_webhook, dispatch_webhooks, finish_webhook_delivery
 from models.settings import Settings
@@ -264,10 +265,12 @@ def _outlive_group_signals() -> None:
         pass
 
 
-def _pool_process_init() -> None:
-    """A pool process runs at the pricing priority and outlives signals to its group."""
+def _pool_process_init(modules: tuple[str, ...] = ()) -> None:
+    """A pool process runs at the pricing priority, outlives signals to its group, and loads
+    the pricing activities' `modules` and the calibration data before its first activity."""
     _lower_priority()
     _outlive_group_signals()
+    warm_up(modules)
 
 
 @dataclass
@@ -279,9 +282,14 @@ class PricingPool:
     _context: multiprocessing.context.BaseContext = field(default_factory=lambda: multiprocessing.get_context("spawn"))
 
     def __post_init__(self) -> None:
+        modules = tuple(sorted({a.__module__ for a in PRICING_ACTIVITIES}))
         self.executor = concurrent.futures.ProcessPoolExecutor(
-            max_workers=self.processes, mp_context=self._context, initializer=_pool_process_init
+            max_workers=self.processes, mp_context=self._context, initializer=_pool_process_init, initargs=(modules,)
         )
+        # Processes start when work is submitted: start them all now, so they warm up
+        # (_pool_process_init) while the worker starts rather than in a first quote's time.
+        for _ in range(self.processes):
+            self.executor.submit(os.getpid)
         # The manager carries the pool's heartbeats: it outlives a SIGTERM to the group too.
         self._manager = SyncManager(ctx=self._context)
         self._manager.start(initializer=_outlive_group_signals)

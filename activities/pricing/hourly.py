@@ -44,6 +44,9 @@ PI_MAX = 0.6  # ASSUMPTION: at most 60 % of a month's hours are wet
 DIURNAL_HARMONICS = 2
 P_CAP = 0.95  # cap of the hourly wet probability after diurnal modulation
 HOURLY_CHUNK = 4096  # paths per hourly block (memory: 4096 x 744 x 4 bytes per array)
+# Above this share of wet hours a block's amounts are computed on whole arrays rather than
+# on the wet hours alone (HourlyRainModel._sparse_windows): the cheaper way, same numbers.
+DENSE_WET_SHARE = 0.4
 
 
 @dataclass(frozen=True, eq=False)
@@ -125,20 +128,165 @@ class HourlyRainModel:
         windows: tuple[tuple[int, int], ...],
         rng: np.random.Generator,
         month: int | None = None,
+        uniforms: dict | None = None,
     ) -> list[np.ndarray]:
         """Per-day rain (mm) between local hours ``[h0, h1)`` for each window: (n, days) each.
 
         The hours are simulated once (blocks of ``HOURLY_CHUNK`` paths, in path order, so
-        the result is reproducible) and summed per window.
+        the result is reproducible) and summed per window: the same numbers, bit for bit, as
+        summing ``simulate_hours``' array, computed on the wet hours alone
+        (``_sparse_windows``, several times faster).
+
+        ``uniforms``: a cache of the hours' uniform draws by generator state, shared by
+        calls that draw from identically seeded generators (the bootstrap replicates of a
+        stay's band, common random numbers): the draws are made once, and the generator is
+        left where drawing them would have left it. The numbers are the same without it.
         """
         totals = np.asarray(totals_mm, dtype=np.float64)
         outs = [np.empty((totals.size, days)) for _ in windows]
         for s in range(0, totals.size, HOURLY_CHUNK):
             e = min(s + HOURLY_CHUNK, totals.size)
-            hrs = self.simulate_hours(totals[s:e], days, rng, month).reshape(days, 24, e - s)
-            for out, (h0, h1) in zip(outs, windows):
-                out[s:e] = hrs[:, h0:h1, :].sum(axis=1, dtype=np.float64).T
+            if self.persistence_of(month) < 0:  # no model has one; the sparse chain assumes r >= 0
+                hrs = self.simulate_hours(totals[s:e], days, rng, month).reshape(days, 24, e - s)
+                for out, (h0, h1) in zip(outs, windows):
+                    out[s:e] = hrs[:, h0:h1, :].sum(axis=1, dtype=np.float64).T
+                continue
+            u = _uniforms(rng, (days * 24, e - s), uniforms)
+            for out, w in zip(outs, self._sparse_windows(totals[s:e], days, windows, u, rng, month)):
+                out[s:e] = w
         return outs
+
+    def _sparse_windows(
+        self,
+        totals: np.ndarray,
+        days: int,
+        windows: tuple[tuple[int, int], ...],
+        u: np.ndarray,
+        rng: np.random.Generator,
+        month: int | None,
+    ) -> list[np.ndarray]:
+        """``simulate_hours`` summed per window, (n, days) each, from its uniforms ``u``
+        (hours, n) (read only), computed on the wet hours alone.
+
+        The same draws and the same float32/float64 operations as ``simulate_hours``, so
+        the same bits; what changes is the order of the work. With ``r >= 0`` an hour's wet
+        threshold is one of two per path and hour of day: ``lo`` after a dry hour, ``hi``
+        after a wet one (``lo <= hi``). So ``u < lo`` ("starts a wet spell") and ``u < hi``
+        ("continues one") are whole-array comparisons, and the chain is the recurrence
+        ``wet[t] = starts[t] | (wet[t-1] & continues[t])`` on bytes viewed as 64-bit words
+        (8 paths an operation) instead of five float operations an hour. Each wet hour's
+        intensity uniform ``u / threshold`` and amount are then computed on the wet hours
+        alone, and the sums (the month's, each day's window) accumulate in hour order in
+        float64, as numpy's sums over the hour axis do, by ``np.bincount``."""
+        n = totals.size
+        hours = days * 24
+        pi = self.wet_probability(totals, hours).astype(np.float32)
+        persistence = self.persistence_of(month)
+        r = np.float32(persistence)
+        base = pi * np.float32(1.0 - persistence)
+        d = self.diurnal.astype(np.float32)
+        thr0 = np.minimum(pi * d[0], P_CAP)
+        lo = np.minimum(d[:, None] * base, P_CAP)  # (24, n): the loop's base * d[h] + r * 0
+        hi = np.minimum(d[:, None] * base + r, P_CAP)  # base * d[h] + r * 1
+        width = -(-n // 8) * 8  # 8 paths a 64-bit word; padding paths stay dry
+        starts = np.zeros((days, 24, width), dtype=bool)
+        continues = np.zeros((days, 24, width), dtype=bool)
+        u3 = u.reshape(days, 24, n)
+        np.less(u3, lo, out=starts[:, :, :n])
+        np.less(u3, hi, out=continues[:, :, :n])
+        starts = starts.reshape(hours, width)
+        starts[0, :n] = u[0] < thr0  # the first hour has no previous one
+        w64 = starts.view(np.uint64)
+        c64 = continues.reshape(hours, width).view(np.uint64)
+        carry = np.empty(w64.shape[1], dtype=np.uint64)
+        for t in range(1, hours):
+            np.bitwise_and(w64[t - 1], c64[t], out=carry)
+            np.bitwise_or(w64[t], carry, out=w64[t])
+        if np.count_nonzero(starts) > DENSE_WET_SHARE * hours * width:
+            return self._dense_windows(starts[:, :n], lo, hi, thr0, totals, days, windows, u, rng)
+        wet = starts.ravel()  # the chain, in place: (hours, width) flat
+        at = np.flatnonzero(wet)  # hour-major, as u[wet]
+        t_wet, col = np.divmod(at, width)
+        hod = t_wet % 24
+        cell = hod * n + col
+        thr = np.where(wet[np.maximum(at - width, 0)], hi.ravel()[cell], lo.ravel()[cell])
+        first = t_wet == 0
+        thr[first] = thr0[col[first]]
+        size = self.rel_intensity.size
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pick = np.minimum((u.ravel()[t_wet * n + col] / thr * size).astype(np.int64), size - 1)
+        amount = self.rel_intensity[pick]  # float32
+        sums = np.bincount(col, weights=amount, minlength=n)
+        dry = (sums <= 0) & (totals > 0)
+        if dry.any():
+            cols = np.flatnonzero(dry)
+            t_wet = np.concatenate([t_wet, rng.integers(0, hours, cols.size)])
+            col = np.concatenate([col, cols])
+            amount = np.concatenate([amount, np.ones(cols.size, dtype=np.float32)])
+            sums[cols] = 1.0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scale = np.where(sums > 0, totals / sums, 0.0).astype(np.float32)
+        amount = amount * scale[col]
+        day, hod = np.divmod(t_wet, 24)
+        outs = []
+        for h0, h1 in windows:
+            inside = (hod >= h0) & (hod < h1)
+            summed = np.bincount(day[inside] * n + col[inside], weights=amount[inside], minlength=days * n)
+            outs.append(summed.reshape(days, n).T)
+        return outs
+
+    def _dense_windows(
+        self,
+        wet: np.ndarray,
+        lo: np.ndarray,
+        hi: np.ndarray,
+        thr0: np.ndarray,
+        totals: np.ndarray,
+        days: int,
+        windows: tuple[tuple[int, int], ...],
+        u: np.ndarray,
+        rng: np.random.Generator,
+    ) -> list[np.ndarray]:
+        """``_sparse_windows``' second half on whole arrays, as ``simulate_hours`` does it
+        (cheaper when many hours are wet): ``wet`` (hours, n) is the chain."""
+        hours, n = wet.shape
+        after_wet = np.zeros((days, 24, n), dtype=bool)
+        after_wet.reshape(hours, n)[1:] = wet[:-1]
+        thr = np.where(after_wet, hi, lo).reshape(hours, n)
+        thr[0] = thr0
+        size = self.rel_intensity.size
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pick = np.minimum((u[wet] / thr[wet] * size).astype(np.int64), size - 1)
+        amounts = np.zeros((hours, n), dtype=np.float32)
+        amounts[wet] = self.rel_intensity[pick]
+        sums = amounts.sum(axis=0, dtype=np.float64)
+        dry = (sums <= 0) & (totals > 0)
+        if dry.any():
+            cols = np.flatnonzero(dry)
+            amounts[rng.integers(0, hours, cols.size), cols] = 1.0
+            sums[cols] = 1.0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scale = np.where(sums > 0, totals / sums, 0.0).astype(np.float32)
+        amounts *= scale
+        hrs = amounts.reshape(days, 24, n)
+        return [hrs[:, h0:h1, :].sum(axis=1, dtype=np.float64).T for h0, h1 in windows]
+
+
+def _uniforms(rng: np.random.Generator, shape: tuple[int, int], cache: dict | None) -> np.ndarray:
+    """``rng.random(shape, float32)``, from ``cache`` when a generator in the same state drew
+    them before (then ``rng`` is moved to where the draw leaves it)."""
+    if cache is None:
+        return rng.random(shape, dtype=np.float32)
+    state = rng.bit_generator.state
+    key = ("hourly uniforms", repr(state), shape)
+    hit = cache.get(key)
+    if hit is None:
+        u = rng.random(shape, dtype=np.float32)
+        u.flags.writeable = False
+        cache[key] = hit = (u, rng.bit_generator.state)
+    else:
+        rng.bit_generator.state = hit[1]
+    return hit[0]
 
 
 def _diurnal(station: HourlyStation, wet: np.ndarray, ok: np.ndarray) -> np.ndarray:

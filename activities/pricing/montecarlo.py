@@ -152,9 +152,10 @@ def _mix(g: np.ndarray, lch: np.ndarray) -> np.ndarray:
 class _ChunkState:
     """Per-chunk simulated quantities, computed on demand (deterministically)."""
 
-    def __init__(self, plan: _Plan, pieces, mirrored: bool, hourly_rngs):
+    def __init__(self, plan: _Plan, pieces, mirrored: bool, hourly_rngs, uniforms: dict | None = None):
         """``pieces``: (batch, first row in chunk, rows, draws) in row order; ``draws`` is
-        G (rows/2 x dim) of a mirrored piece [G; -G], else the whole piece."""
+        G (rows/2 x dim) of a mirrored piece [G; -G], else the whole piece. ``uniforms``:
+        the run's ``draws`` cache, where the hourly model keeps its uniforms too."""
         self.plan = plan
         self.rows = sum(p[2] for p in pieces)
         self._x: dict[int, np.ndarray] = {}
@@ -191,7 +192,7 @@ class _ChunkState:
             parts = [
                 plan.model.hourly.simulate_daily_windows(
                     self.rain(s)[r0 : r0 + rows], plan.slots[s].days_in_month, windows, hourly_rngs[b][s],
-                    month=plan.slots[s].month,
+                    month=plan.slots[s].month, uniforms=uniforms,
                 )
                 for b, r0, rows, _ in pieces
             ]
@@ -359,7 +360,7 @@ def _run(model: SiteModel, requests, n: int, seed: int, method: str, batches: in
             return
         r0 = group[0][1]
         pieces = [(b, r - r0, rows, g) for b, r, rows, g in group]
-        st = _ChunkState(plan, pieces, mirrored, hourly)
+        st = _ChunkState(plan, pieces, mirrored, hourly, draws)
         sink(plan, st, slice(r0, r0 + st.rows))
         group.clear()
 

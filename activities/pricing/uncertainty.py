@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,6 +52,7 @@ from .rainfall import rescaled as rescaled_rain
 from .rainfall import resampled as resampled_rain
 from .site import SiteModel
 from .terms import CoverTerms
+from .threads import in_threads
 from .wind import wind_model_of
 
 BOOTSTRAP_SEED = 20261124
@@ -94,8 +96,30 @@ class ParameterBand:
     sampling_sd: float = 0.0  # the sampling driver's alone (the model-basis burn check's, :mod:`.burn`)
 
 
+# Replicates kept per process: (id(model), b) -> (model, replicate), oldest dropped first. A
+# target's site model is kept per process too (activities/site_models.py), so its next
+# pricing (the package after the catalogue's covers, the next stay) finds its replicates
+# with the quantile tables they built (a third of a 12-month catalogue's band).
+_replicates: dict[tuple[int, int], tuple[SiteModel, SiteModel]] = {}
+_replicates_lock = threading.Lock()
+KEPT_REPLICATES = 8 * BOOTSTRAP_REPLICATES
+
+
 def replicate_model(model: SiteModel, b: int) -> SiteModel:
-    """Bootstrap replicate ``b`` of a target's models (module docstring)."""
+    """Bootstrap replicate ``b`` of a target's models (module docstring): built once per
+    process and model (a pure function of both; its quantile tables are built as it is used)."""
+    with _replicates_lock:
+        kept = _replicates.get((id(model), b))
+        if kept is not None and kept[0] is model:
+            return kept[1]
+        replicate = _replicate_model(model, b)
+        while len(_replicates) >= KEPT_REPLICATES:
+            _replicates.pop(next(iter(_replicates)))
+        _replicates[(id(model), b)] = (model, replicate)
+        return replicate
+
+
+def _replicate_model(model: SiteModel, b: int) -> SiteModel:
     rng = np.random.default_rng([BOOTSTRAP_SEED, b])
     rain = model.rain
     rows = rng.integers(0, rain.years.size, rain.years.size)
@@ -161,27 +185,41 @@ def parameter_bands(
     """The parameter band of each cover's expected loss, driver by driver (module docstring)."""
     draws: dict = {}  # common random numbers: every variant reads the same draws
 
-    def els(variant: SiteModel, priced: list[CoverTerms] = covers) -> np.ndarray:
-        sample = simulate_payouts(variant, priced, paths, seed, draws=draws)
-        return np.array([float(v.sum()) / sample.n for v in sample.vals])
+    def els(variant: SiteModel, priced: list[CoverTerms] = covers):
+        def run() -> np.ndarray:
+            sample = simulate_payouts(variant, priced, paths, seed, draws=draws)
+            return np.array([float(v.sum()) / sample.n for v in sample.vals])
 
-    boot = np.array([els(replicate_model(model, b)) for b in range(replicates)])
+        return run
+
+    # The variants first (here: building them reads the target's model's caches), then their
+    # simulations on the pricing's threads (.threads), the same numbers as one after another.
+    jobs = [els(replicate_model(model, b)) for b in range(replicates)]
     centre = dataclasses.replace(model, rain=rescaled_rain(model.rain, model.rain.scale, REPLICATE_Z_POINTS))
-    central = els(centre)
+    jobs.append(els(centre))
     rain = np.array([BY_CODE[c.index_code].risk_type_id == "RAINFALL" and not c.is_daily_count for c in covers])
     ends: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    variants: dict[str, tuple[int, int]] = {}  # driver -> its ends' places in jobs
     scaled = [_scale_variant(model, end) for end in (0, 1)]
     if rain.any() and scaled[0] is not None:
-        lo, hi = els(scaled[0]), els(scaled[1])
-        ends["scale"] = (np.where(rain, lo, central), np.where(rain, hi, central))
+        variants["scale"] = (len(jobs), len(jobs) + 1)
+        jobs += [els(scaled[0]), els(scaled[1])]
     if rain.any() and model.rain.trend_rel_per_year is not None:
-        lo, hi = els(_trend_variant(centre, -1.0)), els(_trend_variant(centre, 1.0))
-        ends["trend"] = (np.where(rain, lo, central), np.where(rain, hi, central))
+        variants["trend"] = (len(jobs), len(jobs) + 1)
+        jobs += [els(_trend_variant(centre, -1.0)), els(_trend_variant(centre, 1.0))]
     deltas = np.array([Z_BAND * mapping_sd(model, c.index_code) for c in covers])
     if deltas.any():
-        lo = els(model, [_shifted(c, -d) for c, d in zip(covers, deltas)])
-        hi = els(model, [_shifted(c, d) for c, d in zip(covers, deltas)])
-        ends["mapping"] = (lo, hi)
+        variants["mapping"] = (len(jobs), len(jobs) + 1)
+        jobs += [els(model, [_shifted(c, -d) for c, d in zip(covers, deltas)]),
+                 els(model, [_shifted(c, d) for c, d in zip(covers, deltas)])]
+    done = in_threads(jobs)
+    boot = np.array(done[:replicates])
+    central = done[replicates]
+    for name, (lo, hi) in variants.items():
+        if name == "mapping":
+            ends[name] = (done[lo], done[hi])
+        else:
+            ends[name] = (np.where(rain, done[lo], central), np.where(rain, done[hi], central))
     method = (
         f"sampling: bootstrap over the calibration years, {replicates} replicates x {paths} paths "
         f"(seed {BOOTSTRAP_SEED}), {BAND[0]:.0%}-{BAND[1]:.0%} percentiles; cell scale, trend and "

@@ -11,7 +11,7 @@ from models.db import policies as policies_db
 from models.db import quotes as quotes_db
 from models.db.core import scoped_select
 from models.db.records import QuoteRow
-from models.db.tables import BusinessPartner, MonitoringTarget, Policy, PolicyItem
+from models.db.tables import BusinessPartner, MonitoringTarget, Policy, PolicyItem, Tenant
 from models.domain.periods import day_end, day_start
 from models.domain.money import Money, from_minor
 from models.domain.quotes import split_sum_insured
@@ -70,23 +70,35 @@ async def quote_out(row: QuoteRow) -> InternalQuote:
     )
 
 
+async def _policy_holder(tenant_id: str, quote: QuoteRow | None) -> str:
+    """The policy's `customer`, its policy holder: a fast quote's customer (a POLICY_HOLDER
+    partner, by name), else the tenant itself, as the policy schedule names it (a tenant-surface
+    quote has no customer; `customer` was "")."""
+    if quote is not None and quote.customer_id:
+        partner = await BusinessPartner.select(BusinessPartner.name).where(
+            (BusinessPartner.id == quote.customer_id) & (BusinessPartner.tenant_id == uuid.UUID(tenant_id))
+        ).first()
+        return partner["name"] if partner else str(quote.customer_id)
+    tenant = await Tenant.select(Tenant.name).where(Tenant.id == uuid.UUID(tenant_id)).first()
+    return tenant["name"] if tenant else ""
+
+
 async def policy_out(tenant_id: str, policy_id: uuid.UUID, risk_carrier: str) -> InternalPolicy | None:
     policy = await policies_db.policy_row(tenant_id, policy_id)
     if policy is None:
         return None
-    quote = await quotes_db.quote_row(tenant_id, policy.quote_id)
-    target = await MonitoringTarget.select(MonitoringTarget.name).where(MonitoringTarget.id == quote.monitoring_target_id).first()
-    customer = str(quote.customer_id) if quote.customer_id else ""
-    if quote.customer_id:
-        partner = await BusinessPartner.select(BusinessPartner.name).where(
-            (BusinessPartner.id == quote.customer_id) & (BusinessPartner.tenant_id == uuid.UUID(tenant_id))
-        ).first()
-        customer = partner["name"] if partner else customer
-    rows = await scoped_select(PolicyItem, tenant_id).where(PolicyItem.policy_id == policy_id).order_by(PolicyItem.name)
+    quote = await quotes_db.quote_row(tenant_id, policy.quote_id)  # None: a policy made without one (the demo's)
+    customer = await _policy_holder(tenant_id, quote)
+    rows = await scoped_select(PolicyItem, tenant_id).where(PolicyItem.policy_id == policy_id)
     shares = await _item_shares(tenant_id, policy_id)
+    coverages = {r["coverage_id"]: await catalogue_db.coverage_row(r["coverage_id"]) for r in rows}
+    names = {t["id"]: t["name"] for t in await MonitoringTarget.select(MonitoringTarget.id, MonitoringTarget.name).where(
+        MonitoringTarget.id.is_in(sorted({c.monitoring_target_id for c in coverages.values()}) or [""]))}
+    # in the order of their risk periods (by name, December 2026 followed February 2027)
+    rows = sorted(rows, key=lambda r: (coverages[r["coverage_id"]].risk_period_start, r["name"]))
     items = []
     for r in rows:
-        coverage = await catalogue_db.coverage_row(r["coverage_id"])
+        coverage = coverages[r["coverage_id"]]
         items.append(
             InternalPolicyItem(
                 id=r["id"],
@@ -98,7 +110,7 @@ async def policy_out(tenant_id: str, policy_id: uuid.UUID, risk_carrier: str) ->
                 # stored the line item's whole sum per cover: the share is derived, not read)
                 total_sum_insured=_money(shares.get(r["coverage_id"], r["total_sum_insured_minor"]), r["currency"]),
                 total_min_payout=_money(r["total_min_payout_minor"], r["currency"]),
-                coverage=coverage_full(coverage, target["name"] if target else quote.monitoring_target_id),
+                coverage=coverage_full(coverage, names.get(coverage.monitoring_target_id, coverage.monitoring_target_id)),
             )
         )
     currency = policy.currency

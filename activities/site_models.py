@@ -31,17 +31,24 @@ def site_model(site: SiteRef, model_version: str | None = None):
         return _build(site.district, site.state, site.latitude, site.longitude, model_version or MODEL_VERSION)
 
 
+WARM_UP_PIN = "560001"  # a fit whose first use builds the engine's per-process tables
+
+
 def warm_up(modules: tuple[str, ...] = ()) -> None:
     """Load in a fresh pricing process what every target's first pricing needs: the pricing
-    activities' `modules` (numpy, scipy and the engine with them) and the live engine's
-    calibration data (about 2 s together, once per process), so that the first quote after a
-    worker starts pays for neither. A failure is left for the first activity to meet."""
+    activities' `modules` (numpy, scipy and the engine with them), the live engine's
+    calibration data and the tables its first fit builds (the district gazetteer), about 2 s
+    together once per process, so that the first quote after a worker starts pays for none
+    of it. A failure is left for the first activity to meet."""
     try:
         for name in modules:
             importlib.import_module(name)
         from activities.pricing.frozen import engine_for
         from activities.pricing.version import MODEL_VERSION
 
-        engine_for(MODEL_VERSION).load_climate_data(DATA_DIR)
+        engine = engine_for(MODEL_VERSION)
+        climate = engine.load_climate_data(DATA_DIR)
+        site = engine.pincode_site(climate, WARM_UP_PIN)
+        engine.build_site_model(climate, site.query_district, site.query_state, site.latitude, site.longitude)
     except Exception:  # noqa: BLE001 - the process must start whatever the data says
         logging.getLogger("parametric.worker").warning("pricing warm-up failed", exc_info=True)

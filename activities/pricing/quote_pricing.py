@@ -48,6 +48,7 @@ from .montecarlo import PayoutSample, estimate, simulate_payouts
 from .site import SiteModel
 from .summaries import LossSummary, loss_summary
 from .terms import CoverTerms
+from .threads import in_threads
 from .uncertainty import BAND, BOOTSTRAP_PATHS, BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED, replicate_model
 
 TAIL_LEVELS = (0.99, 0.995)
@@ -257,15 +258,21 @@ def package_band(
 ) -> np.ndarray:
     """Each bootstrap replicate's expected capped part of every cover, (replicates, covers):
     the rows add up to the replicate's E[T] (module docstring)."""
-    out = np.zeros((replicates, len(covers)))
     if len(_draws) > 4 * KEPT_TARGETS:
         _draws.clear()
-    for b, replicate in enumerate(replicate_models(model, replicates)):
-        # common random numbers: every replicate reads the same draws
-        sample = simulate_payouts(replicate, covers, paths, seed, draws=_draws)
-        capped = cap_sample(sample, line_items)
-        out[b] = [float(s.sum()) / sample.n for s in capped.shares]
-    return out
+
+    def parts(replicate: SiteModel):
+        def run() -> list[float]:
+            # common random numbers: every replicate reads the same draws
+            sample = simulate_payouts(replicate, covers, paths, seed, draws=_draws)
+            capped = cap_sample(sample, line_items)
+            return [float(s.sum()) / sample.n for s in capped.shares]
+
+        return run
+
+    # on the pricing's threads (.threads): the first fills the draws; the same numbers
+    rows = in_threads([parts(r) for r in replicate_models(model, replicates)])
+    return np.array(rows, dtype=np.float64).reshape(replicates, len(covers))
 
 
 def price_package(

@@ -183,3 +183,19 @@ def test_warm_up_never_fails_a_process(caplog):
 
     warm_up(("activities.no_such_module",))
     assert "pricing warm-up failed" in caplog.text
+
+
+def test_package_band_is_the_same_on_threads(site_models, monkeypatch):
+    from activities.pricing import quote_pricing
+    from activities.pricing.quote_pricing import PackageLineItem
+
+    model = site_models["110001"]
+    covers = _catalogue_covers(model)
+    items = [PackageLineItem(covers=tuple(covers[i:i + 2]), quantity=1.0 / float(covers[i].limit), cap=1.0)
+             for i in range(0, len(covers), 2)]
+    flat = [c for item in items for c in item.covers]
+    on_threads = quote_pricing.package_band(model, flat, items, 5, replicates=5, paths=2048)
+    monkeypatch.setattr(threads, "THREADS", 1)
+    monkeypatch.setattr(quote_pricing, "_draws", {})
+    alone = quote_pricing.package_band(model, flat, items, 5, replicates=5, paths=2048)
+    assert on_threads.shape == (5, len(flat)) and same_bits(on_threads, alone)

@@ -20,6 +20,7 @@ from api.internal_quotes.service import (
     accept_fast_quote,
     create_fast_quote,
     fast_quote_or_404,
+    quote_or_404,
     policy_from_quote,
     reject_fast_quote,
 )
@@ -33,7 +34,7 @@ from api.auth.roles import Caller, callers
 
 
 async def _quote(tenant_id: str, quote_id: uuid.UUID) -> InternalQuote:
-    return await responses.quote_out(await fast_quote_or_404(tenant_id, quote_id))
+    return await responses.quote_out(await quote_or_404(tenant_id, quote_id))
 
 
 class FastQuoteController(Controller):
@@ -70,7 +71,13 @@ class FastQuoteController(Controller):
     @get(
         "/quotes/{quote_id:uuid}",
         operation_id="getInternalQuote",
-        summary="A fast quote: its state and, once completed, its aggregated pricing and document",
+        summary="A quote of the tenant: its state and, once completed, its aggregated pricing and document",
+        description=(
+            "A fast quote, or a quote made on the tenant surface (POST /quotes) in the same shape: "
+            "`customerId` null, `state` completed (or accepted, rejected, expired), its package's premium "
+            "and aggregated pricing. Accept, reject and POST /internal/policies take fast quotes; a "
+            "tenant-surface quote is converted or rejected on the tenant surface."
+        ),
         responses=problems(*AUTHED, 404),
     )
     async def get_quote(self, quote_id: FromPath[uuid.UUID], principal: NamedDependency[Principal]) -> InternalQuote:

@@ -41,7 +41,8 @@ def _money(minor: int, currency: str) -> Money:
 
 async def quote_out(row: QuoteRow) -> InternalQuote:
     items = await quotes_db.line_item_rows(str(row.tenant_id), quote_id=row.id)
-    priced = row.status in DONE and row.pricing_report is not None
+    # a tenant-surface quote is priced when it is made (its package: issue 26); a fast quote once its job completed
+    priced = row.status in DONE and (row.pricing_report is not None or row.kind != "FAST")
     policy_id = None
     if row.status == QuoteStatus.ACCEPTED:
         found = await scoped_select(Policy, str(row.tenant_id), Policy.id).where(Policy.quote_id == row.id).first()

@@ -45,6 +45,15 @@ from models.wire.internal import NewFastQuote
 FAST_QUOTE_SEED = PACKAGE_SEED  # the package pricing's seed, as a tenant quote's: the same package, the same figures
 
 
+async def quote_or_404(tenant_id: str, quote_id: uuid.UUID) -> QuoteRow:
+    """Any quote of the tenant (a fast quote, or a tenant-surface quote shown in the internal
+    shape); another tenant's is a 404."""
+    row = await quotes_db.quote_row(tenant_id, quote_id)
+    if row is None:
+        raise NotFound(f"quote {quote_id} does not exist")
+    return row
+
+
 async def fast_quote_or_404(tenant_id: str, quote_id: uuid.UUID) -> QuoteRow:
     """The tenant's fast quote; another tenant's (or a tenant-surface) quote is a 404."""
     row = await quotes_db.quote_row(tenant_id, quote_id)

@@ -59,3 +59,22 @@ async def test_a_policy_made_without_a_quote_is_shown(make_tenant):
     r = await tenant.get(f"/internal/policies/{policy_id}")
     assert r.status_code == 200, r.text
     assert r.json()["policyItems"] == [] and r.json()["customer"] == name
+
+
+async def test_a_tenant_surface_quote_is_shown_on_the_internal_surface(tenant, other_tenant):
+    """docs/internal-quotes.md says a tenant quote's aggregated pricing is on the internal
+    quote: GET /internal/quotes/{id} answered 404 for it."""
+    from decimal import Decimal
+
+    start = _next_december()
+    body = {"monitoringTargetId": TARGET, "riskPeriodFrom": start.isoformat(),
+            "riskPeriodTo": dt.date(start.year + 1, 1, 31).isoformat(),
+            "sumInsuredForLineItem": {"amount": 250000, "currency": "INR"}}
+    quote = (await tenant.post("/quotes", json=body, timeout=600)).json()
+    r = await tenant.get(f"/internal/quotes/{quote['id']}")
+    assert r.status_code == 200, r.text
+    shown = r.json()
+    assert shown["state"] == "completed" and shown["customerId"] is None
+    assert Decimal(str(shown["grossPremium"]["amount"])) == Decimal(str(quote["grossPremiumAmount"]["amount"]))
+    assert Decimal(str(shown["totalSumInsured"]["amount"])) == Decimal(str(quote["totalSumInsured"]["amount"]))
+    assert (await other_tenant.get(f"/internal/quotes/{quote['id']}")).status_code == 404

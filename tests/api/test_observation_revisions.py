@@ -299,7 +299,9 @@ def _cli(service, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "api.cli", *args], capture_output=True, text=True, env=env, timeout=120)
 
 
-async def test_a_cli_import_revising_a_settled_value_needs_a_reason_and_is_held(service, data_staff, tenant, tmp_path, temporal_env):
+async def test_a_cli_import_revising_a_settled_value_needs_a_reason_and_is_held(
+    service, data_staff, make_staff, tenant, tmp_path, temporal_env
+):
     policy = await settled_past_policy(tenant.id, Decimal(10))
     header = "monitoring_target_id,data_set,variable,day,hour,value,source\n"
     new_day = policy.end + dt.timedelta(days=1)  # no value yet: new
@@ -310,13 +312,17 @@ async def test_a_cli_import_revising_a_settled_value_needs_a_reason_and_is_held(
     assert unexplained.returncode != 0 and "--reason" in unexplained.stderr and "nothing was written" in unexplained.stderr
     assert await _stored(policy, new_day) == []
 
-    done = _cli(service, "observations", "import", str(path), "--reason", "IMD archive correction")
+    # a revising file names its data staff member (four eyes by a stable identity: e9c27bf)
+    name = f"dora-{uuid.uuid4().hex[:6]}"
+    (tmp_path / "dora.json").write_text(json.dumps((await make_staff("data", name=name)).credentials))
+    done = _cli(service, "observations", "import", str(path), "--reason", "IMD archive correction",
+                "--credentials", str(tmp_path / "dora.json"))
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout.strip().splitlines()[-1])
     assert (summary["new"], summary["revised"], summary["held"]) == (1, 0, 1)
     [revision_id] = summary["heldRevisionIds"]
     stored = await _stored(policy, new_day)
-    assert stored[0]["submitted_by"].startswith("cli:") and stored[0]["reason"] == "IMD archive correction"
+    assert stored[0]["submitted_by"] == f"staff:{name}" and stored[0]["reason"] == "IMD archive correction"
     view = (await data_staff.get(f"/internal/observation-revisions/{revision_id}")).json()
     assert view["state"] == "HELD" and view["submittedBy"] == stored[0]["submitted_by"]
     handle = temporal_env.client.get_workflow_handle(revision_workflow_id(uuid.UUID(revision_id)))

@@ -37,11 +37,14 @@ Money figures are floats (not rounded): a per-unit price keeps its precision.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from models.domain.index_catalog import BY_CODE
 
 from .loading import LoadParameters, PremiumBreakdown, package_premium
 from .montecarlo import PayoutSample, estimate, simulate_payouts
@@ -49,7 +52,20 @@ from .site import SiteModel
 from .summaries import LossSummary, loss_summary
 from .terms import CoverTerms
 from .threads import in_threads
-from .uncertainty import BAND, BOOTSTRAP_PATHS, BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED, replicate_model
+from .rainfall import rescaled as rescaled_rain
+from .uncertainty import (
+    BAND,
+    BOOTSTRAP_PATHS,
+    BOOTSTRAP_REPLICATES,
+    BOOTSTRAP_SEED,
+    REPLICATE_Z_POINTS,
+    Z_BAND,
+    _scale_variant,
+    _shifted,
+    _trend_variant,
+    mapping_sd,
+    replicate_model,
+)
 
 TAIL_LEVELS = (0.99, 0.995)
 
@@ -275,6 +291,98 @@ def package_band(
     return np.array(rows, dtype=np.float64).reshape(replicates, len(covers))
 
 
+def package_driver_ends(
+    model: SiteModel,
+    covers: list[CoverTerms],
+    line_items: Sequence[PackageLineItem],
+    seed: int,
+    paths: int = BOOTSTRAP_PATHS,
+) -> tuple[np.ndarray, dict[str, tuple[np.ndarray, np.ndarray]]]:
+    """The band's other drivers for the package, as :func:`.uncertainty.parameter_bands` takes
+    them for a cover alone (cell scale and trend at the ends of their 90 % bands, for the
+    monthly rainfall covers; the settlement-data mapping, each cover's trigger and exit moved
+    by 1.645 mapping_sd): each cover's expected capped part at the central model and at each
+    driver's two ends, on the band's paths with the caps applied. (central parts, {driver:
+    (parts at one end, parts at the other)})."""
+
+    def parts(variant: SiteModel, priced: list[CoverTerms] = covers):
+        def run() -> np.ndarray:
+            sample = simulate_payouts(variant, priced, paths, seed, draws=_draws)
+            capped = cap_sample(sample, line_items)
+            return np.array([float(x.sum()) / sample.n for x in capped.shares])
+
+        return run
+
+    centre = dataclasses.replace(model, rain=rescaled_rain(model.rain, model.rain.scale, REPLICATE_Z_POINTS))
+    jobs = [parts(centre)]
+    rain = np.array([BY_CODE[c.index_code].risk_type_id == "RAINFALL" and not c.is_daily_count for c in covers])
+    variants: dict[str, tuple[int, int]] = {}
+    scaled = [_scale_variant(model, end) for end in (0, 1)]
+    if rain.any() and scaled[0] is not None:
+        variants["scale"] = (len(jobs), len(jobs) + 1)
+        jobs += [parts(scaled[0]), parts(scaled[1])]
+    if rain.any() and model.rain.trend_rel_per_year is not None:
+        variants["trend"] = (len(jobs), len(jobs) + 1)
+        jobs += [parts(_trend_variant(centre, -1.0)), parts(_trend_variant(centre, 1.0))]
+    deltas = [Z_BAND * mapping_sd(model, c.index_code) for c in covers]
+    if any(deltas):
+        variants["mapping"] = (len(jobs), len(jobs) + 1)
+        jobs += [parts(model, [_shifted(c, -d) for c, d in zip(covers, deltas)]),
+                 parts(model, [_shifted(c, d) for c, d in zip(covers, deltas)])]
+    done = in_threads(jobs)
+    central = done[0]
+    ends = {}
+    for name, (lo, hi) in variants.items():
+        if name == "mapping":
+            ends[name] = (done[lo], done[hi])
+        else:  # as for a cover alone: the covers these drivers do not move keep their central part
+            ends[name] = (np.where(rain, done[lo], central), np.where(rain, done[hi], central))
+    return central, ends
+
+
+def _band_sd(
+    replicate_parts: np.ndarray, central: np.ndarray, ends: dict[str, tuple[np.ndarray, np.ndarray]]
+) -> tuple[float, np.ndarray, float, float, dict[str, float]]:
+    """The package's sigma_param over every driver, its Euler allocation to covers, and the
+    band's 5 % / 95 % points (module docstring). (sd, contributions, low, high, {driver: sd}).
+
+    Sampling: the sd of the replicates' E[T], cover i's contribution cov(E_i, E_T) / sd.
+    Another driver d: its two ends move cover i's part by D_i = (hi_i - lo_i) / (2 x 1.645)
+    per sd, the package's by D = sum_i D_i: its sd |D|, cover i's contribution D_i sign(D).
+    The drivers are added in quadrature, sd = sqrt(sum_d sd_d^2), so cover i's Euler
+    contribution is sum_d sd_d c_{i,d} / sd: the contributions add up to sd. The band's points
+    as for a cover alone: each driver's distance below (above) its centre, added in quadrature."""
+    totals = replicate_parts.sum(axis=1)
+    n_cov = replicate_parts.shape[1]
+    sds: dict[str, float] = {"sampling": float(totals.std(ddof=1)) if totals.size > 1 else 0.0}
+    contrib: dict[str, np.ndarray] = {}
+    if sds["sampling"] > 0:
+        centred = totals - totals.mean()
+        deviations = replicate_parts - replicate_parts.mean(axis=0)
+        contrib["sampling"] = (deviations * centred[:, None]).sum(axis=0) / (totals.size - 1) / sds["sampling"]
+    else:
+        contrib["sampling"] = np.zeros(n_cov)
+    points = {"sampling": (float(np.quantile(totals, BAND[0])), float(np.quantile(totals, BAND[1])))}
+    centres = {"sampling": float(totals.mean())}
+    for name, (a, b) in ends.items():
+        d = (np.asarray(b) - np.asarray(a)) / (2 * Z_BAND)
+        total = float(d.sum())
+        sds[name] = abs(total)
+        contrib[name] = d if total >= 0 else -d
+        lo, hi = sorted((float(np.sum(a)), float(np.sum(b))))
+        points[name] = (lo, hi)
+        centres[name] = float(np.sum(central))
+    sd = math.sqrt(sum(v * v for v in sds.values()))
+    if sd > 0:
+        contributions = sum(sds[k] * contrib[k] for k in sds) / sd
+    else:
+        contributions = np.zeros(n_cov)
+    down = math.sqrt(sum(max(0.0, centres[k] - lo) ** 2 for k, (lo, _) in points.items()))
+    up = math.sqrt(sum(max(0.0, hi - centres[k]) ** 2 for k, (_, hi) in points.items()))
+    middle = float(np.sum(central)) if ends else centres["sampling"]
+    return sd, np.asarray(contributions, dtype=np.float64), max(0.0, middle - down), middle + up, sds
+
+
 def price_package(
     model: SiteModel,
     line_items: Sequence[PackageLineItem],
@@ -309,14 +417,9 @@ def price_package(
         progress(n_eff, n_eff)
 
     replicate_parts = package_band(model, covers, line_items, seed)
+    central, ends = package_driver_ends(model, covers, line_items, seed)
+    sd, contributions, band_low, band_high, _ = _band_sd(replicate_parts, central, ends)
     replicate_totals = replicate_parts.sum(axis=1)
-    sd = float(replicate_totals.std(ddof=1))
-    if sd > 0:
-        centred = replicate_totals - replicate_totals.mean()
-        deviations = replicate_parts - replicate_parts.mean(axis=0)
-        contributions = (deviations * centred[:, None]).sum(axis=0) / (len(centred) - 1) / sd
-    else:
-        contributions = np.zeros(len(covers))
     if progress is not None:
         progress(n_eff, n_eff)
 
@@ -361,12 +464,14 @@ def price_package(
         total=total,
         uncapped_expected_loss=sum(el_alone),
         total_sum_insured=most,
-        band_low=float(np.quantile(replicate_totals, BAND[0])),
-        band_high=float(np.quantile(replicate_totals, BAND[1])),
+        band_low=band_low,
+        band_high=band_high,
         parameter_sd=sd,
         band_method=(
-            f"bootstrap over the calibration years, {len(replicate_totals)} replicates x {BOOTSTRAP_PATHS} paths "
-            f"(seed {BOOTSTRAP_SEED}), line-item caps applied in each; band = {BAND[0]:.0%}-{BAND[1]:.0%} percentiles"
+            f"sampling: bootstrap over the calibration years, {len(replicate_totals)} replicates x {BOOTSTRAP_PATHS} "
+            f"paths (seed {BOOTSTRAP_SEED}), {BAND[0]:.0%}-{BAND[1]:.0%} percentiles"
+            + "".join(f"; {k} at its 5 % and 95 % points" for k in ends)
+            + "; line-item caps applied in each; drivers added in quadrature, each allocated to the covers by Euler"
         ),
         capital_level=level,
         premium=premium,

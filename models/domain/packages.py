@@ -34,7 +34,7 @@ PACKAGE_SEED = 20261125
 # Digits of a cover's rate in a package (a fraction of S): exact to 1e-12 of S.
 RATE = Decimal("1e-12")
 # The basis's own version: a change to how a package is grouped, keyed or allocated.
-PACKAGE_BASIS = "package-1"
+PACKAGE_BASIS = "package-2"  # package-2: the band holds every driver (cell scale, trend, mapping)
 
 
 class PackageCoverPrice(msgspec.Struct, frozen=True):

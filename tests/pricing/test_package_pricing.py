@@ -184,3 +184,37 @@ def test_the_old_engine_prices_a_package_without_the_cap_and_sums_every_limit(si
         site_models["560001"], [PackageLineItem(covers=c, quantity=2.5, cap=250_000.0) for c in lines], 1 << 13, 1, PARAMS
     )
     assert new.total_sum_insured == 2 * 250_000
+
+
+def test_a_packages_band_holds_every_driver_of_its_covers_bands(site_models):
+    """Issue 26 (bands with every driver): the package's sigma_param holds the cell scale,
+    the trend and the settlement mapping, as a cover's band does, not the bootstrap alone. A
+    package of one cover whose cap cannot bind has its cover's sigma_param (the same
+    replicates, variants and paths); on twelve months the drivers' parts add up (Euler).
+    Before, the package's band was the bootstrap's alone: 0.67 x its sd, below the cover's."""
+    from activities.pricing.uncertainty import parameter_bands
+
+    model = site_models["560001"]
+    lines = _bengaluru_package(model)
+    cover = lines[6][0]
+    seed = 20261125
+    alone = parameter_bands(model, [cover], seed)[0]
+    assert {d.name for d in alone.drivers} >= {"sampling", "scale"}
+    assert alone.sd > alone.sampling_sd * 1.05  # the other drivers matter for this cover
+    single = price_package(model, [PackageLineItem(covers=(cover,), quantity=1.0, cap=float(cover.limit))], 1 << 13, seed, PARAMS)
+    assert single.parameter_sd == pytest.approx(alone.sd, rel=1e-6)
+    assert single.premium.uncertainty_load == pytest.approx(PARAMS.uncertainty_multiplier * alone.sd, rel=1e-6)
+    assert single.band_low == pytest.approx(alone.low, rel=1e-6) and single.band_high == pytest.approx(alone.high, rel=1e-6)
+
+    unit = [PackageLineItem(covers=c, quantity=1 / float(LIMIT), cap=1.0) for c in lines]
+    priced = price_package(model, unit, 1 << 13, seed, PARAMS)
+    parts = [c.premium.uncertainty_load for c in priced.covers]
+    assert sum(parts) == pytest.approx(priced.premium.uncertainty_load, rel=1e-9)
+    assert priced.premium.uncertainty_load == pytest.approx(PARAMS.uncertainty_multiplier * priced.parameter_sd, rel=1e-9)
+    assert "scale" in priced.band_method and "trend" in priced.band_method
+    # every driver in: above the bootstrap's sd alone
+    from activities.pricing.quote_pricing import package_band
+
+    flat = [c for item in unit for c in item.covers]
+    sampling = float(package_band(model, flat, unit, seed).sum(axis=1).std(ddof=1))
+    assert priced.parameter_sd > sampling

@@ -37,7 +37,7 @@ from models.domain.packages import (
     package_key,
     rate,
 )
-from models.domain.quotes import CoverSnapshot
+from models.domain.quotes import CoverSnapshot, QuoteError
 from models.temporal.quotes import PackagePricingInput
 
 LOADS = ("expense_ratio", "uncertainty_multiplier", "capital_cost_rate", "capital_quantile", "min_rate_on_line")
@@ -53,7 +53,10 @@ _MONEY = {
 def _key(request: PackagePricingInput, params) -> tuple[list[list[CoverSnapshot]], str]:
     from activities.pricing.version import MODEL_VERSION
 
-    lines = canonical_lines(request.line_items)
+    try:
+        lines = canonical_lines(request.line_items)
+    except QuoteError as err:  # the same line items would be refused again: not retried
+        raise ApplicationError(str(err), type="NotAPackage", non_retryable=True) from None
     loads = {name: repr(float(getattr(params, name))) for name in LOADS}
     key = package_key(lines, simulations=request.simulations, seed=request.seed, model_version=MODEL_VERSION, loads=loads)
     return lines, key

@@ -129,3 +129,21 @@ def test_a_line_items_sum_insured_is_shared_by_its_covers_to_the_minor_unit():
     assert split_sum_insured(25_000_000, 2) == [12_500_000, 12_500_000]
     assert split_sum_insured(10, 3) == [4, 3, 3]
     assert sum(split_sum_insured(999_999_999, 7)) == 999_999_999
+
+
+def test_a_package_the_price_cannot_describe_fails_its_activities_at_once():
+    """Line items of two sums insured are no package: the package's activities fail without
+    retries (the same items would be refused again), so the quote fails at once (503) instead
+    of after the local activity's retries."""
+    from temporalio.exceptions import ApplicationError
+
+    from activities.packages import _key
+    from activities.pricing_runs import load_parameters
+    from models.temporal.quotes import PackagePricingInput
+
+    items = tenant().line_items
+    mixed = [items[0], msgspec.structs.replace(items[1], sum_insured_minor=1)]
+    request = PackagePricingInput(monitoring_target_id="IN-12.875N-077.625E", line_items=mixed, simulations=1024, seed=1)
+    with pytest.raises(ApplicationError) as err:
+        _key(request, load_parameters())
+    assert err.value.non_retryable and err.value.type == "NotAPackage"

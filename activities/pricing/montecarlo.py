@@ -42,6 +42,7 @@ from .sampling import (
     BatchStreams,
     UniformSource,
     batch_streams,
+    children,
     chunk_sizes,
 )
 from .site import SiteModel
@@ -350,7 +351,7 @@ def _run(model: SiteModel, requests, n: int, seed: int, method: str, batches: in
     mirrored = method in MIRRORED
     per_batch = _per_batch(n, batches, method)
     sizes = chunk_sizes(per_batch)  # all even when per_batch is even (mirrored methods)
-    streams: list[BatchStreams] = batch_streams(seed, batches)
+    streams: tuple[BatchStreams, ...] = batch_streams(seed, batches)
     layout: list[tuple[int, int, int]] = []
     group: list[tuple[int, int, int, np.ndarray]] = []  # (batch, first row, rows, draws)
     hourly: dict[int, dict[int, np.random.Generator]] = {}
@@ -371,7 +372,7 @@ def _run(model: SiteModel, requests, n: int, seed: int, method: str, batches: in
     for b in range(batches):
         source = UniformSource(method, plan.dim, streams[b]) if drawn is None else None
         if plan.hourly_slots:
-            kids = streams[b].hourly.spawn(plan.k)
+            kids = children(streams[b].hourly, plan.k)
             hourly[b] = {s: np.random.Generator(np.random.PCG64(kids[s])) for s in plan.hourly_slots}
         for rows in sizes:
             h = rows // 2 if mirrored else rows

@@ -15,6 +15,8 @@ depend on thread count or on how pieces are grouped for computation.
 
 from __future__ import annotations
 
+import functools
+
 import warnings
 from dataclasses import dataclass
 
@@ -141,13 +143,28 @@ class BatchStreams:
     hourly: np.random.SeedSequence
 
 
-def batch_streams(seed: int, batches: int) -> list[BatchStreams]:
-    """Independent child seeds per batch from ``SeedSequence(seed)``."""
+@functools.lru_cache(maxsize=256)
+def batch_streams(seed: int, batches: int) -> tuple[BatchStreams, ...]:
+    """Independent child seeds per batch from ``SeedSequence(seed)``. Kept per process (a
+    pricing runs dozens of simulations with one seed, and each SeedSequence hashes its
+    entropy): read them with ``generate_state`` and :func:`children`, never ``spawn``, which
+    would change what the next reader gets."""
     out = []
     for child in np.random.SeedSequence(int(seed)).spawn(batches):
         a, b = child.spawn(2)
         out.append(BatchStreams(a, b))
-    return out
+    return tuple(out)
+
+
+def children(parent: np.random.SeedSequence, count: int) -> list[np.random.SeedSequence]:
+    """``parent.spawn(count)`` of a sequence that has spawned nothing, without recording the
+    spawn in ``parent`` (numpy's SeedSequence.spawn makes exactly these)."""
+    if parent.n_children_spawned:
+        raise ValueError("children() reads the first children of a sequence that has spawned none")
+    return [
+        np.random.SeedSequence(parent.entropy, spawn_key=(*parent.spawn_key, i), pool_size=parent.pool_size)
+        for i in range(count)
+    ]
 
 
 MIRRORED = ("sobol", "antithetic")  # methods whose chunks are [G; -G]

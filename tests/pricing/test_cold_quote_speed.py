@@ -7,7 +7,7 @@
   numbers as drawing them again.
 - A band's variants and a stay's simulations run on the pricing's threads: the same numbers
   as one after another.
-- Bootstrap replicates are kept per process and site model.
+- Bootstrap replicates and a seed's batch streams are kept per process.
 - A pricing pool process loads the modules and calibration data before its first activity.
 """
 
@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from activities.pricing import hourly as hourly_module
-from activities.pricing import propose_terms, threads, uncertainty
+from activities.pricing import montecarlo, propose_terms, sampling, threads, uncertainty
 from activities.pricing.climate_data import _load
 from activities.pricing.hourly import HOURLY_CHUNK, HourlyRainModel
 from models.temporal.catalogue import SiteRef
@@ -107,6 +107,8 @@ def test_stay_prices_as_before(site_models, monkeypatch, pin, month):
     request = _stay(site_models, pin, month, nights=3 if month == 1 else 7)
     fast = price_stay_nights(request)
     monkeypatch.setattr(HourlyRainModel, "simulate_daily_windows", summed_loop)
+    monkeypatch.setattr(montecarlo, "batch_streams", sampling.batch_streams.__wrapped__)  # fresh seeds each run
+    monkeypatch.setattr(montecarlo, "children", lambda parent, count: parent.spawn(count))
     monkeypatch.setattr(threads, "THREADS", 1)
     monkeypatch.setattr(uncertainty, "_replicates", {})
     assert price_stay_nights(request) == fast
@@ -199,3 +201,12 @@ def test_package_band_is_the_same_on_threads(site_models, monkeypatch):
     monkeypatch.setattr(quote_pricing, "_draws", {})
     alone = quote_pricing.package_band(model, flat, items, 5, replicates=5, paths=2048)
     assert on_threads.shape == (5, len(flat)) and same_bits(on_threads, alone)
+
+
+def test_batch_streams_are_kept_and_children_are_the_spawns():
+    assert sampling.batch_streams(9, 4) is sampling.batch_streams(9, 4)
+    parent = sampling.batch_streams(9, 4)[2].hourly
+    kids = sampling.children(parent, 3)
+    spawned = np.random.SeedSequence(9).spawn(4)[2].spawn(2)[1].spawn(3)
+    assert [k.generate_state(4).tolist() for k in kids] == [k.generate_state(4).tolist() for k in spawned]
+    assert parent.n_children_spawned == 0  # the next run reads the same children

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from decimal import Decimal
 
+from api.capacity.views import quote_capacity
 from api.catalogue.responses import coverage_full
 from models.db import catalogue as catalogue_db
 from models.db import policies as policies_db
@@ -68,6 +69,7 @@ async def quote_out(row: QuoteRow) -> InternalQuote:
         error=row.error if row.status == QuoteStatus.ERROR else None,
         policy_id=policy_id,
         external_policy_id=row.external_ref,
+        capacity=await quote_capacity(str(row.tenant_id), row),
     )
 
 

@@ -7,6 +7,7 @@ import uuid
 from typing import Any
 
 from models.clock import utcnow
+from models.db import capacity as capacity_db
 from models.db.core import (
     insert_rows,
     scoped_count,
@@ -49,7 +50,10 @@ async def convert_quote(command: ConvertQuoteInput) -> bool:
     quote = await quote_row(tenant, command.quote_id)
     if quote is None or quote.status != QuoteStatus.CREATED:
         return False
-    return await _write_conversion(tenant, quote, command.policy_id, command.line_item_ids, utcnow())
+    try:
+        return await _write_conversion(tenant, quote, command.policy_id, command.line_item_ids, utcnow())
+    except capacity_db.CapacityExceeded:  # nothing written: refused
+        return False
 
 
 async def convert_to_policy(command: ConvertToPolicyInput) -> TransitionOutcome:
@@ -74,7 +78,11 @@ async def convert_to_policy(command: ConvertToPolicyInput) -> TransitionOutcome:
     deadline = quote_deadline(quote.valid_until, quote.risk_period_from)
     if command.at >= deadline:
         return TransitionOutcome(status=QuoteStatus.CREATED, applied=False, detail=f"the quote could be converted until {deadline:%Y-%m-%d %H:%M} UTC")
-    if await _write_conversion(tenant, quote, command.policy_id, None, command.at):
+    try:
+        written = await _write_conversion(tenant, quote, command.policy_id, None, command.at)
+    except capacity_db.CapacityExceeded as refused:  # nothing written; the quote stays open
+        return TransitionOutcome(status=QuoteStatus.CREATED, applied=False, detail=str(refused), capacity=refused.refusal)
+    if written:
         return TransitionOutcome(status=QuoteStatus.ACCEPTED, applied=True, policy_id=command.policy_id)
     # The quote left CREATED between the reads above and the write: an earlier attempt of
     # this same conversion may have committed meanwhile (its activity timed out first).
@@ -89,7 +97,9 @@ async def _write_conversion(
     tenant: str, quote: QuoteRow, policy_id: uuid.UUID, new_item_ids: list[uuid.UUID] | None, now: dt.datetime
 ) -> bool:
     """The conversion's transaction; False if the quote left CREATED meanwhile. Line-item
-    ids default to the ones derived from the policy id (models.domain.lifecycle)."""
+    ids default to the ones derived from the policy id (models.domain.lifecycle). The policy
+    takes its capacity in the same transaction: CapacityExceeded (raised out of it, nothing
+    written) when it does not fit a limit (docs/capacity.md)."""
     quote_id = quote.id
     items = _draft_items(await line_item_rows(tenant, quote_id=quote_id))
     if new_item_ids is None:
@@ -146,6 +156,9 @@ async def _write_conversion(
                 updated_at=now,
             )
         )
+        # Capacity last, after the counter row's lock (a release takes them in this order too):
+        # each limit that applies, with one conditional UPDATE; one without room rolls back all.
+        await capacity_db.reserve(tenant, quote.monitoring_target_id, quote.currency, capacity_db.exposures(items))
     return True
 
 
@@ -165,14 +178,17 @@ async def set_policy_status(
         values[Policy.signature_confirmed] = True
     if to_status == PolicyStatus.CANCELED:
         values[Policy.canceled_at] = at  # settlement counts covers in force before this moment
-    if to_status == PolicyStatus.EXPIRED:
-        async with write_transaction():  # the webhook is written with the change (outbox)
+    if to_status in capacity_db.RELEASING_STATUSES:
+        # The webhook (expiry: outbox) and the capacity given back are written with the change.
+        async with write_transaction():
             changed = await scoped_update(Policy, tenant_id, values).where(
                 (Policy.id == policy_id) & Policy.status.is_in(from_statuses)
             ).returning(Policy.id)
-            if changed:
+            if changed and to_status == PolicyStatus.EXPIRED:
                 data = {"policyId": str(policy_id), "status": PolicyStatus.EXPIRED, "expiredAt": at.isoformat()}
                 await write_outbox([outbox_row(uuid.UUID(str(tenant_id)), POLICY_EXPIRED, str(policy_id), at, data)])
+            if changed and set(from_statuses) <= set(capacity_db.HOLDING_STATUSES):
+                await capacity_db.release_policy(tenant_id, policy_id)
     else:
         changed = await scoped_update(Policy, tenant_id, values).where(
             (Policy.id == policy_id) & Policy.status.is_in(from_statuses)

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import msgspec
 
-from models.wire.common import CamelStruct, Money, Problem
+from models.wire.common import CamelStruct, Money
 
 Month = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-(0[1-9]|1[0-2])$", description="a risk month, YYYY-MM",
                                     examples=["2027-01"])]
@@ -66,11 +66,3 @@ class QuoteCapacity(CamelStruct):
     remaining: Money | None = None
     required: Money | None = None
 
-
-class CapacityProblem(Problem, omit_defaults=True):
-    """409 `capacity-exceeded`: the limit the bind would exceed, what it has left and what the
-    policy needs of it (RFC 9457 extension members)."""
-
-    limit: CapacityLimitKey | None = None
-    remaining: Money | None = None
-    required: Money | None = None

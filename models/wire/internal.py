@@ -8,6 +8,7 @@ from typing import Annotated, Generic, Literal
 
 import msgspec
 
+from models.wire.capacity import QuoteCapacity
 from models.wire.common import CamelStruct, Money, OptionalText, ShortText, T
 
 # --- business partners ---------------------------------------------------------------------
@@ -309,6 +310,8 @@ class InternalQuote(CamelStruct, tag_field="@type", tag="Quote"):
     error: str | None  # state error: why, in words a person can act on
     policy_id: uuid.UUID | None  # accepted: the policy draft
     external_policy_id: str | None
+    # completed: whether it fits the capacity limits now (docs/capacity.md); null otherwise
+    capacity: QuoteCapacity | None = None
 
 
 class InternalPolicyItem(CamelStruct, tag_field="@type", tag="PolicyItem"):

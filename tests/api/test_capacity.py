@@ -7,6 +7,7 @@ the rest of the suite never meets one."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import json
 import uuid
@@ -14,6 +15,12 @@ from decimal import Decimal
 
 import pytest
 
+from models.clock import utcnow
+from models.db import capacity as capacity_db
+from models.db.policies import set_policy_status
+from models.db.tables import Policy
+from models.domain.capacity import LimitKey
+from models.domain.statuses import PolicyStatus
 from tests.conftest import assert_problem
 
 PATH = "/internal/capacity-limits"
@@ -108,6 +115,130 @@ async def test_operations_staff_set_list_change_and_remove_limits(operations_sta
         assert_problem(await operations_staff.delete(f"{PATH}/{limit_id}"), 404)
 
 
+async def test_a_bind_that_does_not_fit_is_refused_naming_the_limit_and_cancellation_gives_it_back(
+    operations_staff, make_tenant, priced
+):
+    owner = await make_tenant(internal=True)
+    # Two months (two line items of 100,000, each with two covers of 100,000 limit per unit):
+    # the policy can pay at most 200,000 (each line item's cap), 100,000 in each month.
+    spanning = await new_quote(owner, start=f"{MARCH}-01", end=f"{YEAR}-04-30")
+    assert spanning["capacity"] == {"fits": True, "limit": None, "remaining": None, "required": None}
+    draft = await owner.patch(f"/quotes/{spanning['id']}")
+    assert draft.status_code == 200, draft.text
+    draft = draft.json()
+
+    # Limits set now start from what is bound: the draft counts.
+    whole = await set_limit(operations_staff, 1000000, tenantId=owner.id)
+    march = await set_limit(operations_staff, 150000, tenantId=owner.id, month=MARCH)
+    may = await set_limit(operations_staff, 150000, tenantId=owner.id, month=f"{YEAR}-05")
+    assert whole["used"] == inr(200000)  # the policy's totalSumInsured, not its covers' limits (400,000)
+    assert march["used"] == inr(100000) and march["remaining"] == inr(50000)
+    assert may["used"] == inr(0)
+
+    # A March quote of 100,000 does not fit the March limit: the quote says so ...
+    second = await new_quote(owner)
+    capacity = second["capacity"]
+    assert capacity["fits"] is False
+    assert capacity["limit"]["id"] == march["id"] and capacity["limit"]["month"] == MARCH
+    assert capacity["remaining"] == inr(50000) and capacity["required"] == inr(100000)
+    record = (await owner.get(f"/quotes/{second['id']}")).json()
+    assert record["capacity"] == capacity
+
+    # ... and binding it is refused, naming the limit and what remains; nothing is written.
+    refused = await owner.patch(f"/quotes/{second['id']}")
+    problem = assert_problem(refused, 409)
+    assert problem["type"].endswith("/capacity-exceeded"), problem
+    assert problem["limit"]["id"] == march["id"] and problem["limit"]["month"] == MARCH
+    assert problem["limit"]["tenantId"] == owner.id and problem["limit"]["limit"] == inr(150000)
+    assert problem["remaining"] == inr(50000) and problem["required"] == inr(100000)
+    assert march["id"] in problem["detail"] and "50,000.00" in problem["detail"]
+    assert (await owner.get(f"/quotes/{second['id']}")).json()["status"] == "CREATED"
+    assert await Policy.count().where(Policy.tenant_id == uuid.UUID(owner.id)) == 1
+    assert (await limit_now(operations_staff, march["id"]))["used"] == inr(100000)
+
+    # Activation keeps the draft's capacity; cancellation gives it back.
+    assert (await owner.patch(f"/policies/{draft['id']}")).status_code == 200
+    assert (await limit_now(operations_staff, whole["id"]))["used"] == inr(200000)
+    assert (await owner.delete(f"/policies/{draft['id']}")).json()["status"] == "CANCELED"
+    assert (await limit_now(operations_staff, whole["id"]))["used"] == inr(0)
+    assert (await limit_now(operations_staff, march["id"]))["used"] == inr(0)
+
+    # The refused quote stayed open: with room now, it binds.
+    fits = (await owner.get(f"/quotes/{second['id']}")).json()["capacity"]
+    assert fits["fits"] is True and fits["remaining"] == inr(150000)
+    bound = await owner.patch(f"/quotes/{second['id']}")
+    assert bound.status_code == 200, bound.text
+    assert (await limit_now(operations_staff, march["id"]))["used"] == inr(100000)
+    assert (await limit_now(operations_staff, whole["id"]))["used"] == inr(100000)
+    for limit in (whole, march, may):
+        used = (await limit_now(operations_staff, limit["id"]))["used"]
+        assert amount(used) * 100 == await capacity_db.counted(
+            LimitKey(limit["monitoringTargetId"], limit["month"], uuid.UUID(owner.id)), "INR"
+        )
+        assert (await operations_staff.delete(f"{PATH}/{limit['id']}")).status_code == 204
+
+
+async def test_twenty_concurrent_binds_against_room_for_ten_bind_exactly_ten(operations_staff, make_tenant, priced):
+    """Ten tenants bind two March quotes each at once against a limit on Bengaluru in March
+    with room for ten: the tenants' binds do not wait for each other anywhere but at the limit."""
+    owners = [await make_tenant(internal=True) for _ in range(10)]
+    quotes = []
+    for group in (owners[:5], owners[5:]):
+        quotes += await asyncio.gather(*[new_quote(owner) for owner in group for _ in range(2)])
+    owner_of = {q["id"]: owner for owner, pair in zip(owners, zip(quotes[::2], quotes[1::2])) for q in pair}
+    assert len(owner_of) == 20
+    # Earlier tests' policies at Bengaluru in March count too: room for exactly ten more.
+    limit = await set_limit(operations_staff, 0, monitoringTargetId=TARGET, month=MARCH)
+    room = amount(limit["used"]) + 1000000
+    r = await operations_staff._http.put(f"{PATH}/{limit['id']}", json={"limit": inr(str(room))},
+                                         headers=await operations_staff.headers())
+    assert r.status_code == 200 and r.json()["remaining"] == inr(1000000), r.text
+    try:
+        results = await asyncio.gather(*[owner_of[q["id"]].patch(f"/quotes/{q['id']}", timeout=120) for q in quotes])
+        codes = sorted(r.status_code for r in results)
+        assert codes == [200] * 10 + [409] * 10, [(r.status_code, r.text[:200]) for r in results]
+        for r in results:
+            if r.status_code == 409:
+                problem = assert_problem(r, 409)
+                assert problem["type"].endswith("/capacity-exceeded") and problem["limit"]["id"] == limit["id"]
+                assert problem["remaining"] == inr(0) and problem["required"] == inr(100000)
+        bound = 0
+        for owner in owners:
+            bound += await Policy.count().where(Policy.tenant_id == uuid.UUID(owner.id))
+        assert bound == 10
+        now = await limit_now(operations_staff, limit["id"])
+        assert amount(now["used"]) == room and now["remaining"] == inr(0)
+        assert await capacity_db.counted(LimitKey(TARGET, MARCH, None), "INR") == room * 100
+    finally:
+        assert (await operations_staff.delete(f"{PATH}/{limit['id']}")).status_code == 204
+
+
+async def test_a_lapsed_draft_and_an_expired_policy_give_capacity_back(operations_staff, make_tenant, priced):
+    """The lifecycle's own writes (models/db/policies.py set_policy_status, as the policy
+    workflow's activities call them at the lapse and at the end)."""
+    owner = await make_tenant(internal=True)
+    first, second = [await new_quote(owner) for _ in range(2)]
+    drafts = [(await owner.patch(f"/quotes/{q['id']}")).json()["id"] for q in (first, second)]
+    limit = await set_limit(operations_staff, 1000000, tenantId=owner.id)
+    assert limit["used"] == inr(200000)
+
+    lapsed = await set_policy_status(owner.id, uuid.UUID(drafts[0]), PolicyStatus.LAPSED, [PolicyStatus.CREATED], utcnow())
+    assert lapsed.applied
+    assert (await limit_now(operations_staff, limit["id"]))["used"] == inr(100000)
+    # A write that changes nothing gives nothing back.
+    again = await set_policy_status(owner.id, uuid.UUID(drafts[0]), PolicyStatus.LAPSED, [PolicyStatus.CREATED], utcnow())
+    assert not again.applied
+    assert (await limit_now(operations_staff, limit["id"]))["used"] == inr(100000)
+
+    assert (await owner.patch(f"/policies/{drafts[1]}")).status_code == 200
+    policy = uuid.UUID(drafts[1])
+    assert (await set_policy_status(owner.id, policy, PolicyStatus.ACTIVE, [PolicyStatus.ACCEPTED], utcnow())).applied
+    assert (await limit_now(operations_staff, limit["id"]))["used"] == inr(100000)
+    assert (await set_policy_status(owner.id, policy, PolicyStatus.EXPIRED, [PolicyStatus.ACTIVE], utcnow())).applied
+    assert (await limit_now(operations_staff, limit["id"]))["used"] == inr(0)
+    assert (await operations_staff.delete(f"{PATH}/{limit['id']}")).status_code == 204
+
+
 async def test_the_cli_sets_changes_and_lists_limits(operations_staff, make_tenant):
     """`parametric capacity set` sets the limit on a key or changes the one in place;
     `parametric capacity list` shows them, as the API does."""
@@ -138,3 +269,59 @@ async def test_the_cli_sets_changes_and_lists_limits(operations_staff, make_tena
     refused = run_cli("capacity", "set", "--tenant", name, "--limit", "-5")
     assert refused.returncode != 0 and "--limit" in refused.stderr
     assert (await operations_staff.delete(f"{PATH}/{created['id']}")).status_code == 204
+
+
+async def test_internal_policies_and_travel_acceptance_are_refused_beyond_a_limit(operations_staff, make_tenant, http,
+                                                                                  priced):
+    """The internal surface (POST /internal/policies, POST /internal/quotes/{id}/accept) and the
+    travel surface's acceptance bind through the same write: refused alike, naming the limit."""
+    from tests.api.test_business_partners import PARTNER
+    from tests.api.test_fast_quotes import new_fast_quote, wait_for_state
+    from tests.api.test_travel import MUMBAI, decide, get_coverages, stay
+    from tests.api.test_travel import quote as travel_quote
+
+    owner = await make_tenant(internal=True)
+    query = f"targetName=560001&from={MARCH}-01&to={MARCH}-31&size=100"
+    covers = [c["id"] for c in (await owner.get(f"/internal/coverages?{query}")).json()["content"] if c["status"] == "ACTIVE"]
+    assert covers, query
+    customer = (await owner.post("/internal/business-partners", json=PARTNER)).json()["id"]
+    created = await owner.post("/internal/fast-quotes", json=new_fast_quote(customer, covers[:1], amount="100000.00"))
+    assert created.status_code == 201, created.text
+    fast = await wait_for_state(owner, created.json()["id"], ("completed", "error"))
+    assert fast["state"] == "completed", fast
+    assert fast["capacity"] == {"fits": True, "limit": None, "remaining": None, "required": None}
+    limit = await set_limit(operations_staff, 60000, tenantId=owner.id)
+    capacity = (await owner.get(f"/internal/quotes/{fast['id']}")).json()["capacity"]
+    assert capacity["fits"] is False and capacity["limit"]["id"] == limit["id"]
+    assert capacity["remaining"] == inr(60000) and capacity["required"] == inr(100000)
+
+    for attempt in (
+        owner.post("/internal/policies", json={"@type": "NewPolicyFromQuote", "quoteId": fast["id"]}),
+        owner.post(f"/internal/quotes/{fast['id']}/accept", json={"externalPolicyId": "POL-CAP-1"}),
+    ):
+        problem = assert_problem(await attempt, 409)
+        assert problem["type"].endswith("/capacity-exceeded") and problem["limit"]["id"] == limit["id"], problem
+        assert problem["remaining"] == inr(60000) and problem["required"] == inr(100000)
+    assert (await owner.get(f"/internal/quotes/{fast['id']}")).json()["state"] == "completed"
+
+    check_in, check_out = stay()
+    offered = await get_coverages(http, owner, **MUMBAI, time_range=f"{check_in}/{check_out}")
+    assert offered.status_code == 200, offered.text
+    q = await travel_quote(http, owner, offered.json()["coverages"][0]["id"], max_payout=25000, qty=3, ref="cap-1")
+    assert q.status_code in (200, 201), q.text
+    refused = await decide(http, owner, q.json()["quote_id"], True)
+    problem = assert_problem(refused, 409)
+    assert problem["type"].endswith("/capacity-exceeded") and problem["limit"]["id"] == limit["id"], problem
+    assert problem["remaining"] == inr(60000) and problem["required"] == inr(75000)
+    assert await Policy.count().where(Policy.tenant_id == uuid.UUID(owner.id)) == 0
+
+    # Room made: the same quotes bind.
+    raised = await operations_staff._http.put(f"{PATH}/{limit['id']}", json={"limit": inr(175000)},
+                                              headers=await operations_staff.headers())
+    assert raised.status_code == 200, raised.text
+    r = await owner.post("/internal/policies", json={"@type": "NewPolicyFromQuote", "quoteId": fast["id"]})
+    assert r.status_code == 201, r.text
+    accepted = await decide(http, owner, q.json()["quote_id"], True)
+    assert accepted.status_code == 200, accepted.text
+    assert (await limit_now(operations_staff, limit["id"]))["used"] == inr(175000)
+    assert (await operations_staff.delete(f"{PATH}/{limit['id']}")).status_code == 204

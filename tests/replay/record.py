@@ -1022,6 +1022,36 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
         assert await asyncio.wait_for(handle.result(), 60) == "LAPSED"
         return {"policy-conversion-retried": await handle.fetch_history()}
 
+    async def conversion_capacity_refused(env, queue):
+        """The conversion does not fit a capacity limit (issue 27: the update answers
+        CapacityExceeded, a 409; nothing is written and the workflow waits on for a
+        conversion); the limit raised, the next PATCH converts; the draft then lapses
+        unactivated, giving its capacity back."""
+        from temporalio.client import WorkflowUpdateFailedError
+
+        from models.db import capacity as capacity_db
+        from models.domain.capacity import LimitKey
+        from models.temporal.lifecycle import CAPACITY_EXCEEDED
+
+        tenant = uuid.uuid4()
+        draft = quote_draft(str(tenant), start, 3, dt.date.today())
+        await quotes_db.insert_quote(draft)
+        limit = await capacity_db.create_limit(LimitKey(None, None, tenant), draft.currency, 1, "staff:olga")
+        with env.auto_time_skipping_disabled():
+            try:
+                await convert(env.client, draft, queue)
+                raise AssertionError("the conversion should have been refused")
+            except WorkflowUpdateFailedError as err:
+                assert err.cause.type == CAPACITY_EXCEEDED, err.cause
+            await capacity_db.change_limit(limit.id, draft.currency, draft.total_sum_insured_minor)
+            handle = await convert(env.client, draft, queue)
+        assert (await capacity_db.get_limit(limit.id)).used_minor == draft.total_sum_insured_minor
+        lapse_at = quote_deadline(draft.valid_until, draft.risk_period_from)
+        await advance(env, queue, lapse_at - await env.get_current_time() + dt.timedelta(hours=1))
+        assert await asyncio.wait_for(handle.result(), 60) == "LAPSED"
+        assert (await capacity_db.get_limit(limit.id)).used_minor == 0
+        return {"policy-conversion-capacity-refused": await handle.fetch_history()}
+
     async def conversion_late(env, queue):
         """Two conversions whose request gave up: one whose write committed after all (found
         at the quote's deadline: the draft exists, and lapses at once), one that never wrote
@@ -1238,6 +1268,7 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
     await run(("settlement-continued-first", "settlement-continued"), settlement_continued)
     await run(("policy-cancelled-accepted",), cancelled_accepted)
     await run(("policy-conversion-retried",), conversion_retried, {"convert_to_policy": flaky_conversion})
+    await run(("policy-conversion-capacity-refused",), conversion_capacity_refused)
     await run(("policy-conversion-late", "policy-conversion-failed"), conversion_late, {"convert_to_policy": flaky_conversion})
     await run(("policy-activation-write-retried",), activation_write_retried, {"set_policy_status": flaky_status_write})
     await run(("observation-revision-approved", "observation-revision-expired"), observation_revisions)

@@ -14,7 +14,8 @@ import dataclasses
 import datetime as dt
 
 from models.clock import utcnow
-from models.db.tables import ObservationRevision, PricingRun, Settlement, WebhookDelivery
+from models.db.tables import ObservationRevision, PayoutHold, PricingRun, Settlement, WebhookDelivery, WebhookMessage
+from models.domain.webhooks import HELD_EVENT_TYPES
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,12 +48,29 @@ async def _oldest(table, column, where) -> tuple[int, dt.datetime | None]:
     return count, first and first[column._meta.name]
 
 
+async def _held_message_ids() -> list[str]:
+    """The messages a standing payout hold keeps from their receivers (their policies' payout
+    messages: models/db/webhooks.py holds them)."""
+    held_policies = [r["policy_id"] for r in await PayoutHold.select(PayoutHold.policy_id).where(PayoutHold.state == "HELD")]
+    if not held_policies:
+        return []
+    rows = await WebhookMessage.select(WebhookMessage.id).where(
+        WebhookMessage.policy_id.is_in(held_policies) & WebhookMessage.event_type.is_in(list(HELD_EVENT_TYPES))
+    )
+    return [r["id"] for r in rows]
+
+
 async def operations_state(candidate_lifetime_seconds: int) -> OperationsState:
     now = utcnow()
     flagged, flagged_end = await _oldest(Settlement, Settlement.period_end, Settlement.state == "FLAGGED")
     held, held_at = await _oldest(ObservationRevision, ObservationRevision.created_at, ObservationRevision.state == "HELD")
     candidates, candidate_at = await _oldest(PricingRun, PricingRun.completed_at, PricingRun.status == "CANDIDATE")
-    pending, pending_at = await _oldest(WebhookDelivery, WebhookDelivery.created_at, WebhookDelivery.status == "PENDING")
+    # a payout message a hold keeps waiting is not late: ops hold it on purpose
+    held_messages = await _held_message_ids()
+    pending_where = WebhookDelivery.status == "PENDING"
+    if held_messages:
+        pending_where &= WebhookDelivery.message_id.not_in(held_messages)
+    pending, pending_at = await _oldest(WebhookDelivery, WebhookDelivery.created_at, pending_where)
     failed = await WebhookDelivery.count().where(
         (WebhookDelivery.status == "FAILED") & (WebhookDelivery.updated_at > now - dt.timedelta(days=1))
     )

@@ -135,11 +135,16 @@ def propose_coverage_terms(request: ProposeTermsInput) -> list[ProposedTerms]:
 
 def _propose(model, request: ProposeTermsInput, slots: list[CoverageSlot]) -> list[ProposedTerms]:
     from activities.pricing import propose_terms
+    from activities.pricing.threads import in_threads
 
+    activity.heartbeat(f"proposing terms for {len(slots)} slots")
+
+    def proposed(slot: CoverageSlot):
+        return lambda: propose_terms(model, slot.index_code, slot.start, slot.end, request.unit_limit)
+
+    # each slot's proposal on its own (the same terms, on the pricing's threads)
     proposals = []
-    for i, slot in enumerate(slots):
-        activity.heartbeat(f"{i}/{len(slots)}")
-        proposal = propose_terms(model, slot.index_code, slot.start, slot.end, request.unit_limit)
+    for slot, proposal in zip(slots, in_threads([proposed(s) for s in slots])):
         terms = proposal.terms
         if terms is None:
             proposals.append(

@@ -165,6 +165,8 @@ def price_coverages(
     engine of `model_version` (None: the live one; `model` must be that engine's site model,
     activities.site_models.site_model); without `fits` the reports leave out the fit summary
     (summarise_fits adds it)."""
+    from activities.pricing.threads import in_threads
+
     engine = _engine(model_version)
     covers = [engine.CoverTerms.of(t, cover_id=str(r.coverage_id)) for t, r in zip(terms_of, runs)]
     sample = engine.simulate_payouts(model, covers, simulations, seed, progress=progress)
@@ -176,10 +178,13 @@ def price_coverages(
     if len(covers) > 1:
         joint = {"seed": seed, "simulations": simulations, "coverageIds": [str(r.coverage_id) for r in runs]}
     outcome = _outcome_2026_3_1 if engine.MODEL_VERSION == "pricing-2026.3.1" else _outcome
-    return [
-        outcome(engine, model, covers[i], runs[i], sample, i, priced[i], bands[i], seed, started, joint, fits)
-        for i in range(len(covers))
-    ]
+
+    def cover(i: int):
+        return lambda: outcome(engine, model, covers[i], runs[i], sample, i, priced[i], bands[i], seed, started,
+                               joint, fits)
+
+    # each cover's burn views, premium and report on its own (on the pricing's threads)
+    return in_threads([cover(i) for i in range(len(covers))])
 
 
 def _engine(model_version: str | None):

@@ -85,7 +85,7 @@ def _intervals(histories, timeline: list) -> tuple[dict[str, list[tuple[float, f
         "workflow tasks": [], "documents (beside)": [],
     }
     inputs: list[tuple[float, str, bytes]] = []
-    for _, history in histories:
+    for workflow_id, history in histories:
         scheduled: dict[int, tuple[float, str, bytes]] = {}
         started: dict[int, float] = {}
         tasks: dict[int, float] = {}
@@ -117,6 +117,9 @@ def _intervals(histories, timeline: list) -> tuple[dict[str, list[tuple[float, f
                 a = e.workflow_task_completed_event_attributes
                 if a.scheduled_event_id in tasks:
                     kinds["workflow tasks"].append((tasks[a.scheduled_event_id], t))
+                    timeline.append((tasks[a.scheduled_event_id], t, f"workflow task of {workflow_id.split(':')[0]}"))
+            elif kind == "marker_recorded_event_attributes":  # a local activity, in the task before it
+                timeline.append((t, t, f"  local activity recorded ({workflow_id.split(':')[0]})"))
     return kinds, [(name, data) for _, name, data in sorted(inputs)]
 
 

@@ -210,3 +210,37 @@ def test_batch_streams_are_kept_and_children_are_the_spawns():
     spawned = np.random.SeedSequence(9).spawn(4)[2].spawn(2)[1].spawn(3)
     assert [k.generate_state(4).tolist() for k in kids] == [k.generate_state(4).tolist() for k in spawned]
     assert parent.n_children_spawned == 0  # the next run reads the same children
+
+
+def test_catalogue_pricing_is_the_same_on_threads(site_models, monkeypatch):
+    """A target's first catalogue pricing (terms, joint simulation, band, burn views,
+    premiums, reports) on the pricing's threads equals the serial one, bit for bit."""
+    import msgspec
+    from temporalio.testing import ActivityEnvironment
+
+    from activities.catalogue import propose_and_price_coverages
+    from models.domain.terms import CoverageSlot
+    from models.temporal.catalogue import ProposeTermsInput
+    from models.temporal.pricing import ProposeAndPriceInput
+
+    stay = _stay(site_models, "400001", 1)
+    slots = [CoverageSlot(code, dt.date(2027, m, 1), dt.date(2027, m, calendar.monthrange(2027, m)[1]))
+             for m in (1, 6, 7, 10) for code in ("RAINFALL_MONTHLY_TOTAL", "RAINFALL_DEFICIT", "TEMPERATURE_MAX")]
+    request = ProposeAndPriceInput(
+        proposal=ProposeTermsInput(site=stay.site, slots=slots, unit_limit=Decimal(100000), currency="INR",
+                                   fallbacks=True),
+        simulations=8192, expected_loss_ratio=Decimal("0.65"), requested_by="test",
+    )
+
+    def priced() -> dict:
+        result = msgspec.to_builtins(ActivityEnvironment().run(propose_and_price_coverages, request))
+        for item in result["priced"]:
+            item["outcome"].pop("seconds")  # wall-clock time of the activity, not a figure
+        return result
+
+    on_threads = priced()
+    monkeypatch.setattr(threads, "THREADS", 1)
+    monkeypatch.setattr(uncertainty, "_replicates", {})
+    monkeypatch.setattr(montecarlo, "batch_streams", sampling.batch_streams.__wrapped__)
+    assert priced() == on_threads
+    assert len(on_threads["priced"]) >= 6

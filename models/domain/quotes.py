@@ -203,7 +203,13 @@ def build_quote(
             if (slot := CoverageSlot(index_code=code, start=seg_start, end=seg_end)) in covers_by_slot
         ][:COVERS_PER_LINE_ITEM]
         if len(covers) < COVERS_PER_LINE_ITEM:
-            raise QuoteError(f"no viable covers at this target for {seg_start:%d-%m-%Y} - {seg_end:%d-%m-%Y}")
+            # a line item holds two covers; a dry month may offer fewer (no deficit cover, no
+            # near-zero excess trigger: docs/payout-structures.md, "Triggers with meaning")
+            raise QuoteError(
+                f"no viable covers at this target for {seg_start:%d-%m-%Y} - {seg_end:%d-%m-%Y}: "
+                f"{len(covers)} of the {COVERS_PER_LINE_ITEM} a line item holds are offered for that month "
+                "(choose a period without it)"
+            )
         unit = covers[0]
         quantity = Decimal(sum_insured_minor) / Decimal(unit.limit_minor)
         premium = _round(sum(c.gross_premium_pct for c in covers) * sum_insured_minor)

@@ -11,6 +11,9 @@ import datetime as dt
 from models.temporal.ids import catalogue_workflow_id
 
 GOA = "IN-15.375N-073.875E"  # pin code 403001: dry months have no viable deficit cover
+# January-March at Goa offer one cover (heat: no excess or deficit rainfall cover in a dry
+# month since pricing-2026.4.0's trigger rules), too few for a line item: the quote starts in April.
+FIRST_MONTH = 4
 YEAR = dt.date.today().year + 1
 
 
@@ -25,7 +28,7 @@ def _activities(history) -> list[str]:
 async def test_a_first_quote_prices_its_target_in_one_round_trip(tenant, temporal_env):
     body = {
         "monitoringTargetId": GOA,
-        "riskPeriodFrom": f"{YEAR}-01-01",
+        "riskPeriodFrom": f"{YEAR}-{FIRST_MONTH:02d}-01",
         "riskPeriodTo": f"{YEAR}-12-31",
         "sumInsuredForLineItem": {"amount": 250000, "currency": "INR"},
     }
@@ -33,7 +36,7 @@ async def test_a_first_quote_prices_its_target_in_one_round_trip(tenant, tempora
     assert r.status_code == 200, r.text
     quote = r.json()
     items = quote["lineItems"]
-    assert len(items) == 12
+    assert len(items) == 13 - FIRST_MONTH
     # every month has its two covers, fallbacks included where a preferred index is not viable
     assert all(len(item["coverages"]) == 2 for item in items), [len(i["coverages"]) for i in items]
     codes = {c["indexDefinition"]["id"] for i in items for c in i["coverages"]}

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from models.clock import utcnow
-from models.db.core import is_sqlite, write_transaction
+from models.db.core import is_sqlite, scoped_select, write_transaction
 from models.db.tables import CapacityLimit, LineItem, Policy, Quote
 from models.domain.capacity import (
     CapacityRefusal,
@@ -249,20 +249,15 @@ async def release(tenant_id: str | uuid.UUID, target_id: str | None, currency: s
 async def release_policy(tenant_id: str | uuid.UUID, policy_id: uuid.UUID) -> None:
     """`release` of a policy by its id (its line items, its quote's target), inside the
     transaction that moved it out of HOLDING_STATUSES."""
-    tenant = tenant_id if isinstance(tenant_id, uuid.UUID) else uuid.UUID(str(tenant_id))
-    policy = await Policy.select(Policy.quote_id, Policy.currency).where(
-        (Policy.id == policy_id) & (Policy.tenant_id == tenant)
-    ).first()
+    policy = await scoped_select(Policy, tenant_id, Policy.quote_id, Policy.currency).where(Policy.id == policy_id).first()
     if policy is None:
         return
-    quote = await Quote.select(Quote.monitoring_target_id).where(
-        (Quote.id == policy["quote_id"]) & (Quote.tenant_id == tenant)
-    ).first()
-    items = await LineItem.select(LineItem.period_start, LineItem.period_end, LineItem.total_sum_insured_minor).where(
-        (LineItem.policy_id == policy_id) & (LineItem.tenant_id == tenant)
-    )
+    quote = await scoped_select(Quote, tenant_id, Quote.monitoring_target_id).where(Quote.id == policy["quote_id"]).first()
+    items = await scoped_select(
+        LineItem, tenant_id, LineItem.period_start, LineItem.period_end, LineItem.total_sum_insured_minor
+    ).where(LineItem.policy_id == policy_id)
     exposures_ = [Exposure(i["period_start"], i["period_end"], int(i["total_sum_insured_minor"])) for i in items]
-    await release(tenant, quote and quote["monitoring_target_id"], policy["currency"], exposures_)
+    await release(tenant_id, quote and quote["monitoring_target_id"], policy["currency"], exposures_)
 
 
 async def fit(tenant_id: str | uuid.UUID, target_id: str | None, currency: str, items: list[Exposure]) -> Fit:

@@ -114,7 +114,11 @@ class QuoteController(Controller):
         "/{quote_id:uuid}",
         operation_id="convertQuote",
         summary="Accept the quote: convert it to a policy draft (status CREATED)",
-        description="New ids for the policy and its line items; the coverage ids stay. 409 unless the quote is CREATED.",
+        description=(
+            "New ids for the policy and its line items; the coverage ids stay. 409 unless the quote is CREATED; "
+            "409 `capacity-exceeded` when the policy does not fit a capacity limit (the problem names the limit, "
+            "its `remaining` and the policy's `required`; the quote stays CREATED: docs/capacity.md)."
+        ),
         responses=problems(*AUTHED, 404, 409, 503),
     )
     async def convert(

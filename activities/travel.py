@@ -64,10 +64,12 @@ def price_stay_nights(request: PriceStayInput) -> PricedStay:
         return run
 
     # The replicates are built here (they read the target's model's caches); the first one
-    # fills the draws, then the main simulation and the other replicates share the pricing's
-    # threads (activities/pricing/threads.py): the same counts as one after another.
+    # fills the draws; the main simulation's batches, then the other replicates, share the
+    # pricing's threads (activities/pricing/threads.py): the same counts as one after another.
     jobs = [band(replicate_model(model, b)) for b in range(BOOTSTRAP_REPLICATES)]
-    first, daily, *others = in_threads([jobs[0], main, *jobs[1:]])
+    first = jobs[0]()
+    daily = main()
+    others = in_threads(jobs[1:])
     for counts in [first, *others]:
         for i, c in enumerate(counts):
             replicates[i].append(c)

@@ -12,6 +12,7 @@ test_cold_quote_speed.py); shared caches are only added to, never iterated, whil
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
@@ -22,14 +23,22 @@ T = TypeVar("T")
 THREADS = max(1, min(2, os.cpu_count() or 1))
 
 
+_worker = threading.local()  # set in the pool's threads: jobs they run do not fan out again
+
+
+def _mark_worker() -> None:
+    _worker.busy = True
+
+
 def in_threads(jobs: Sequence[Callable[[], T]], threads: int | None = None) -> list[T]:
     """Each job's result, in order. The first runs here, alone: it fills the caches of draws
-    the others read (common random numbers); the rest run on ``threads`` threads."""
+    the others read (common random numbers); the rest run on ``threads`` threads. Called
+    from one of those threads (a job that fans out again), every job runs here, in order."""
     threads = THREADS if threads is None else threads
     if not jobs:
         return []
     first = jobs[0]()
-    if threads <= 1 or len(jobs) == 1:
+    if threads <= 1 or len(jobs) == 1 or getattr(_worker, "busy", False):
         return [first, *(job() for job in jobs[1:])]
-    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="pricing") as pool:
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="pricing", initializer=_mark_worker) as pool:
         return [first, *pool.map(lambda job: job(), jobs[1:])]

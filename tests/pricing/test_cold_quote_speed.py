@@ -151,6 +151,15 @@ def test_in_threads_keeps_the_order_and_runs_the_first_alone():
     assert threads.in_threads([job(i) for i in range(9)], threads=2) == [i * i for i in range(9)]
     assert seen[0] == "first" and threads.in_threads([]) == []
 
+    # a job on one of the threads that fans out again runs its jobs there, in order
+    import threading
+
+    def fan_out():
+        names = threads.in_threads([lambda: threading.current_thread().name for _ in range(4)], threads=2)
+        return len(set(names))
+
+    assert threads.in_threads([fan_out, fan_out, fan_out], threads=2)[1:] == [1, 1]
+
 
 def test_replicates_are_kept_per_model(site_models):
     model = site_models["560001"]

@@ -33,6 +33,8 @@ from reports.inputs import (
     AggregatedPricing,
     BurnRow,
     CalibrationFit,
+    ClaimDay,
+    ClaimReportInput,
     Convergence,
     ConvergencePoint,
     CoverFacts,
@@ -579,4 +581,50 @@ def sample_policy_schedule_input() -> PolicyScheduleInput:
             "Monitoring of each cover starts automatically at the start of its risk period; settlement follows "
             "the end of the risk period once the data source has published final values.",
         ),
+    )
+
+
+def sample_claim_report_input() -> ClaimReportInput:
+    """The claim report of the July 2027 excess-rainfall cover: a wet month (31 days of rain
+    adding up to 378 mm against a 300 mm trigger), 2.5 units on a 250,000 INR line item; the
+    arithmetic and text as activities/document_inputs.py writes them."""
+    from models.domain.claims import claim_text
+    from models.domain.index_catalog import BY_CODE
+    from reports.formatting import format_money
+
+    start, end = _month(7)
+    rain = [4.5, 12.0, 0.0, 22.5, 31.0, 18.5, 9.0, 0.5, 14.0, 27.5, 35.0, 21.0, 8.5, 3.0, 0.0, 11.5, 16.0,
+            19.5, 6.0, 2.5, 13.0, 24.0, 30.5, 12.5, 7.0, 1.5, 5.0, 9.5, 4.0, 6.5, 2.0]
+    path = tuple(ClaimDay(day=start + dt.timedelta(days=i), value=Decimal(str(v))) for i, v in enumerate(rain))
+    total = sum((d.value for d in path), Decimal(0))
+    spec = BY_CODE["RAINFALL_MONTHLY_TOTAL"]
+    per_unit = min(Decimal("100000"), Decimal("10000") + Decimal("500") * (total - Decimal("300")))
+    arithmetic = {
+        "indexCode": spec.code, "indexValue": str(total), "direction": "ABOVE", "trigger": "300", "exit": "480",
+        "minPayoutPerUnit": "10000.00", "payoutPerUnitPerIndexUnit": "500.00", "limitPerUnit": "100000.00",
+        "quantity": "2.5", "payoutPerUnit": f"{per_unit:.2f}", "coverPayout": f"{per_unit * Decimal('2.5'):.2f}",
+        "lineItemSumInsured": "250000.00", "paidByOtherCoversOfLineItem": "0.00",
+        "paid": f"{min(per_unit * Decimal('2.5'), Decimal('250000')):.2f}", "previouslyPaid": "0.00",
+    }
+    money = lambda amount, currency=CURRENCY: format_money(Decimal(amount), currency)  # noqa: E731
+    labels = (
+        ("Index over the period", f"{total} mm"),
+        ("Payout per unit of cover (the rule)", money(arithmetic["payoutPerUnit"])),
+        ("Units of cover on the line item", "2.5"),
+        ("This cover's payout", money(arithmetic["coverPayout"])),
+        ("Line item's sum insured", money("250000")),
+        ("Already paid to its other covers", money("0")),
+        ("Paid for this cover", money(arithmetic["paid"])),
+    )
+    return ClaimReportInput(
+        event_id=_uuid("event", "hebbal", "2027-07"), policy_id=_uuid("policy", "hebbal", YEAR),
+        policy_name=line_item_name(dt.date(YEAR, 1, 1), dt.date(YEAR, 12, 31)), tenant_name=CUSTOMER.name,
+        kind="SETTLEMENT", event_type="parametric_event.validated", validated_day=end + dt.timedelta(days=2),
+        index_name=spec.name, unit=spec.unit, aggregation=spec.aggregation, monitoring_target_id="IN-12.875N-077.625E",
+        period_start=start, period_end=end, direction="ABOVE", trigger=Decimal("300"), exit=Decimal("480"),
+        index_value=total, data_set="IMD-RF-DAILY", revision=1, simulated=False, currency=CURRENCY,
+        paid=Decimal(arithmetic["paid"]), path=path, arithmetic=labels,
+        text=claim_text(spec, arithmetic, (start, end), CURRENCY, money=money),
+        issued_at=dt.datetime.combine(end + dt.timedelta(days=2), dt.time(6), tzinfo=dt.UTC),
+        data_set_description="IMD daily gridded rainfall, 0.25° grid: the cell holding the pin code's centroid",
     )

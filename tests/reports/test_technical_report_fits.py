@@ -21,6 +21,7 @@ from reports import render_technical_pricing_report
 from reports.inputs import BandDriverRow, BurnRow, BurnViewRow
 from reports.render import (
     _fetcher,
+    claim_report_html,
     _stylesheet,
     fact_sheet_html,
     policy_schedule_html,
@@ -96,13 +97,14 @@ def test_no_value_is_cut(catalogue_report):
         assert "…" not in _body(text), (number, text)
 
 
-@pytest.mark.parametrize("document", ["fact sheet", "technical report", "quote document", "policy schedule"])
+@pytest.mark.parametrize("document", ["fact sheet", "technical report", "quote document", "policy schedule", "claim report"])
 def test_no_document_runs_text_past_its_cells(document):
     html = {
         "fact sheet": lambda: fact_sheet_html(samples.sample_fact_sheet_input()),
         "technical report": lambda: technical_pricing_report_html(samples.sample_technical_pricing_report_input()),
         "quote document": lambda: quote_document_html(samples.sample_quote_document_input()),
         "policy schedule": lambda: policy_schedule_html(samples.sample_policy_schedule_input()),
+        "claim report": lambda: claim_report_html(samples.sample_claim_report_input()),
     }[document]()
     assert overflowing(html) == []
 
@@ -129,3 +131,18 @@ def test_the_pages_rasterise(catalogue_report, tmp_path):
     subprocess.run(["pdftoppm", "-png", "-r", "40", str(tmp_path / "tech.pdf"), str(tmp_path / "tech")], check=True, timeout=60)
     pngs = sorted(tmp_path.glob("tech-*.png"))
     assert len(pngs) == len(pages) and all(p.stat().st_size > 2000 for p in pngs)
+
+
+def test_the_page_images_script_renders_every_document(tmp_path):
+    """docs/document-pages comes from this script: every document, every page."""
+    import subprocess as sp
+    import sys
+
+    if shutil.which("pdftoppm") is None:
+        pytest.skip("pdftoppm (Debian poppler-utils) not installed")
+    done = sp.run([sys.executable, "-m", "tests.document_samples.render_pages", str(tmp_path), "--dpi", "20"],
+                  capture_output=True, text=True, timeout=300, cwd=samples.__file__.rsplit("/tests/", 1)[0])
+    assert done.returncode == 0, done.stderr
+    names = {p.name.rsplit("-", 1)[0] for p in tmp_path.glob("*.png")}
+    assert names == {"fact-sheet", "technical-pricing-report", "quote-document", "policy-schedule",
+                     "policy-schedule-cancelled", "claim-report"}

@@ -48,7 +48,7 @@ from api.ratelimit import Limits, PeerLimit, SyncedBuckets
 from api.responses import DecimalNumberResponse
 from api.temporal import TemporalHolder
 from api.settlement.holds import PayoutHoldController
-from api.openapi_operations import document
+from api.openapi_operations import DecimalSchemaPlugin, document
 from api.schema_viewer import assets_router, viewer
 from api.settlement.controller import (
     InternalEventController,
@@ -159,7 +159,7 @@ def create_app(settings: Settings | None = None, temporal_client: Client | None 
             RequireJSON(),
             DefineMiddleware(AuthMiddleware, exclude=PUBLIC_PATHS),
         ],
-        plugins=[structlog_plugin(settings), *tracing_plugins()],
+        plugins=[structlog_plugin(settings), *tracing_plugins(), DecimalSchemaPlugin()],
         before_request=bind_caller,
         before_send=[response_headers],
         exception_handlers=EXCEPTION_HANDLERS,

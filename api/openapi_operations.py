@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from http import HTTPStatus
-from typing import Any
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 from litestar import Litestar
 from litestar.handlers import HTTPRouteHandler
+from litestar.plugins import OpenAPISchemaPlugin
 from litestar.openapi.spec import (
     Example,
     OpenAPIMediaType as MediaType,
@@ -32,6 +34,10 @@ from litestar.openapi.spec import (
 from litestar.openapi.spec.enums import OpenAPIType
 
 from api.problems import PROBLEM_JSON, TITLES, TYPE_BASE
+
+if TYPE_CHECKING:
+    from litestar._openapi.schema_generation import SchemaCreator
+    from litestar.typing import FieldDefinition
 
 # Operations that replay their first answer for a repeated Idempotency-Key (api/idempotency.py,
 # api/lifecycle.py). tests/api/test_openapi_examples.py checks this against the handlers.
@@ -164,6 +170,23 @@ class DocumentedOperation(Operation):
         self.responses = responses
         if self.operation_id in IDEMPOTENT:
             self.parameters = [*(self.parameters or []), _IDEMPOTENCY_HEADER]
+
+
+class DecimalSchemaPlugin(OpenAPISchemaPlugin):
+    """Exact decimals (money amounts, rates, index values) as the API really carries them: a
+    JSON number in every answer (api/responses.py writes Decimals as numbers) and a number or
+    a string in a request (msgspec reads both). Litestar documented them as strings only, so
+    generated clients typed `amount: str` and mis-read every answer."""
+
+    @staticmethod
+    def is_plugin_supported_type(value: Any) -> bool:
+        return isinstance(value, type) and issubclass(value, Decimal)
+
+    def to_openapi_schema(self, field_definition: FieldDefinition, schema_creator: SchemaCreator) -> Schema:
+        return Schema(
+            one_of=[Schema(type=OpenAPIType.NUMBER), Schema(type=OpenAPIType.STRING, pattern=r"^-?\d+(\.\d+)?$")],
+            description="an exact decimal: a JSON number in answers; a number or a decimal string in requests",
+        )
 
 
 def document(app: Litestar) -> None:

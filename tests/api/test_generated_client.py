@@ -87,6 +87,7 @@ async def test_the_main_flow_runs_through_the_generated_client(generated, tenant
         assert created.status_code == 200, created.content
         quote = created.parsed
         assert type(quote).__name__ == "QuoteOut" and len(quote.line_items) == 12
+        assert isinstance(quote.total_sum_insured.amount, (int, float))  # a number, as documented
         policy = await convert.asyncio_detailed(quote.id, client=c, x_tenant_id=tenant.id)
         assert policy.status_code == 200, policy.content
         assert policy.parsed.status == "CREATED"

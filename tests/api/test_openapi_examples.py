@@ -97,3 +97,10 @@ def test_the_token_endpoint_documents_its_form(doc):
     assert form["schema"]["required"] == ["grant_type", "client_id", "client_secret"]
     assert set(form["schema"]["properties"]) == {"grant_type", "client_id", "client_secret", "scope"}
     assert form["schema"]["properties"]["grant_type"]["enum"] == ["client_credentials"]
+
+
+def test_decimals_are_documented_as_the_api_carries_them(doc):
+    """A Decimal is a JSON number in every answer and a number or a string in a request:
+    it was documented as a string only, so generated clients typed every amount as str."""
+    amount = doc["components"]["schemas"]["Money"]["properties"]["amount"]
+    assert {s["type"] for s in amount["oneOf"]} == {"number", "string"}

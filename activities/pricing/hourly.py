@@ -218,20 +218,23 @@ class HourlyRainModel:
         amount = self.rel_intensity[pick]  # float32
         sums = np.bincount(col, weights=amount, minlength=n)
         dry = (sums <= 0) & (totals > 0)
-        if dry.any():
-            cols = np.flatnonzero(dry)
-            t_wet = np.concatenate([t_wet, rng.integers(0, hours, cols.size)])
-            col = np.concatenate([col, cols])
-            amount = np.concatenate([amount, np.ones(cols.size, dtype=np.float32)])
-            sums[cols] = 1.0
+        dry_cols = np.flatnonzero(dry)
+        dry_hours = rng.integers(0, hours, dry_cols.size) if dry_cols.size else dry_cols
+        sums[dry_cols] = 1.0  # a wet month that drew no wet hour: all of it in one hour
         with np.errstate(invalid="ignore", divide="ignore"):
             scale = np.where(sums > 0, totals / sums, 0.0).astype(np.float32)
-        amount = amount * scale[col]
-        day, hod = np.divmod(t_wet, 24)
+        amount *= scale[col]
+        dry_amount = np.float32(1.0) * scale[dry_cols]
+        day = t_wet // 24
+        dry_day, dry_hod = np.divmod(dry_hours, 24)
         outs = []
         for h0, h1 in windows:
             inside = (hod >= h0) & (hod < h1)
             summed = np.bincount(day[inside] * n + col[inside], weights=amount[inside], minlength=days * n)
+            summed = summed.astype(np.float64, copy=False)  # (int zeros when no hour is wet)
+            hit = (dry_hod >= h0) & (dry_hod < h1)
+            # those paths have no other hour: 0 + amount, as the sum over the hours gives
+            summed[dry_day[hit] * n + dry_cols[hit]] += dry_amount[hit]
             outs.append(summed.reshape(days, n).T)
         return outs
 

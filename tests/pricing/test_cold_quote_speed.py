@@ -52,6 +52,7 @@ CASES = [  # (pin, month, days, paths, scale of the totals (mm), seed)
     ("600001", 11, 30, 37, 60.0, 3),  # a block whose width is not a multiple of 8
     ("110001", 2, 28, 9000, 0.3, 4),  # near-zero totals: months with no wet hour get one
     ("560001", None, 30, 300, 100.0, 5),  # no month: Beijing's persistence
+    ("400001", 12, 31, 64, 0.0, 6),  # no rain at all on any path
 ]
 
 
@@ -69,7 +70,7 @@ def test_daily_windows_are_the_loops_bits(site_models, monkeypatch, pin, month, 
     got = model.simulate_daily_windows(totals, days, windows, new_rng, month)
     assert all(same_bits(a, b) for a, b in zip(expected, got))
     assert old_rng.bit_generator.state == new_rng.bit_generator.state  # the next draws are the same too
-    assert (got[1] > 0).any()
+    assert (got[1] > 0).any() == (scale > 0)
 
 
 def test_shared_uniforms_give_the_same_numbers(site_models):

@@ -101,6 +101,8 @@ async def _prepare(job: FastQuoteJob) -> list[LineItemDraft]:
     )
     if moved.status == "MISSING":
         raise ApplicationError("the quote does not exist", type="QuoteMissing", non_retryable=True)
+    if moved.status != QuoteStatus.RUNNING:  # rejected before its pricing began: nothing to price
+        raise ApplicationError(f"the quote is {moved.status.lower()}", type="QuoteLeftItsJob", non_retryable=True)
     items = quotes_db.line_item_drafts(await quotes_db.line_item_rows(job.tenant_id, quote_id=job.quote_id))
     if not any(item.covers for item in items):
         raise ApplicationError("the quote has no covers", type="NoCovers", non_retryable=True)
@@ -146,6 +148,8 @@ async def render_fast_quote_document(request: FastQuoteDocumentInput) -> uuid.UU
         quote = await quotes_db.quote_row(request.tenant_id, request.quote_id)
         if quote is None:
             raise ApplicationError("the quote does not exist", type="QuoteMissing", non_retryable=True)
+        if quote.status == QuoteStatus.REJECTED:  # rejected while it was priced: no document
+            raise ApplicationError("the quote is rejected", type="QuoteLeftItsJob", non_retryable=True)
         items = await quotes_db.line_item_rows(request.tenant_id, quote_id=request.quote_id)
         target = await MonitoringTarget.select().where(MonitoringTarget.id == quote.monitoring_target_id).first()
         partner = await BusinessPartner.select().where(

@@ -30,6 +30,11 @@ its aggregated pricing and quote document) or ERROR (`error`, with the reason; f
 Transient faults are retried by the activities' retry policy; a non-retryable failure or
 exhausted retries end in ERROR. Only runs of kind FAST take this path (there were none before
 it), so recorded histories replay unchanged.
+A fast quote can be rejected in its job too (issue 29, patch `fast-quote-job-rejectable`):
+the job runs as a task of its own; the `reject` update writes REJECTED (the database allows
+it from the job's states) and then cancels that task, so the pricing is cancelled, the
+document's result ignored and no completion written (their writes are conditional on the
+job's states: a completion that lands first is rejected after it).
 
 Versioning (docs/workflow-versioning.md): the lifecycle is versioned as a whole by its input
 (`QuoteWorkflowInput.lifecycle`, default 1 for runs started before it existed): those runs keep
@@ -126,6 +131,11 @@ PATCH_QUOTE_DOCUMENT_FIRST = "fast-quote-document-priority"
 PATCH_QUOTE_PACKAGE_PRICED = "quote-package-priced"
 # A tenant quote whose package could not be priced is not written (503, retry).
 PACKAGE_NOT_PRICED = "PackageNotPriced"
+# A fast quote can be rejected while its job is pending, queued or running (issue 29): the
+# rejection is written first, then the job is cancelled (its pricing cancelled, its document's
+# result ignored, its completion never written). Decided in the reject update, where the new
+# commands start: runs that never see such a rejection write no marker.
+PATCH_QUOTE_JOB_REJECTABLE = "fast-quote-job-rejectable"
 
 
 @workflow.defn(name=QUOTE_WORKFLOW)
@@ -140,6 +150,7 @@ class QuoteWorkflow:
         self._unpriced = False  # the package could not be priced (NOT_CREATED)
         self._v2 = request.lifecycle >= 2
         self._deadline = quote_deadline(request.draft.valid_until, request.draft.risk_period_from)
+        self._job_task: asyncio.Task | None = None  # a fast quote's job, which a rejection cancels
 
     @workflow.query(name=STATUS_QUERY)
     def status(self) -> dict:
@@ -174,7 +185,12 @@ class QuoteWorkflow:
         # A retried start (same Idempotency-Key) may find its quote already decided.
         self._adopt(written)
         if self._draft.kind == "FAST" and self._status in JOB:
-            await self._job(request)
+            # A task of its own, so that a rejection can cancel it (`_reject_job`); its commands
+            # are the job's, in the same order, as when it was awaited here.
+            self._job_task = asyncio.create_task(self._job(request))
+            await workflow.wait_condition(self._job_task.done)
+            if not self._job_task.cancelled():
+                self._job_task.result()  # a failure of the job's own fails the task, as before
         while self._status not in FINAL:
             if self._status in IN_FLIGHT:  # a write in flight settles first
                 await workflow.wait_condition(lambda: self._status not in IN_FLIGHT)
@@ -229,6 +245,8 @@ class QuoteWorkflow:
         draft = self._draft
         if self._status == QuoteStatus.PENDING:
             self._adopt(await self._job_status(QuoteStatus.QUEUED, [QuoteStatus.PENDING]))
+        if self._status in FINAL:  # rejected before it was queued
+            return
         try:
             pricing = await workflow.execute_activity(
                 price_fast_quote,
@@ -257,6 +275,8 @@ class QuoteWorkflow:
                 **({"priority": CUSTOMER_DOCUMENT} if workflow.patched(PATCH_QUOTE_DOCUMENT_FIRST) else {}),
             )
         except ActivityError as err:
+            if self._status in FINAL:  # rejected: the pricing or document it cancelled (nothing to write)
+                return
             reason = str(err.cause.message if err.cause is not None and hasattr(err.cause, "message") else err)
             self._detail = reason
             self._adopt(await self._job_status(QuoteStatus.ERROR, list(JOB), error=reason))
@@ -340,6 +360,8 @@ class QuoteWorkflow:
     async def reject(self) -> str:
         if not self._v2:
             return await self._reject_v0()
+        if self._status in JOB:
+            return await self._reject_job()
         self._status = "REJECTING"
         try:
             outcome = await workflow.execute_local_activity(
@@ -355,8 +377,33 @@ class QuoteWorkflow:
             raise refuse("reject the quote", self._status, outcome.detail)
         return self._status
 
+    async def _reject_job(self) -> str:
+        """A fast quote rejected before its job ended (PATCH_QUOTE_JOB_REJECTABLE). The write
+        comes first, conditional on the quote being in its job or completed (the database is
+        the arbiter: a completion that lands first is rejected after it, one that lands after
+        finds the quote rejected and writes nothing); once the quote is rejected, the job is
+        cancelled. A write that fails leaves the job running and the quote as it was."""
+        if not workflow.patched(PATCH_QUOTE_JOB_REJECTABLE):
+            raise refuse("reject the quote", self._status)  # not reached: the old validator refused
+        try:
+            outcome = await workflow.execute_local_activity(
+                reject_quote,
+                QuoteWriteInput(tenant_id=self._draft.tenant_id, quote_id=self._draft.id, at=workflow.now()),
+                **REQUEST_WRITE,
+            )
+        except LOCAL_ACTIVITY_FAILED as err:
+            raise write_failed(err) from err
+        self._adopt(outcome)
+        if self._status != QuoteStatus.REJECTED:
+            raise refuse("reject the quote", self._status, outcome.detail)
+        if self._job_task is not None and not self._job_task.done():
+            self._job_task.cancel()
+        return self._status
+
     @reject.validator
     def validate_reject(self) -> None:
+        if self._v2 and self._draft.kind == "FAST" and self._status in JOB:
+            return  # its job is cancelled (`_reject_job`)
         if self._status != QuoteStatus.CREATED:
             raise refuse("reject the quote", self._status)
         if self._v2 and workflow.now() >= self._deadline:

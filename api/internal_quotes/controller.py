@@ -107,7 +107,7 @@ class FastQuoteController(Controller):
     @post(
         "/quotes/{quote_id:uuid}/reject",
         operation_id="rejectInternalQuote",
-        summary="Reject a completed quote; answers the quote (state rejected)",
+        summary="Reject a quote before it is accepted (its job, if running, is cancelled); answers the quote (state rejected)",
         status_code=200,
         responses=problems(*AUTHED, 404, 409, 503),
     )

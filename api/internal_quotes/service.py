@@ -20,7 +20,7 @@ from temporalio.common import SearchAttributePair, TypedSearchAttributes, Workfl
 
 from api.catalogue.service import snapshot
 from api.idempotency import TransitionKey
-from api.lifecycle import run_update_with_start, summary
+from api.lifecycle import run_update, run_update_with_start, summary
 from api.problems import Conflict, InvalidInput, NotFound
 from api.quotes.service import convert_quote, period_attributes, reject_quote
 from models.db import catalogue as catalogue_db
@@ -37,7 +37,7 @@ from models.domain.statuses import CoverageStatus, QuoteStatus
 from models.domain.travel import INDEX_CODE as TRAVEL_INDEX
 from models.settings import Settings
 from models.temporal.ids import quote_workflow_id
-from models.temporal.quotes import CREATED_UPDATE, QUOTE_WORKFLOW, QuoteWorkflowInput
+from models.temporal.quotes import CREATED_UPDATE, QUOTE_WORKFLOW, REJECT_UPDATE, QuoteWorkflowInput
 from models.temporal.search_attributes import MONITORING_TARGET_ID, QUOTE_STATE, TENANT_ID
 from models.wire.common import FieldError
 from models.wire.internal import NewFastQuote
@@ -191,7 +191,22 @@ async def policy_from_quote(row: QuoteRow, tenant_id: str, temporal: Client, set
     return await convert_quote(row, tenant_id, temporal, settings, key)
 
 
+# A fast quote can be rejected in its job too (issue 29): its workflow cancels the job.
+REJECTABLE_JOB = (QuoteStatus.PENDING, QuoteStatus.QUEUED, QuoteStatus.RUNNING)
+
+
 async def reject_fast_quote(row: QuoteRow, tenant_id: str, temporal: Client, settings: Settings, key: TransitionKey) -> None:
-    if row.status != QuoteStatus.CREATED:
+    """Reject a fast quote at any state before it is accepted: completed (as a tenant quote is
+    rejected), or still in its job (queued or running: the workflow writes the rejection, then
+    cancels the pricing and ignores the document; a workflow started before that change
+    refuses with a 409)."""
+    if row.status not in (QuoteStatus.CREATED, *REJECTABLE_JOB):
         raise Conflict(f"cannot reject the quote in state {row.state}")
-    await reject_quote(row, tenant_id, temporal, settings, key)
+    if row.status == QuoteStatus.CREATED:
+        await reject_quote(row, tenant_id, temporal, settings, key)
+        return
+    handle = temporal.get_workflow_handle(quote_workflow_id(tenant_id, row.id))
+    await run_update(
+        handle, REJECT_UPDATE, f"cannot reject the quote in state {row.state}", key,
+        deadline=settings.request_deadline_seconds,
+    )

@@ -143,15 +143,22 @@ async def transition_quote(tenant_id: str, quote_id: uuid.UUID, to_status: str, 
     return row is not None and row.status == to_status
 
 
+# A quote may be rejected at any state before it is accepted: CREATED, or a fast quote still in
+# its job (PENDING, QUEUED, RUNNING: issue 29; its workflow then cancels the job).
+REJECTABLE = (QuoteStatus.CREATED, QuoteStatus.PENDING, QuoteStatus.QUEUED, QuoteStatus.RUNNING)
+
+
 async def reject_quote(command: QuoteWriteInput) -> TransitionOutcome:
-    """CREATED → REJECTED, refused once the quote's deadline has passed at `command.at`."""
+    """CREATED (or a fast quote's job state) → REJECTED, refused once a completed quote's
+    deadline has passed at `command.at`. The job's own writes (completion, error, running) are
+    conditional on the job's states, so none of them overwrites REJECTED."""
     quote = await quote_row(command.tenant_id, command.quote_id)
     if quote is None:
         return TransitionOutcome(status="MISSING", applied=False, detail="the quote does not exist")
     deadline = quote_deadline(quote.valid_until, quote.risk_period_from)
     if quote.status == QuoteStatus.CREATED and command.at >= deadline:
         return TransitionOutcome(status=QuoteStatus.CREATED, applied=False, detail="the quote has expired")
-    return await _quote_status(command, QuoteStatus.REJECTED)
+    return await _quote_status(command, QuoteStatus.REJECTED, REJECTABLE)
 
 
 async def expire_quote(command: QuoteWriteInput) -> TransitionOutcome:
@@ -159,10 +166,12 @@ async def expire_quote(command: QuoteWriteInput) -> TransitionOutcome:
     return await _quote_status(command, QuoteStatus.EXPIRED)
 
 
-async def _quote_status(command: QuoteWriteInput, to_status: str) -> TransitionOutcome:
+async def _quote_status(
+    command: QuoteWriteInput, to_status: str, from_statuses: tuple[str, ...] = (QuoteStatus.CREATED,)
+) -> TransitionOutcome:
     changed = await scoped_update(
         Quote, command.tenant_id, {Quote.status: to_status, Quote.state: QUOTE_STATE[to_status], Quote.updated_at: command.at}
-    ).where((Quote.id == command.quote_id) & (Quote.status == QuoteStatus.CREATED)).returning(Quote.id)
+    ).where((Quote.id == command.quote_id) & Quote.status.is_in(list(from_statuses))).returning(Quote.id)
     row = await quote_row(command.tenant_id, command.quote_id)
     if row is None:
         return TransitionOutcome(status="MISSING", applied=False, detail="the quote does not exist")

@@ -373,7 +373,7 @@ async def dev_scenarios(only: set[str] | None) -> dict[str, object]:
                 histories["settlement-notice-sweep"] = await _history(client, "settlement-notices-record")
             if wanted(
                 "catalogue", "catalogue-open", "coverage-pricing", "coverage-documents",
-                "coverage-pricing-published", "coverage-pricing-lapsed", "quote-fast",
+                "coverage-pricing-published", "coverage-pricing-lapsed", "quote-fast", "quote-fast-rejected",
             ):
                 target = "IN-12.875N-077.625E"
                 slot = CoverageSlot(index_code="RAINFALL_MONTHLY_TOTAL", start=start, end=first_of_month_after(start, 1) - dt.timedelta(days=1))
@@ -397,35 +397,40 @@ async def dev_scenarios(only: set[str] | None) -> dict[str, object]:
                     ),
                 )
                 coverage_id = planned[0].coverage_id
-                documents = client.get_workflow_handle(coverage_documents_workflow_id(coverage_id, 1))
-                for _ in range(240):
-                    try:
-                        await asyncio.wait_for(documents.result(), 1)
-                        break
-                    except Exception:
-                        await asyncio.sleep(0.5)
-                # Version 1 is priced jointly inside the catalogue workflow (since
-                # catalogue-joint-pricing); a reprice (version 2) is a CoveragePricingWorkflow.
-                await client.execute_workflow(
-                    CoveragePricingWorkflow.run,
-                    PriceCoverageInput(
-                        coverage_id=coverage_id,
-                        version=2,
-                        simulations=8192,
-                        seed=coverage_seed(coverage_id),
-                        expected_loss_ratio=Decimal("0.65"),
-                        requested_by="record@parametric.example",
-                    ),
-                    id=coverage_pricing_workflow_id(coverage_id, 2),
-                    task_queue=queue,
-                )
-                histories["coverage-pricing"] = await _history(client, coverage_pricing_workflow_id(coverage_id, 2))
-                histories["coverage-documents"] = await _history(client, documents.id)
-                histories["catalogue-open"] = await _history(client, catalogue_workflow_id(target))
+                # (since catalogue-documents-batch a catalogue's documents have no per-coverage
+                # workflow: these three are recorded from worktrees of older commits)
+                if wanted("catalogue", "catalogue-open", "coverage-pricing", "coverage-documents"):
+                    documents = client.get_workflow_handle(coverage_documents_workflow_id(coverage_id, 1))
+                    for _ in range(240):
+                        try:
+                            await asyncio.wait_for(documents.result(), 1)
+                            break
+                        except Exception:
+                            await asyncio.sleep(0.5)
+                    # Version 1 is priced jointly inside the catalogue workflow (since
+                    # catalogue-joint-pricing); a reprice (version 2) is a CoveragePricingWorkflow.
+                    await client.execute_workflow(
+                        CoveragePricingWorkflow.run,
+                        PriceCoverageInput(
+                            coverage_id=coverage_id,
+                            version=2,
+                            simulations=8192,
+                            seed=coverage_seed(coverage_id),
+                            expected_loss_ratio=Decimal("0.65"),
+                            requested_by="record@parametric.example",
+                        ),
+                        id=coverage_pricing_workflow_id(coverage_id, 2),
+                        task_queue=queue,
+                    )
+                    histories["coverage-pricing"] = await _history(client, coverage_pricing_workflow_id(coverage_id, 2))
+                    histories["coverage-documents"] = await _history(client, documents.id)
+                    histories["catalogue-open"] = await _history(client, catalogue_workflow_id(target))
                 if wanted("coverage-pricing-published", "coverage-pricing-lapsed"):
                     histories.update(await candidate_reruns(client, queue, coverage_id))
                 if wanted("quote-fast"):
                     histories["quote-fast"] = await fast_quote(client, queue, tenant_id, coverage_id)
+                if wanted("quote-fast-rejected"):
+                    histories["quote-fast-rejected"] = await fast_quote_rejected(client, tenant_id, coverage_id)
                 if wanted("catalogue"):
                     # The catalogue closes after two idle minutes.
                     await asyncio.wait_for(client.get_workflow_handle(catalogue_workflow_id(target)).result(), 200)
@@ -566,6 +571,77 @@ async def fast_quote(client, queue: str, tenant_id: str, coverage_id) -> object:
             break
         await asyncio.sleep(0.25)
     assert (await handle.query(QuoteWorkflow.status))["status"] == "CREATED"
+    return await handle.fetch_history()
+
+
+@activity.defn(name="price_fast_quote")
+async def held_fast_pricing(job: FastQuoteJob):
+    """Marks the quote running, then waits (heartbeating) until its workflow cancels it."""
+    from models.clock import utcnow
+    from models.db import quotes as quotes_db
+    from models.domain.statuses import QuoteStatus
+    from models.temporal.quotes import FastQuoteStatusInput
+
+    await quotes_db.set_job_status(
+        FastQuoteStatusInput(job.tenant_id, job.quote_id, QuoteStatus.RUNNING, [QuoteStatus.QUEUED], utcnow())
+    )
+    while True:
+        activity.heartbeat()
+        await asyncio.sleep(0.2)
+
+
+async def fast_quote_rejected(client, tenant_id: str, coverage_id) -> object:
+    """Issue 29 (`fast-quote-job-rejectable`): a fast quote rejected while its pricing runs
+    (held on workers of their own once it has marked the quote running): the rejection is
+    written, the job cancelled (its pricing activity cancelled, no document, no completion)
+    and the run ends REJECTED."""
+    from temporalio.client import WithStartWorkflowOperation
+    from temporalio.common import SearchAttributePair, WorkflowIDConflictPolicy
+
+    from api.catalogue.service import snapshot
+    from models.db import catalogue as catalogue_db
+    from models.db import quotes as quotes_db
+    from models.domain.lifecycle import line_item_ids
+    from models.domain.quotes import build_fast_quote
+    from models.temporal.ids import quote_workflow_id
+    from models.temporal.quotes import QuoteWorkflowInput
+    from models.temporal.search_attributes import MONITORING_TARGET_ID, QUOTE_STATE, TENANT_ID
+    from workflows.quotes import QuoteWorkflow
+    from workflows.worker import Workers
+
+    row = await catalogue_db.coverage_row(coverage_id)
+    quote_id = uuid.uuid4()
+    draft = build_fast_quote(
+        quote_id=quote_id, line_item_ids=line_item_ids(quote_id, 1), tenant_id=tenant_id, name="Record rejected fast quote",
+        customer_id=uuid.uuid4(), monitoring_target_id=row.monitoring_target_id, covers=[snapshot(row)],
+        sum_insured_minor=25_000_000, today=dt.date.today(),
+    )
+    queue = f"record-held-{uuid.uuid4()}"
+    workflow_id = quote_workflow_id(tenant_id, quote_id)
+    async with Workers(client, queue, pricing_processes=0, activity_overrides={"price_fast_quote": held_fast_pricing}):
+        await client.execute_update_with_start_workflow(
+            QuoteWorkflow.created,
+            start_workflow_operation=WithStartWorkflowOperation(
+                QuoteWorkflow.run,
+                QuoteWorkflowInput(draft=draft, lifecycle=2, simulations=2048, seed=20261125),
+                id=workflow_id,
+                task_queue=queue,
+                id_conflict_policy=WorkflowIDConflictPolicy.FAIL,
+                search_attributes=_pairs([
+                    SearchAttributePair(TENANT_ID, tenant_id),
+                    SearchAttributePair(QUOTE_STATE, "PENDING"),
+                    SearchAttributePair(MONITORING_TARGET_ID, row.monitoring_target_id),
+                ]),
+            ),
+        )
+        for _ in range(240):
+            if (await quotes_db.quote_row(tenant_id, quote_id)).status == "RUNNING":
+                break
+            await asyncio.sleep(0.25)
+        handle = client.get_workflow_handle(workflow_id)
+        assert await handle.execute_update(QuoteWorkflow.reject) == "REJECTED"
+        assert await asyncio.wait_for(handle.result(), 60) == "REJECTED"
+        await asyncio.sleep(2)  # the pricing's cancellation reaches the history
     return await handle.fetch_history()
 
 

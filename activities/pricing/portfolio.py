@@ -1,0 +1,446 @@
+"""The book's risk: every in-force line item simulated together (docs/portfolio.md).
+
+A line item j of the book holds covers i (one unit each, payout ``X_i`` per path, money),
+``q_j`` units of each, and pays at most its cap ``S_j``::
+
+    L_j = min(q_j * sum_i X_i, S_j)        (models.domain.payout.line_item_payout)
+
+**Within a target** the covers of every line item at that target are simulated together on
+one set of paths (:func:`.montecarlo.simulate_payouts`): excess and deficit rainfall of one
+month exclude each other, months share the copula's correlation, wind and heat are
+independent of rain, exactly as a package is priced (:mod:`.quote_pricing`).
+
+**Across targets** the pricing model has no dependence: each target's model is calibrated and
+simulated on its own. The book's targets are therefore simulated *independently* (each with a
+seed of its own, derived from the run's seed and the target id), which is what the model
+says, and understates the tail when one monsoon hits several targets at once. The as-if
+years below are the check on that: they apply one real year to every target together, so the
+record's spatial correlation is in them.
+
+**Year and occurrence.** A path is one realisation of the book's whole remaining term (the
+months of its in-force line items; one year for a book of 12-month policies). Its aggregate
+loss ``A = sum_j L_j``; its occurrence loss ``O`` is the largest loss of one *target-month*
+on the path (the line items of one monitoring target whose period starts in one calendar
+month): a monthly parametric cover has no event clock, and a target-month is the unit a
+single weather spell damages and the unit settlement pays.
+
+**Exceedance curves.** For return period T: loss = VaR at 1 - 1/T (the largest value not among
+the k = floor(N / T) worst paths, as :func:`.quote_pricing.tail_weights`), TVaR = the mean of
+those k worst. Standard errors by batch means: the engine's paths come in independent batches
+(scrambled Sobol' sets) and batch b of every target is the same rows, so batch b of the book is
+an independent replicate; each figure is estimated in each batch and its standard error is the
+sd of the batch estimates / sqrt(batches) (conservative for quantiles: a batch has N / batches
+paths). Floats (money, major units) here; the caller converts at the edge.
+
+**As-if years.** Each year y of the record (:func:`.site.historical_index`, projected to the
+model's level, the burn check's basis) applied to today's book: a cover whose period starts k
+years after the book's first year reads year y + k. A cover pays by the exact rule
+(``linear_payout_exact`` on the record's value as a Decimal), q units of it rounded half-even to
+the minor unit as settlement rounds, and the line item pays at most its cap
+(``line_item_payout``): exact money. A year is listed when every cover of the book that has a
+record has a value in it; covers without a record here (heat, the hotel's hourly rain) are
+left out of every year and counted in ``unrecorded_line_items``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from decimal import Decimal
+
+import numpy as np
+
+from models.domain.index_catalog import BY_CODE
+from models.domain.money import from_minor, minor_units, to_minor
+from models.domain.payout import count_payout_exact, line_item_payout, linear_payout_exact, round_payout
+
+from .montecarlo import DEFAULT_BATCHES, DEFAULT_METHOD, simulate_payouts
+from .site import SiteModel, historical_index
+from .terms import CoverTerms
+
+RETURN_PERIODS = (10, 25, 50, 100, 200, 250)
+PORTFOLIO_PATHS = 1 << 16  # 65,536 paths: 262 paths beyond the 1-in-250 point
+WORST_YEARS = 10
+
+
+@dataclass(frozen=True, slots=True)
+class BookLineItem:
+    """One in-force line item: money exact (minor units of `currency`)."""
+
+    policy_id: str
+    covers: tuple[CoverTerms, ...]  # one unit each (limit etc. in major units)
+    quantity: Decimal
+    cap_minor: int  # S: the most it pays in all (total_sum_insured_minor)
+    premium_minor: int
+    period_start: date
+    cover_premium_minor: tuple[int, ...] = ()  # its premium split over its covers (adds up to premium_minor)
+
+    @property
+    def month(self) -> str:
+        return f"{self.period_start:%Y-%m}"
+
+
+@dataclass(frozen=True, eq=False)
+class BookTarget:
+    target_id: str
+    model: SiteModel
+    line_items: tuple[BookLineItem, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Total:
+    """In-force totals of one slice of the book (target, month or peril)."""
+
+    key: str
+    insured_minor: int
+    premium_minor: int
+    expected_loss: float  # money, major units (Monte Carlo)
+    expected_loss_se: float
+    line_items: int
+
+
+@dataclass(frozen=True, slots=True)
+class CurvePoint:
+    return_period: int
+    loss: float  # VaR at 1 - 1/T, money
+    tvar: float
+    standard_error: float  # of loss
+    tvar_standard_error: float
+
+
+@dataclass(frozen=True, slots=True)
+class AsIfYear:
+    year: int
+    loss_minor: int
+    by_target_minor: tuple[tuple[str, int], ...]  # (target, minor), largest first, paying targets only
+
+
+@dataclass(frozen=True, slots=True)
+class BookRisk:
+    currency: str
+    insured_minor: int
+    premium_minor: int
+    expected_loss: float
+    expected_loss_se: float
+    by_target: tuple[Total, ...]
+    by_month: tuple[Total, ...]
+    by_peril: tuple[Total, ...]
+    aep: tuple[CurvePoint, ...]
+    oep: tuple[CurvePoint, ...]
+    as_if_years: tuple[AsIfYear, ...]  # the worst WORST_YEARS
+    as_if_year_count: int
+    as_if_first_year: int | None
+    as_if_last_year: int | None
+    unrecorded_line_items: int
+    n_paths: int
+    batches: int
+    seed: int
+    method: str
+    model_version: str
+    data_hash: tuple[str, ...]
+    aggregate: np.ndarray | None = field(default=None, repr=False)  # A per path (kept for callers)
+
+
+def target_seed(seed: int, target_id: str) -> int:
+    """A target's own seed: independent streams per target, the same for every run."""
+    digest = hashlib.sha256(f"{seed}:{target_id}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
+
+
+def peril_of(cover: CoverTerms) -> str:
+    return BY_CODE[cover.index_code].risk_type_id
+
+
+def projected_record(model: SiteModel, cover: CoverTerms) -> dict[int, float]:
+    """The cover's index in each year of the record, at the model's level (the burn check's)."""
+    return historical_index(model, cover.index_code, cover.risk_start, cover.risk_end, projected=True)
+
+
+# --- simulation -----------------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class _TargetPaths:
+    aggregate: np.ndarray  # A_t per path
+    months: dict[str, np.ndarray]  # target-month loss per path
+    perils: dict[str, np.ndarray]  # its line items' losses allocated to perils, per path
+
+
+def simulate_target(
+    target: BookTarget, n: int, seed: int, method: str = DEFAULT_METHOD, batches: int = DEFAULT_BATCHES,
+    currency: str = "INR",
+) -> tuple[_TargetPaths, int]:
+    """Every line item of the target on one set of paths. Identical covers are simulated once
+    and identical line items (covers, q, S) evaluated once and multiplied. (paths, N)."""
+    unique: dict[CoverTerms, int] = {}
+    for item in target.line_items:
+        for c in item.covers:
+            unique.setdefault(c, len(unique))
+    covers = list(unique)
+    sample = simulate_payouts(target.model, covers, n, target_seed(seed, target.target_id), method, batches)
+    n_eff = sample.n
+    groups: dict[tuple, list] = {}
+    for item in target.line_items:
+        key = (tuple(unique[c] for c in item.covers), item.quantity, item.cap_minor, item.month)
+        g = groups.setdefault(key, [item, 0])
+        g[1] += 1
+    aggregate = np.zeros(n_eff)
+    months: dict[str, np.ndarray] = {}
+    perils: dict[str, np.ndarray] = {}
+    sums: dict[tuple[int, ...], np.ndarray] = {}
+    scale = 10 ** minor_units(currency)
+    for (ids, quantity, cap_minor, month), (item, count) in groups.items():
+        raw = sums.get(ids)
+        if raw is None:
+            raw = np.zeros(n_eff)
+            for i in ids:
+                raw[sample.idx[i]] += sample.vals[i]
+            sums[ids] = raw
+        q = float(quantity)
+        cap = cap_minor / scale  # major units, as the engine's payouts
+        loss = np.minimum(q * raw, cap) * count
+        aggregate += loss
+        if month in months:
+            months[month] += loss
+        else:
+            months[month] = loss.copy()
+        kinds = {peril_of(covers[i]) for i in ids}
+        if len(kinds) == 1:
+            (p,) = kinds
+            perils.setdefault(p, np.zeros(n_eff))
+            perils[p] += loss
+        else:  # pro rata to the covers' own payouts, as quote_pricing.cap_sample shares a cap
+            factor = np.divide(loss, raw, out=np.zeros(n_eff), where=raw > 0)
+            for i in ids:
+                p = peril_of(covers[i])
+                perils.setdefault(p, np.zeros(n_eff))
+                perils[p][sample.idx[i]] += sample.vals[i] * factor[sample.idx[i]]
+    return _TargetPaths(aggregate, months, perils), n_eff
+
+
+def _batch_se(values: np.ndarray, batches: int, statistic) -> float:
+    per = values.reshape(batches, -1)
+    estimates = np.array([statistic(row) for row in per])
+    return float(estimates.std(ddof=1) / math.sqrt(batches)) if batches > 1 else 0.0
+
+
+def tail_at(values: np.ndarray, return_period: int) -> tuple[float, float]:
+    """(VaR at 1 - 1/T, TVaR: the mean of the k = floor(N / T) largest values)."""
+    n = values.size
+    k = int(math.floor(n / return_period + 1e-9))
+    if k < 1:
+        raise ValueError(f"{n} paths are too few for a 1-in-{return_period} point")
+    part = np.partition(values, n - k - 1) if k < n else np.sort(values)
+    var = float(part[n - k - 1]) if k < n else float(values.min())
+    tvar = float(part[n - k :].mean())
+    return var, tvar
+
+
+def curve(values: np.ndarray, batches: int, return_periods: Sequence[int] = RETURN_PERIODS) -> tuple[CurvePoint, ...]:
+    """The exceedance curve of per-path losses at the return periods, with batch-means SEs."""
+    out = []
+    for t in return_periods:
+        var, tvar = tail_at(values, t)
+        out.append(CurvePoint(
+            return_period=t,
+            loss=var,
+            tvar=tvar,
+            standard_error=_batch_se(values, batches, lambda row: tail_at(row, t)[0]),
+            tvar_standard_error=_batch_se(values, batches, lambda row: tail_at(row, t)[1]),
+        ))
+    return tuple(out)
+
+
+def _mean_se(values: np.ndarray, batches: int) -> tuple[float, float]:
+    return float(values.mean()), _batch_se(values, batches, np.mean)
+
+
+# --- the book ---------------------------------------------------------------------------------------
+
+
+def simulate_book(
+    targets: Sequence[BookTarget],
+    currency: str = "INR",
+    n: int = PORTFOLIO_PATHS,
+    seed: int = 0,
+    method: str = DEFAULT_METHOD,
+    batches: int = DEFAULT_BATCHES,
+    return_periods: Sequence[int] = RETURN_PERIODS,
+    keep_paths: bool = False,
+    as_if: bool = True,
+    record=projected_record,
+) -> BookRisk:
+    """The book's risk (module docstring). Targets without line items are ignored; money
+    of line items in minor units of `currency`; the result's floats in its major units."""
+    targets = [t for t in targets if t.line_items]
+    aggregate = occurrence = None
+    n_eff = 0
+    by_target: list[Total] = []
+    month_paths: dict[str, np.ndarray] = {}
+    peril_paths: dict[str, np.ndarray] = {}
+    for target in sorted(targets, key=lambda t: t.target_id):
+        paths, n_eff = simulate_target(target, n, seed, method, batches, currency)
+        if aggregate is None:
+            aggregate, occurrence = np.zeros(n_eff), np.zeros(n_eff)
+        aggregate += paths.aggregate
+        for month, loss in paths.months.items():
+            np.maximum(occurrence, loss, out=occurrence)
+            if month in month_paths:
+                month_paths[month] += loss
+            else:
+                month_paths[month] = loss.copy()
+        for peril, loss in paths.perils.items():
+            if peril in peril_paths:
+                peril_paths[peril] += loss
+            else:
+                peril_paths[peril] = loss
+        el, se = _mean_se(paths.aggregate, batches)
+        items = target.line_items
+        by_target.append(Total(target.target_id, sum(i.cap_minor for i in items), sum(i.premium_minor for i in items),
+                               el, se, len(items)))
+    if aggregate is None:
+        raise ValueError("the book has no line items")
+    every = [i for t in targets for i in t.line_items]
+    by_month = []
+    for month in sorted(month_paths):
+        items = [i for i in every if i.month == month]
+        el, se = _mean_se(month_paths[month], batches)
+        by_month.append(Total(month, sum(i.cap_minor for i in items), sum(i.premium_minor for i in items), el, se,
+                              len(items)))
+    by_peril = []
+    for peril in sorted(peril_paths):
+        insured = premium = count = 0
+        for item in every:
+            mine = [k for k, c in enumerate(item.covers) if peril_of(c) == peril]
+            if not mine:
+                continue
+            count += 1
+            most = sum(item.covers[k].limit for k in mine) * item.quantity
+            insured += min(to_minor(round_payout(most, currency), currency), item.cap_minor)
+            if item.cover_premium_minor:
+                premium += sum(item.cover_premium_minor[k] for k in mine)
+            elif len(mine) == len(item.covers):
+                premium += item.premium_minor
+        el, se = _mean_se(peril_paths[peril], batches)
+        by_peril.append(Total(peril, insured, premium, el, se, count))
+    el, se = _mean_se(aggregate, batches)
+    years = as_if_years(targets, currency, record=record) if as_if else AsIfResult((), 0, None, None, 0)
+    return BookRisk(
+        currency=currency,
+        insured_minor=sum(i.cap_minor for i in every),
+        premium_minor=sum(i.premium_minor for i in every),
+        expected_loss=el,
+        expected_loss_se=se,
+        by_target=tuple(by_target),
+        by_month=tuple(by_month),
+        by_peril=tuple(by_peril),
+        aep=curve(aggregate, batches, return_periods),
+        oep=curve(occurrence, batches, return_periods),
+        as_if_years=years.worst,
+        as_if_year_count=years.count,
+        as_if_first_year=years.first,
+        as_if_last_year=years.last,
+        unrecorded_line_items=years.unrecorded,
+        n_paths=n_eff,
+        batches=batches,
+        seed=int(seed),
+        method=method,
+        model_version=targets[0].model.model_version,
+        data_hash=tuple(sorted({t.model.data_hash for t in targets})),
+        aggregate=aggregate if keep_paths else None,
+    )
+
+
+# --- as-if years ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AsIfResult:
+    worst: tuple[AsIfYear, ...]
+    count: int
+    first: int | None
+    last: int | None
+    unrecorded: int
+
+
+def _exact(value: float) -> Decimal:
+    return Decimal(repr(float(value)))
+
+
+def cover_pays_exact(cover: CoverTerms, value: float) -> Decimal:
+    """What one unit of the cover pays for an index value, by the exact rule (major units)."""
+    if cover.is_daily_count:
+        return count_payout_exact(int(value), payout_per_unit=cover.payout_per_unit, limit=cover.limit)
+    return linear_payout_exact(
+        _exact(value),
+        direction=cover.resolved_direction,
+        trigger=_exact(cover.trigger),
+        payout_per_unit=cover.payout_per_unit,
+        limit=cover.limit,
+        min_payout=cover.min_payout,
+        exit=None if cover.exit is None else _exact(cover.exit),
+    )
+
+
+def line_item_pays_exact(item: BookLineItem, per_unit: Sequence[Decimal], currency: str) -> int:
+    """A line item's payout (minor units) for its covers' per-unit payouts: each cover's q
+    units rounded half-even to the minor unit, as settlement pays them, their sum capped at S
+    (``line_item_payout``)."""
+    amounts = [round_payout(p * item.quantity, currency) for p in per_unit]
+    return to_minor(line_item_payout(amounts, from_minor(item.cap_minor, currency)), currency)
+
+
+def as_if_years(
+    targets: Sequence[BookTarget], currency: str = "INR", worst: int = WORST_YEARS, record=projected_record
+) -> AsIfResult:
+    """Every year of the record applied to today's book (module docstring). ``record(model,
+    cover)``: the cover's index value per year its period starts in ({} when none)."""
+    base = min(i.period_start.year for t in targets for i in t.line_items)
+    records: dict[tuple[str, CoverTerms], dict[int, float]] = {}
+    unrecorded = 0
+    usable: list[tuple[BookTarget, BookLineItem]] = []
+    for t in targets:
+        for item in t.line_items:
+            recorded = True
+            for c in item.covers:
+                key = (t.target_id, c)
+                if key not in records:
+                    hist = record(t.model, c)
+                    shift = c.risk_start.year - base
+                    records[key] = {y - shift: v for y, v in hist.items()}  # keyed by the book's year
+                recorded = recorded and bool(records[key])
+            if recorded:
+                usable.append((t, item))
+            else:
+                unrecorded += 1
+    if not usable:
+        return AsIfResult((), 0, None, None, unrecorded)
+    years = None
+    for (tid, c), hist in records.items():
+        if hist:
+            years = set(hist) if years is None else years & set(hist)
+    years = sorted(years or ())
+    pays: dict[tuple[str, CoverTerms], dict[int, Decimal]] = {
+        key: {y: cover_pays_exact(key[1], hist[y]) for y in years} for key, hist in records.items() if hist
+    }
+    groups: dict[tuple, list] = {}
+    for t, item in usable:
+        g = groups.setdefault((t.target_id, item.covers, item.quantity, item.cap_minor), [item, 0])
+        g[1] += 1
+    results = []
+    for y in years:
+        per_target: dict[str, int] = defaultdict(int)
+        for (tid, covers, _, _), (item, count) in groups.items():
+            per_unit = [pays[(tid, c)][y] for c in covers]
+            if any(per_unit):
+                per_target[tid] += count * line_item_pays_exact(item, per_unit, currency)
+        total = sum(per_target.values())
+        ranked = tuple(sorted(((k, v) for k, v in per_target.items() if v), key=lambda kv: (-kv[1], kv[0])))
+        results.append(AsIfYear(y, total, ranked))
+    results.sort(key=lambda r: (-r.loss_minor, r.year))
+    return AsIfResult(tuple(results[:worst]), len(years), years[0] if years else None,
+                      years[-1] if years else None, unrecorded)

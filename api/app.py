@@ -17,6 +17,7 @@ from temporalio.client import Client
 from api.auth.controller import TokenController, jwks
 from api.capacity.controller import CapacityLimitController
 from api.bordereaux.controller import BordereauxController
+from api.portfolio.controller import PortfolioController
 from api.auth.middleware import PUBLIC_PATHS, AuthMiddleware
 from api.auth.roles import authorize, undeclared
 from api.auth.tokens import TokenService
@@ -84,6 +85,7 @@ ROUTES = [
     PayoutHoldController,
     CapacityLimitController,
     BordereauxController,
+    PortfolioController,
     CoverageController,
     PricingRunController,
     QuoteController,

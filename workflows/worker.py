@@ -68,6 +68,7 @@ from activities.policies import (
     set_policy_status,
     transition_policy,
 )
+from activities.portfolio import compute_portfolio
 from activities.pricing_runs import (
     fail_pricing_run,
     fail_pricing_runs,
@@ -104,6 +105,7 @@ from workflows.catalogue_documents import CatalogueDocumentsWorkflow
 from workflows.documents import ClaimReportWorkflow, CoverageDocumentsWorkflow, PolicyScheduleWorkflow
 from workflows.partners import BusinessPartnerWorkflow
 from workflows.policies import PolicyWorkflow
+from workflows.portfolio import PortfolioWorkflow
 from workflows.pricing import CoveragePricingWorkflow
 from workflows.quotes import QuoteWorkflow
 from workflows.observations import ObservationIngestWorkflow, ObservationRevisionWorkflow, SettlementNoticeSweepWorkflow
@@ -131,6 +133,7 @@ WORKFLOWS = [
     SettlementNoticeSweepWorkflow,
     ClaimReportWorkflow,
     BordereauxWorkflow,
+    PortfolioWorkflow,
 ]
 LIFECYCLE_ACTIVITIES = [
     record_travel_coverages,
@@ -185,10 +188,11 @@ PRICING_ACTIVITIES = [
     summarise_fits,
     propose_coverage_terms,
     propose_and_price_coverages,
+    compute_portfolio,  # sync: the book's risk (docs/portfolio.md), reads and writes through run_sync
 ]
 # The catalogue's orchestration runs beside its Monte Carlo on the pricing worker, with the
 # short database activities it waits on (async: the worker's event loop, not the pool).
-PRICING_WORKFLOWS = [CatalogueWorkflow, CoveragePricingWorkflow]
+PRICING_WORKFLOWS = [CatalogueWorkflow, CoveragePricingWorkflow, PortfolioWorkflow]
 # Their database steps are local activities (workflows/pricing.py), so the pricing queue's
 # activity slots are the pool's alone.
 PRICING_DB_ACTIVITIES = [

@@ -175,7 +175,7 @@ def simulate_target(
     currency: str = "INR",
 ) -> tuple[_TargetPaths, int]:
     """Every line item of the target on one set of paths. Identical covers are simulated once
-    and identical line items (covers, q, S) evaluated once and multiplied. (paths, N)."""
+    and line items of the same covers, month and cap per unit evaluated once. (paths, N)."""
     unique: dict[CoverTerms, int] = {}
     for item in target.line_items:
         for c in item.covers:
@@ -183,26 +183,27 @@ def simulate_target(
     covers = list(unique)
     sample = simulate_payouts(target.model, covers, n, target_seed(seed, target.target_id), method, batches)
     n_eff = sample.n
-    groups: dict[tuple, list] = {}
+    # min(q s, S) = q min(s, S / q): line items of the same covers, month and cap per unit
+    # (a tenant's line items: S / q is the covers' unit limit, whatever the sum insured) make
+    # one group, its quantity the sum of theirs
+    groups: dict[tuple, Decimal] = {}
     for item in target.line_items:
-        key = (tuple(unique[c] for c in item.covers), item.quantity, item.cap_minor, item.month)
-        g = groups.setdefault(key, [item, 0])
-        g[1] += 1
+        key = (tuple(unique[c] for c in item.covers), Decimal(item.cap_minor) / item.quantity, item.month)
+        groups[key] = groups.get(key, Decimal(0)) + item.quantity
     aggregate = np.zeros(n_eff)
     months: dict[str, np.ndarray] = {}
     perils: dict[str, np.ndarray] = {}
     sums: dict[tuple[int, ...], np.ndarray] = {}
     scale = 10 ** minor_units(currency)
-    for (ids, quantity, cap_minor, month), (item, count) in groups.items():
+    for (ids, cap_per_unit, month), quantity in groups.items():
         raw = sums.get(ids)
         if raw is None:
             raw = np.zeros(n_eff)
             for i in ids:
                 raw[sample.idx[i]] += sample.vals[i]
             sums[ids] = raw
-        q = float(quantity)
-        cap = cap_minor / scale  # major units, as the engine's payouts
-        loss = np.minimum(q * raw, cap) * count
+        loss = np.minimum(raw, float(cap_per_unit) / scale)  # major units, as the engine's payouts
+        loss *= float(quantity)
         aggregate += loss
         if month in months:
             months[month] += loss
@@ -427,20 +428,23 @@ def as_if_years(
     pays: dict[tuple[str, CoverTerms], dict[int, Decimal]] = {
         key: {y: cover_pays_exact(key[1], hist[y]) for y in years} for key, hist in records.items() if hist
     }
-    groups: dict[tuple, list] = {}
+    groups: dict[tuple, dict[tuple, list]] = {}  # (target, covers) -> (q, S) -> [a line item, how many]
     for t, item in usable:
-        g = groups.setdefault((t.target_id, item.covers, item.quantity, item.cap_minor), [item, 0])
+        same = groups.setdefault((t.target_id, item.covers), {})
+        g = same.setdefault((item.quantity, item.cap_minor), [item, 0])
         g[1] += 1
+    paid: dict[int, dict[str, int]] = {y: defaultdict(int) for y in years}
+    for (tid, covers), members in groups.items():
+        rows = [pays[(tid, c)] for c in covers]
+        for y in years:
+            per_unit = [r[y] for r in rows]
+            if any(per_unit):
+                paid[y][tid] += sum(count * line_item_pays_exact(item, per_unit, currency)
+                                    for item, count in members.values())
     results = []
     for y in years:
-        per_target: dict[str, int] = defaultdict(int)
-        for (tid, covers, _, _), (item, count) in groups.items():
-            per_unit = [pays[(tid, c)][y] for c in covers]
-            if any(per_unit):
-                per_target[tid] += count * line_item_pays_exact(item, per_unit, currency)
-        total = sum(per_target.values())
-        ranked = tuple(sorted(((k, v) for k, v in per_target.items() if v), key=lambda kv: (-kv[1], kv[0])))
-        results.append(AsIfYear(y, total, ranked))
+        ranked = tuple(sorted(((k, v) for k, v in paid[y].items() if v), key=lambda kv: (-kv[1], kv[0])))
+        results.append(AsIfYear(y, sum(v for _, v in ranked), ranked))
     results.sort(key=lambda r: (-r.loss_minor, r.year))
     return AsIfResult(tuple(results[:worst]), len(years), years[0] if years else None,
                       years[-1] if years else None, unrecorded)

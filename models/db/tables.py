@@ -626,3 +626,19 @@ class CapacityLimit(Table, tablename="capacity_limit"):
     created_by = Varchar(length=200, default="")
     created_at = Timestamptz()
     updated_at = Timestamptz()
+
+
+class PortfolioResult(Table, tablename="portfolio_result"):
+    """A computed risk of the book (models/db/portfolio.py, docs/portfolio.md): one row per
+    run, numbered per scope (`all`, or a tenant's id): GET /internal/portfolio answers the
+    latest; `book_hash` says which book (in-force policies and their statuses, as of a day)
+    it was computed on."""
+
+    id = Varchar(length=80, primary_key=True)  # <scope>:<version>: two runs never take one number
+    scope = Varchar(length=40, index=True)  # "all" | a tenant's id
+    version = Integer()  # 1, 2, ... per scope
+    book_hash = Varchar(length=64)
+    as_of = Date()
+    result = Text()  # the PortfolioView's figures, JSON
+    workflow_id = Varchar(length=200)
+    computed_at = Timestamptz()

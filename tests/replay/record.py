@@ -301,6 +301,8 @@ async def dev_scenarios(only: set[str] | None) -> dict[str, object]:
             start = first_of_month_after(today, 2)
             if wanted("bordereaux", "bordereaux-scheduled"):
                 histories.update(await bordereaux_runs(client, queue))
+            if wanted("portfolio"):
+                histories["portfolio"] = await portfolio_run(client, queue)
             if wanted("policy-draft", "policy-accepted", "policy-schedule"):
                 draft, handle = await start_quote(start, 12)
                 policy = await convert(client, draft, queue)
@@ -469,6 +471,22 @@ async def bordereaux_runs(client, queue: str) -> dict[str, object]:
     await on_demand.result()
     await scheduled.result()
     return {"bordereaux": await on_demand.fetch_history(), "bordereaux-scheduled": await scheduled.fetch_history()}
+
+
+async def portfolio_run(client, queue: str) -> object:
+    """Issue 27: the book's risk computed on the pricing queue, as `GET /internal/portfolio`
+    starts it (`portfolio:<scope>:<book hash>`, the day given), over the recording's book."""
+    from models.db.portfolio import ALL, book_hash
+    from models.temporal.portfolio import PORTFOLIO_WORKFLOW, PortfolioInput, portfolio_workflow_id
+    from models.temporal.queues import task_queue
+
+    today = dt.datetime.now(dt.timezone.utc).date()
+    handle = await client.start_workflow(
+        PORTFOLIO_WORKFLOW, PortfolioInput(as_of=today.isoformat(), paths=1 << 12),
+        id=portfolio_workflow_id(ALL, await book_hash(None, today)), task_queue=task_queue(queue, "pricing"),
+    )
+    await handle.result()
+    return await handle.fetch_history()
 
 
 from temporalio import activity  # noqa: E402

@@ -1,0 +1,176 @@
+"""Compute the book's risk (docs/portfolio.md): read the in-force book, simulate it
+(activities/pricing/portfolio.py), store the result as the scope's next version.
+
+One activity on the pricing queue: it runs in the pricing pool's process (CPU), reading and
+writing the database through `run_sync`, so only the result's summary crosses Temporal (a book
+of 10,000 policies would not fit in a payload)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from decimal import ROUND_HALF_EVEN, Decimal
+
+import msgspec
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from activities.site_models import site_model
+from models.db import portfolio as portfolio_db
+from models.db.core import run_sync
+from models.db.records import LineItemRow
+from models.domain.money import Money, from_minor, minor_units
+from models.temporal.portfolio import PortfolioComputed, PortfolioJob
+from models.wire import portfolio as wire
+
+DEPENDENCE = (
+    "covers of one target on shared paths as the pricing model correlates them (rainfall months by its "
+    "copula, excess and deficit of a month exclusive, wind and heat independent of rain and across months); "
+    "targets independent of one another (the model has no cross-target dependence; the as-if years carry "
+    "the record's spatial correlation)"
+)
+OCCURRENCE = "the largest loss of one monitoring target in one risk month (its line items starting in that month) on a path"
+
+
+def split_minor(total: int, weights: list[Decimal]) -> list[int]:
+    """`total` split pro rata to `weights` in whole minor units, adding up to it exactly
+    (largest remainder; equal parts when every weight is zero)."""
+    if not weights:
+        return []
+    s = sum(weights)
+    if s <= 0:
+        weights, s = [Decimal(1)] * len(weights), Decimal(len(weights))
+    exact = [Decimal(total) * w / s for w in weights]
+    parts = [int(e) for e in exact]
+    order = sorted(range(len(weights)), key=lambda i: (-(exact[i] - parts[i]), i))
+    for i in order[: total - sum(parts)]:
+        parts[i] += 1
+    return parts
+
+
+def book_targets(book: portfolio_db.BookRows, model_version: str | None = None):
+    """The engine's form of the book: per target its site model and line items."""
+    from activities.pricing.portfolio import BookLineItem, BookTarget
+    from activities.pricing.terms import CoverTerms
+
+    def line_item(row: LineItemRow) -> BookLineItem:
+        covers = tuple(CoverTerms.of(c.terms, cover_id=str(c.coverage_id)) for c in row.covers)
+        return BookLineItem(
+            policy_id=str(row.policy_id), covers=covers, quantity=row.quantity, cap_minor=row.sum_insured_minor,
+            premium_minor=row.premium_minor, period_start=row.period_start,
+            cover_premium_minor=tuple(split_minor(row.premium_minor, [c.gross_premium_pct for c in row.covers])),
+        )
+
+    return [
+        BookTarget(target_id, site_model(book.sites[target_id], model_version), tuple(line_item(r) for r in rows))
+        for target_id, rows in book.items.items()
+    ]
+
+
+def _camel(body: dict) -> dict:
+    """The stored JSON: the view's field names (camelCase), values as on the wire."""
+    out = {}
+    for key, value in body.items():
+        head, *rest = key.split("_")
+        out[head + "".join(w.title() for w in rest)] = msgspec.to_builtins(value)
+    return out
+
+
+def _money(value: float, currency: str) -> Money:
+    """A Monte Carlo figure (float, major units) as exact money: half-even to the minor unit."""
+    q = Decimal(1).scaleb(-minor_units(currency))
+    return Money(max(Decimal(repr(float(value))).quantize(q, rounding=ROUND_HALF_EVEN), Decimal(0)), currency)
+
+
+def _exact(minor: int, currency: str) -> Money:
+    return Money(from_minor(minor, currency), currency)
+
+
+def result_view(risk, book: portfolio_db.BookRows) -> dict:
+    """The stored figures of a run (the PortfolioView's, without its status and version)."""
+    c = book.currency
+
+    def total(t, **key):
+        return wire.PortfolioTotal(
+            insured=_exact(t.insured_minor, c), premium=_exact(t.premium_minor, c),
+            expected_loss=_money(t.expected_loss, c), standard_error=_money(t.expected_loss_se, c),
+            line_items=t.line_items, **key,
+        )
+
+    def points(curve):
+        return [wire.ExceedancePoint(
+            return_period=p.return_period, loss=_money(p.loss, c), tvar=_money(p.tvar, c),
+            standard_error=_money(p.standard_error, c), tvar_standard_error=_money(p.tvar_standard_error, c),
+        ) for p in curve]
+
+    body = dict(
+        currency=c,
+        policies=book.policies,
+        line_items=sum(len(v) for v in book.items.values()),
+        insured=_exact(risk.insured_minor, c),
+        premium=_exact(risk.premium_minor, c),
+        expected_loss=_money(risk.expected_loss, c),
+        expected_loss_standard_error=_money(risk.expected_loss_se, c),
+        by_target=[total(t, monitoring_target_id=t.key) for t in risk.by_target],
+        by_month=[total(t, month=t.key) for t in risk.by_month],
+        by_peril=[total(t, peril=t.key) for t in risk.by_peril],
+        aep=points(risk.aep),
+        oep=points(risk.oep),
+        as_if_years=[wire.AsIfYear(
+            year=y.year, loss=_exact(y.loss_minor, c),
+            by_target=[wire.TargetLoss(monitoring_target_id=t, loss=_exact(m, c)) for t, m in y.by_target_minor],
+        ) for y in risk.as_if_years],
+        as_if_record=wire.AsIfRecord(years=risk.as_if_year_count, first_year=risk.as_if_first_year,
+                                     last_year=risk.as_if_last_year, unrecorded_line_items=risk.unrecorded_line_items),
+        simulation=wire.PortfolioSimulation(
+            paths=risk.n_paths, batches=risk.batches, seed=risk.seed, method=risk.method,
+            model_version=risk.model_version, dependence=DEPENDENCE, occurrence=OCCURRENCE,
+        ),
+        other_currency_policies=book.other_currency_policies,
+    )
+    return _camel(body)
+
+
+def empty_view(book: portfolio_db.BookRows) -> dict:
+    """A book with nothing in force: zeros, no curve points, no years."""
+    c = book.currency
+    zero = Money(Decimal(0), c)
+    return _camel(dict(
+        currency=c, policies=book.policies, line_items=0, insured=zero, premium=zero, expected_loss=zero,
+        expected_loss_standard_error=zero, by_target=[], by_month=[], by_peril=[], aep=[], oep=[], as_if_years=[],
+        as_if_record=wire.AsIfRecord(years=0, first_year=None, last_year=None, unrecorded_line_items=0),
+        simulation=wire.PortfolioSimulation(paths=0, batches=0, seed=0, method="", model_version="",
+                                            dependence=DEPENDENCE, occurrence=OCCURRENCE),
+        other_currency_policies=book.other_currency_policies,
+    ))
+
+
+def compute(job: PortfolioJob) -> tuple[portfolio_db.BookRows, dict]:
+    """Read and simulate the book (no write): the bench and the activity."""
+    from activities.pricing.portfolio import PORTFOLIO_PATHS, simulate_book
+
+    as_of = dt.date.fromisoformat(job.as_of)
+    book = run_sync(lambda: portfolio_db.read_book(job.tenant_id, as_of, job.currency))
+    if not book.items:
+        return book, empty_view(book)
+    targets = book_targets(book)
+    risk = simulate_book(targets, book.currency, n=job.paths or PORTFOLIO_PATHS, seed=job.seed)
+    return book, result_view(risk, book)
+
+
+@activity.defn
+def compute_portfolio(job: PortfolioJob) -> PortfolioComputed:
+    """Read the scope's book, simulate it, store the result as its next version. A retry of
+    the same run stores nothing twice (models/db/portfolio.py store_result)."""
+    started = time.perf_counter()
+    try:
+        book, view = compute(job)
+    except ValueError as err:  # a book the engine cannot simulate: retrying would not help
+        raise ApplicationError(str(err), type="PortfolioNotSimulable", non_retryable=True) from None
+    scope = portfolio_db.scope_of(job.tenant_id)
+    version, _ = run_sync(lambda: portfolio_db.store_result(scope, book.book_hash, book.as_of, view, job.workflow_id))
+    seconds = time.perf_counter() - started
+    activity.logger.info("portfolio %s v%d: %d policies, %d line items, %.1f s", scope, version, book.policies,
+                         view["lineItems"], seconds)
+    return PortfolioComputed(scope=scope, version=version, book_hash=book.book_hash, policies=book.policies,
+                             line_items=view["lineItems"], seconds=round(seconds, 3))

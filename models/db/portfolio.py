@@ -1,0 +1,129 @@
+"""The in-force book as the portfolio run reads it, its hash, and the results as computed
+(table `portfolio_result`; docs/portfolio.md).
+
+The book of a scope (every tenant: `all`; one tenant: its id) is its policies in force
+(ACCEPTED or ACTIVE) and, of those, the line items whose risk period has not ended by the day
+`as_of`. Its hash is sha256 over the day and the sorted `policy id:status` of those policies:
+a policy bound, cancelled, expired or moved on changes it, and so does a new day (line items
+leave the book as their periods end), so the API starts a new run when the book changed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import uuid
+from dataclasses import dataclass
+
+from models.clock import utcnow
+from models.db.core import write_transaction
+from models.db.records import LineItemRow, records
+from models.db.tables import LineItem, MonitoringTarget, Policy, PortfolioResult, Quote
+from models.domain.statuses import PolicyStatus
+from models.domain.terms import SiteRef
+
+IN_FORCE = (PolicyStatus.ACCEPTED, PolicyStatus.ACTIVE)
+ALL = "all"
+CHUNK = 500
+
+
+def scope_of(tenant_id: uuid.UUID | str | None) -> str:
+    return ALL if tenant_id is None else str(tenant_id)
+
+
+def _in_force(tenant_id: uuid.UUID | str | None):
+    query = Policy.select(Policy.id, Policy.status, Policy.quote_id, Policy.currency, Policy.tenant_id).where(
+        Policy.status.is_in([str(s) for s in IN_FORCE])
+    )
+    if tenant_id is not None:
+        query = query.where(Policy.tenant_id == (tenant_id if isinstance(tenant_id, uuid.UUID) else uuid.UUID(str(tenant_id))))
+    return query
+
+
+def hash_of(policies: list[dict], as_of: dt.date) -> str:
+    h = hashlib.sha256(f"as-of:{as_of.isoformat()}\n".encode())
+    for key in sorted(f"{p['id']}:{p['status']}" for p in policies):
+        h.update(key.encode() + b"\n")
+    return h.hexdigest()
+
+
+async def book_hash(tenant_id: uuid.UUID | str | None, as_of: dt.date) -> str:
+    """The hash of the scope's book as it is now (module docstring): one indexed select."""
+    return hash_of(await _in_force(tenant_id), as_of)
+
+
+@dataclass(frozen=True)
+class BookRows:
+    """The scope's in-force book: its line items by monitoring target, and where each is."""
+
+    book_hash: str
+    as_of: dt.date
+    currency: str
+    policies: int
+    other_currency_policies: int
+    items: dict[str, list[LineItemRow]]  # monitoring target id -> the line items there (in-force, not ended)
+    sites: dict[str, SiteRef]
+
+
+def _chunks(values: list) -> list[list]:
+    return [values[i : i + CHUNK] for i in range(0, len(values), CHUNK)]
+
+
+async def read_book(tenant_id: uuid.UUID | str | None, as_of: dt.date, currency: str = "INR") -> BookRows:
+    """The scope's book (module docstring), in the book's `currency`; a policy in another
+    currency is counted, not read."""
+    policies = await _in_force(tenant_id)
+    book_hash = hash_of(policies, as_of)
+    mine = [p for p in policies if p["currency"] == currency]
+    quote_ids = [p["quote_id"] for p in mine]
+    target_of_quote: dict = {}
+    for part in _chunks(quote_ids):
+        for row in await Quote.select(Quote.id, Quote.monitoring_target_id).where(Quote.id.is_in(part)):
+            target_of_quote[row["id"]] = row["monitoring_target_id"]
+    target_of_policy = {p["id"]: target_of_quote.get(p["quote_id"]) for p in mine}
+    items: dict[str, list[LineItemRow]] = {}
+    for part in _chunks(sorted(target_of_policy, key=str)):
+        rows = await LineItem.select().where(LineItem.policy_id.is_in(part) & (LineItem.period_end >= as_of))
+        for row in records(LineItemRow, rows):
+            target = target_of_policy.get(row.policy_id)
+            if target is not None and row.covers:
+                items.setdefault(target, []).append(row)
+    for rows in items.values():
+        rows.sort(key=lambda r: (str(r.policy_id), r.position))
+    sites = {}
+    for row in await MonitoringTarget.select().where(MonitoringTarget.id.is_in(sorted(items) or [""])):
+        sites[row["id"]] = SiteRef(target_id=row["id"], target_name=row["name"], district=row["district"],
+                                   state=row["state"], latitude=row["latitude"], longitude=row["longitude"])
+    return BookRows(book_hash, as_of, currency, len(mine), len(policies) - len(mine),
+                    {k: v for k, v in sorted(items.items()) if k in sites}, sites)
+
+
+async def store_result(scope: str, book_hash: str, as_of: dt.date, result: dict, workflow_id: str) -> tuple[int, dt.datetime]:
+    """Write a run's result as the scope's next version; a retried activity of the same run
+    (same workflow id and book) finds its row and writes nothing. (version, computed at)."""
+    async with write_transaction():
+        same = await PortfolioResult.select(PortfolioResult.version, PortfolioResult.computed_at).where(
+            (PortfolioResult.scope == scope) & (PortfolioResult.workflow_id == workflow_id)
+            & (PortfolioResult.book_hash == book_hash)
+        ).first()
+        if same is not None:
+            return same["version"], same["computed_at"]
+        last = await PortfolioResult.select(PortfolioResult.version).where(PortfolioResult.scope == scope).order_by(
+            PortfolioResult.version, ascending=False).first()
+        version = 1 if last is None else last["version"] + 1
+        now = utcnow()
+        await PortfolioResult.insert(PortfolioResult(
+            id=f"{scope}:{version}", scope=scope, version=version, book_hash=book_hash, as_of=as_of,
+            result=json.dumps(result, sort_keys=True), workflow_id=workflow_id, computed_at=now,
+        ))
+        return version, now
+
+
+async def latest_result(scope: str) -> dict | None:
+    """The scope's last result: {version, book_hash, as_of, workflow_id, computed_at, result (dict)}."""
+    row = await PortfolioResult.select().where(PortfolioResult.scope == scope).order_by(
+        PortfolioResult.version, ascending=False).first()
+    if row is None:
+        return None
+    return {**row, "result": json.loads(row["result"])}

@@ -1,0 +1,40 @@
+"""The Temporal contract of the book's risk (docs/portfolio.md): the portfolio workflow's and
+its activity's inputs and outputs (fields only added, with defaults)."""
+
+from __future__ import annotations
+
+import msgspec
+
+PORTFOLIO_WORKFLOW = "PortfolioWorkflow"
+PORTFOLIO_SEED = 20261126  # one seed for every run: the same book gives the same figures
+
+
+def portfolio_workflow_id(scope: str, book_hash: str) -> str:
+    """One run per book: `portfolio:<all | tenant id>:<first 16 hex of the book hash>`. A
+    request for a book being computed joins its run; a changed book starts another."""
+    return f"portfolio:{scope}:{book_hash[:16]}"
+
+
+class PortfolioInput(msgspec.Struct, frozen=True):
+    tenant_id: str | None = None  # None: the whole book
+    as_of: str = ""  # YYYY-MM-DD; "": the day the run starts (workflow time, UTC)
+    paths: int = 0  # 0: the engine's portfolio default (activities/pricing/portfolio.py)
+    currency: str = "INR"  # the book's (CATALOGUE_CURRENCY); policies in another are counted, not simulated
+
+
+class PortfolioJob(msgspec.Struct, frozen=True):
+    tenant_id: str | None
+    as_of: str  # YYYY-MM-DD
+    workflow_id: str  # recorded with the result
+    paths: int = 0
+    seed: int = PORTFOLIO_SEED
+    currency: str = "INR"
+
+
+class PortfolioComputed(msgspec.Struct, frozen=True):
+    scope: str  # "all" | the tenant's id
+    version: int
+    book_hash: str  # of the book the run read
+    policies: int
+    line_items: int
+    seconds: float  # the computation's wall time (read, simulate, as-if years)

@@ -132,15 +132,22 @@ def summarise_fits(request: JointSimulationInput) -> list[FitOfRun]:
     from activities.pricing import CoverTerms, as_dict
     from activities.pricing.summaries import fit_summary
 
+    from activities.pricing.threads import in_threads
+
     model = site_model(request.site)
-    out = []
     draws: dict = {}  # one seed: the fits share their normal draws
-    for i, r in enumerate(request.runs):
-        activity.heartbeat(f"{i}/{len(request.runs)}")
-        t = CoverTerms.of(r.terms, cover_id=str(r.run.coverage_id))
-        fit = as_dict(fit_summary(model, t.index_code, t.risk_start, t.risk_end, request.seed, draws))
-        out.append(FitOfRun(coverage_id=r.run.coverage_id, version=r.run.version, fit=fit))
-    return out
+    activity.heartbeat(f"{len(request.runs)} fits")
+
+    def fit_of(r):
+        def run() -> FitOfRun:
+            t = CoverTerms.of(r.terms, cover_id=str(r.run.coverage_id))
+            fit = as_dict(fit_summary(model, t.index_code, t.risk_start, t.risk_end, request.seed, draws))
+            return FitOfRun(coverage_id=r.run.coverage_id, version=r.run.version, fit=fit)
+
+        return run
+
+    # on the pricing's threads: a cold quote's package waits for the pricing slot they hold
+    return in_threads([fit_of(r) for r in request.runs])
 
 
 @activity.defn

@@ -402,7 +402,11 @@ def price_package(
     owner = [j for j, item in enumerate(line_items) for _ in item.covers]
     if adjusted_expected_loss is not None and len(adjusted_expected_loss) != len(covers):
         raise ValueError("one adjusted expected loss per cover")
-    sample = simulate_payouts(model, covers, n, seed, progress=progress)
+    if len(_draws) > 4 * KEPT_TARGETS:
+        _draws.clear()
+    # the package seed is one for every package: a 12-month package's normal draws are the
+    # same whatever the target, drawn once per process (the same numbers)
+    sample = simulate_payouts(model, covers, n, seed, progress=progress, draws=_draws)
     capped = cap_sample(sample, line_items)
     n_eff = sample.n
     most = float(sum(item.cap for item in line_items))

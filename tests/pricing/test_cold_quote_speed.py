@@ -224,11 +224,13 @@ def test_batch_streams_are_kept_and_children_are_the_spawns():
 
 def test_catalogue_pricing_is_the_same_on_threads(site_models, monkeypatch):
     """A target's first catalogue pricing (terms, joint simulation, band, burn views,
-    premiums, reports) on the pricing's threads equals the serial one, bit for bit."""
+    premiums, reports) and its fit summaries on the pricing's threads equal the serial ones,
+    bit for bit."""
     import msgspec
     from temporalio.testing import ActivityEnvironment
 
     from activities.catalogue import propose_and_price_coverages
+    from activities.pricing_runs import summarise_fits
     from models.domain.terms import CoverageSlot
     from models.temporal.catalogue import ProposeTermsInput
     from models.temporal.pricing import ProposeAndPriceInput
@@ -243,9 +245,11 @@ def test_catalogue_pricing_is_the_same_on_threads(site_models, monkeypatch):
     )
 
     def priced() -> dict:
-        result = msgspec.to_builtins(ActivityEnvironment().run(propose_and_price_coverages, request))
+        done = ActivityEnvironment().run(propose_and_price_coverages, request)
+        result = msgspec.to_builtins(done)
         for item in result["priced"]:
             item["outcome"].pop("seconds")  # wall-clock time of the activity, not a figure
+        result["fits"] = msgspec.to_builtins(ActivityEnvironment().run(summarise_fits, done.joint))
         return result
 
     on_threads = priced()

@@ -42,7 +42,8 @@ async def test_the_readme_blocks_run_as_pasted(service, tmp_path):
         # what `make dev` did before: the demo tenant's credentials in var/
         f"mkdir -p var && .venv/bin/parametric tenants create {demo} --internal > var/demo-tenant.json",
         *blocks,
-    ]).replace("http://127.0.0.1:8000", service.base_url)
+    ]).replace("http://127.0.0.1:8000", service.base_url).replace(
+        "tenants create acme ", f"tenants create acme-{demo} ")  # tenant names are unique in the suite's database
     (tmp_path / "readme.sh").write_text(script)
     proc = await asyncio.create_subprocess_exec(
         "bash", "readme.sh", cwd=tmp_path, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,

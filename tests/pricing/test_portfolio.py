@@ -190,3 +190,31 @@ def test_as_if_year_pays_what_the_payout_rule_says(chennai):
     assert [y.year for y in result.worst] == [1990, 1992, 1991]
     risk = simulate_book(book, n=1 << 12, seed=1, record=record)
     assert risk.as_if_years == result.worst
+
+
+def test_a_quote_that_diversifies_the_book_costs_less_capital(chennai):
+    """The book: 100 units of a hot-July cover at target A (T ~ Normal(38, 2), 100 a degree over
+    40, at most 1,000 a unit). A quote of 5 units of the same cover at A pays in the book's
+    worst years: its capital is its stand-alone capital (co-TVaR = TVaR: comonotone). The same
+    quote at B, independent of A, pays in few of them: a fraction of it. An empty book charges
+    the stand-alone capital exactly; Euler and marginal capital agree for a small quote."""
+    hot = synthetic_model(chennai, temperature=normal_temperature(38.0, 2.0))
+    cover = heat(7, 40, min_payout="0", ppu="100")
+    book = [BookTarget("A", hot, (item([cover], 100, "100000"),))]
+    from activities.pricing.portfolio import quote_capital
+
+    same = quote_capital(book, BookTarget("A", hot, (item([cover], 5, "5000"),)), n=1 << 15, seed=4)
+    apart = quote_capital(book, BookTarget("B", hot, (item([cover], 5, "5000"),)), n=1 << 15, seed=4)
+    alone = quote_capital([], BookTarget("B", hot, (item([cover], 5, "5000"),)), n=1 << 15, seed=4)
+
+    assert same.capital == pytest.approx(same.stand_alone_capital, rel=1e-9)  # concentrates: no saving
+    assert same.diversification == pytest.approx(0.0, abs=1e-9)
+    assert apart.capital < 0.3 * apart.stand_alone_capital  # diversifies: most of it saved
+    assert apart.capital + 4 * apart.capital_se < same.capital
+    assert apart.stand_alone_capital == pytest.approx(same.stand_alone_capital, rel=0.05)
+    assert alone.capital == pytest.approx(alone.stand_alone_capital, rel=1e-12)
+    assert alone.book_capital == 0.0
+    for c in (same, apart):
+        assert c.capital <= c.stand_alone_capital * (1 + 1e-9)
+        assert c.marginal_capital == pytest.approx(c.capital, abs=max(0.15 * c.stand_alone_capital, 4 * c.capital_se))
+        assert c.capital_load == pytest.approx(0.06 * c.capital)

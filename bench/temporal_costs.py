@@ -24,6 +24,15 @@ per conversion:
   LA+SAs+timer        the three: the policy's workflow when nothing tells the quote
   +tell quote (wf)    ... and the policy's workflow signals the quote's, which upserts and closes
   +tell quote (client) ... and the caller signals the quote's workflow instead
+  +tell quote (patch) ... the signal as PolicyWorkflow sends it since issue 29: behind a
+                      patch (marker + TemporalChangeVersion upsert), from a task, not awaited
+
+Then a quote's whole life (issue 29): the server's and worker's CPU per conversion over a
+fixed window that holds the conversion AND the quote workflow's end, for the two ways the
+quote learns of it: at its deadline (set to --life-deadline seconds instead of 30 days: the
+timer fires, the expiry write finds the conversion, upsert, close; before issue 29) or told
+by the policy's workflow at once (signal, upsert, close; its timer cancelled). Same window
+length for both, so the idle server's CPU weighs the same.
 
 Prints req/s, p50/p95 and the CPU per update of the Temporal server, the worker and this
 driver, each against the bare update (first table) or the bare update-with-start (second) of
@@ -80,6 +89,12 @@ POLICY_VARIANTS = {
     "LA+SAs+timer": (PolicyVariant(local_activity=True, lapse_timer=True), True),
     "+tell quote (wf)": (PolicyVariant(local_activity=True, lapse_timer=True, tell_quote="workflow"), True),
     "+tell quote (client)": (PolicyVariant(local_activity=True, lapse_timer=True, tell_quote="client"), True),
+    "+tell quote (patch)": (PolicyVariant(local_activity=True, lapse_timer=True, tell_quote="workflow", patched=True), True),
+}
+LIFE_VARIANTS = {
+    "quote learns at its deadline": PolicyVariant(local_activity=True, lapse_timer=True),
+    "policy tells (patch, task)": PolicyVariant(local_activity=True, lapse_timer=True, tell_quote="workflow", patched=True),
+    "API tells (issue 29)": PolicyVariant(local_activity=True, lapse_timer=True, tell_quote="client"),
 }
 
 
@@ -95,6 +110,9 @@ async def run(args: argparse.Namespace, procs: Processes, tmp: Path) -> None:
     client = await Client.connect(address)
     pids = {"temporal": procs.pid("temporal"), "worker": procs.pid("worker")}
     sem = asyncio.Semaphore(args.concurrency)
+    if args.only_life:
+        await quiesce(pids)
+        return await whole_life(args, client, pids, sem)
     rows = []
     for label, variant in VARIANTS.items():
         wanted = args.updates + args.warmup
@@ -140,6 +158,84 @@ async def run(args: argparse.Namespace, procs: Processes, tmp: Path) -> None:
     for r in new_rows:
         cpu = {k: 1000 * v / r.ok for k, v in r.cpu.items()} if r.ok else {}
         print(f"{r.label:<22} {r.rps:>8.1f} {r.rps / bare:>7.0%}  {cpu.get('temporal', 0):>11.1f} {cpu.get('worker', 0):>9.1f}")
+    if args.life_deadline > 0:
+        await whole_life(args, client, pids, sem)
+
+
+def _policy_attributes():
+    from temporalio.common import SearchAttributeKey, SearchAttributePair, TypedSearchAttributes
+
+    keyword, when = SearchAttributeKey.for_keyword, SearchAttributeKey.for_datetime
+    now = dt.datetime.now(dt.timezone.utc)
+    return TypedSearchAttributes(
+        [
+            SearchAttributePair(keyword("TenantId"), "bench"),
+            SearchAttributePair(keyword("PolicyStatus"), "CREATED"),
+            SearchAttributePair(keyword("QuoteId"), "q"),
+            SearchAttributePair(keyword("MonitoringTargetId"), "IN-12.875N-077.625E"),
+            SearchAttributePair(keyword("ExternalRef"), "bench"),
+            SearchAttributePair(when("RiskPeriodStart"), now),
+            SearchAttributePair(when("RiskPeriodEnd"), now),
+        ]
+    )
+
+
+async def whole_life(args, client, pids, sem) -> None:
+    """Per conversion, over one window: the conversion and the end of the quote's workflow."""
+    from temporalio.client import WithStartWorkflowOperation
+    from temporalio.common import WorkflowIDConflictPolicy
+
+    from bench.api import cpu_seconds
+
+    window = args.life_deadline + 20.0
+    print(f"\na quote's whole life: {args.updates} conversions, CPU over {window:.0f} s that hold the conversions and "
+          f"the quotes' ends (deadline {args.life_deadline:.0f} s after the quote's start)")
+    print(f"{'variant':<30} {'conv/s':>7} {'p50 ms':>7} {'temporal ms':>11} {'worker ms':>9} {'(conversion only: temporal ms)':>31}")
+    for label, variant in LIFE_VARIANTS.items():
+        prefix = f"life-{uuid.uuid4().hex[:6]}"
+        n = args.updates
+
+        async def start_quote(i: int):
+            async with sem:
+                return await client.start_workflow(
+                    QuoteLike.run, args.life_deadline, id=f"{prefix}-quote-{i}", task_queue=QUEUE
+                )
+
+        quotes = await asyncio.gather(*(start_quote(i) for i in range(n)))
+        pending = list(range(n))
+
+        async def convert(variant=variant, prefix=prefix) -> bool:
+            i = pending.pop()
+            operation = WithStartWorkflowOperation(
+                PolicyLike.run, args=[variant, f"{prefix}-quote-{i}"], id=f"{prefix}-policy-{i}", task_queue=QUEUE,
+                id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING, search_attributes=_policy_attributes(),
+                static_summary="Policy · Bengaluru Urban · 12 months · bench",
+            )
+            ok = await client.execute_update_with_start_workflow(PolicyLike.convert, start_workflow_operation=operation)
+            if variant.tell_quote == "client":  # the API's background task, after the answer
+                told.append(asyncio.create_task(  # not awaited by the call, as api/quotes/service.py sends it
+                    client.get_workflow_handle(f"{prefix}-quote-{i}").signal(QuoteLike.converted, f"{prefix}-policy-{i}")
+                ))
+            return ok == "ok"
+
+        started = asyncio.get_running_loop().time()
+        before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+        told: list = []
+        result = await drive(label, label, convert, n, args.concurrency, args.life_deadline, pids)
+        await asyncio.gather(*told)
+        await asyncio.sleep(max(0.0, started + window - asyncio.get_running_loop().time()))
+        used = {name: cpu_seconds(pid) - before[name] for name, pid in pids.items()}
+        open_quotes = 0
+        for handle in quotes:
+            async with sem:
+                if (await handle.describe()).close_time is None:
+                    open_quotes += 1
+        per = {k: 1000 * v / max(result.ok, 1) for k, v in used.items()}
+        during = 1000 * result.cpu.get("temporal", 0) / max(result.ok, 1)
+        print(f"{label:<30} {result.rps:>7.1f} {result.pct(0.5):>7.1f} {per['temporal']:>11.1f} {per['worker']:>9.1f} {during:>31.1f}"
+              + (f"  ({open_quotes} quotes still open)" if open_quotes else "")
+              + (f"  errors {dict(result.error_kinds)}" if result.errors else ""), flush=True)
+        await quiesce(pids)
 
 
 async def policy_variants(args, client, pids, sem) -> list:
@@ -221,6 +317,9 @@ def main() -> int:
     ap.add_argument("--duration", type=float, default=20.0)
     ap.add_argument("--server-arg", action="append", default=[], help="extra `temporal server start-dev` argument")
     ap.add_argument("--skip-new", action="store_true", help="only the decomposition until issue 9")
+    ap.add_argument("--life-deadline", type=float, default=30.0,
+                    help="the quotes' deadline in the whole-life table, seconds (0: skip that table)")
+    ap.add_argument("--only-life", action="store_true", help="only the whole-life table")
     args = ap.parse_args()
     print(machine())
     with tempfile.TemporaryDirectory(prefix="temporal-costs-") as tmp:

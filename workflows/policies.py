@@ -6,8 +6,10 @@
 
 - PATCH /quotes/{id} starts this workflow with update-with-start (`convert`); the update
   writes the quote's conversion (a local activity, ids derived from the quote) before it
-  answers. The quote's workflow is not touched: it learns of the conversion from the
-  database when its deadline timer fires (workflows/quotes.py).
+  answers. This workflow does not tell the quote's: the API signals it once the update has
+  answered (issue 29: a signal from here doubled the conversion's server work), and failing
+  that the quote's workflow finds the conversion in the database at its deadline
+  (workflows/quotes.py).
 - A draft lapses at `lapse_at` (models.domain.lifecycle.quote_deadline: the quote's validity end or
   the first risk-period start, whichever is first); activation after it is refused.
 - Documents never gate the lifecycle: the policy schedule renders in a workflow of its own

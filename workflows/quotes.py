@@ -7,9 +7,10 @@ EXPIRED at its deadline. Workflow id `quote:<tenant>:<quote id>`.
   validity or the start of its risk period, whichever is first), whatever else happens: a
   rejection whose write fails leaves it CREATED and its deadline still armed.
 - Conversion is owned by the policy's workflow (PATCH /quotes/{id} is an update-with-start
-  on `policy:<tenant>:<policy id>`, which writes the conversion); that workflow tells this one
-  with the `converted` signal, and at its deadline this workflow's expiry write finds the
-  conversion in the database in any case.
+  on `policy:<tenant>:<policy id>`, which writes the conversion); once it has, the API tells
+  this one with the `converted` signal (issue 29: QuoteState and PolicyId right within
+  seconds, and the run ends), and at its deadline this workflow's expiry write finds the
+  conversion in the database in any case (a signal that never came).
 - `reject` is an update whose validator refuses moves the state does not allow; its write is
   a local activity whose outcome is checked before the update answers.
 

@@ -13,7 +13,9 @@ draft (PATCH /quotes/{id}) and reject, each one call to a workflow by name.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
+import logging
 import uuid
 
 from temporalio.client import Client, WithStartWorkflowOperation
@@ -60,6 +62,7 @@ from models.temporal.policies import (
     PolicyWorkflowInput,
 )
 from models.temporal.quotes import (
+    CONVERTED_SIGNAL,
     CREATED_UPDATE,
     QUOTE_WORKFLOW,
     REJECT_UPDATE,
@@ -224,7 +227,34 @@ async def convert_quote(
         temporal, CONVERT_UPDATE, operation, f"cannot convert the quote in state {row.status}", key,
         deadline=settings.request_deadline_seconds,
     )
+    tell_quote_converted(temporal, tenant_id, quote_id, policy_id)
     return policy_id
+
+
+log = logging.getLogger("parametric.api")
+# Signals in flight (a task the loop holds only weakly would be collected before it ran).
+_telling: set[asyncio.Task] = set()
+
+
+def tell_quote_converted(temporal: Client, tenant_id: str, quote_id: uuid.UUID, policy_id: uuid.UUID) -> None:
+    """Tell the quote's workflow of its conversion (the `converted` signal), in the background:
+    the answer does not wait for it. Its QuoteState and PolicyId then say ACCEPTED within
+    milliseconds and it ends, its deadline timer cancelled (issue 29; before, it learned at its
+    deadline, up to 30 days later). Cheaper over the quote's life than the policy's workflow
+    signalling it, which doubled the conversion's server work (docs/quotes-and-policies.md,
+    bench/temporal_costs.py). A signal that fails (the quote's workflow has ended: a retried
+    conversion; Temporal unreachable) changes nothing: the quote's workflow finds the conversion
+    in the database at its deadline, as before."""
+    task = asyncio.get_running_loop().create_task(_tell(temporal, tenant_id, quote_id, policy_id))
+    _telling.add(task)
+    task.add_done_callback(_telling.discard)
+
+
+async def _tell(temporal: Client, tenant_id: str, quote_id: uuid.UUID, policy_id: uuid.UUID) -> None:
+    try:
+        await temporal.get_workflow_handle(quote_workflow_id(tenant_id, quote_id)).signal(CONVERTED_SIGNAL, str(policy_id))
+    except Exception as err:  # noqa: BLE001 - the deadline is the fallback (docstring)
+        log.info("quote %s: its workflow was not told of the conversion (%s); it finds it at its deadline", quote_id, err)
 
 
 async def reject_quote(row: QuoteRow, tenant_id: str, temporal: Client, settings: Settings, key: TransitionKey) -> None:

@@ -334,6 +334,17 @@ async def dev_scenarios(only: set[str] | None) -> dict[str, object]:
             if wanted("quote-created"):
                 _, handle = await start_quote(start, 3)
                 histories["quote-created"] = await _history(client, handle.id)
+            if wanted("quote-converted-told"):
+                # Issue 29: once PATCH /quotes/{id} has converted the quote, the API tells the
+                # quote's workflow (the `converted` signal); it upserts ACCEPTED and PolicyId and
+                # ends, its deadline timer cancelled.
+                from models.temporal.quotes import CONVERTED_SIGNAL
+
+                draft, handle = await start_quote(start, 3)
+                await convert(client, draft, queue)
+                await handle.signal(CONVERTED_SIGNAL, str(policy_id_for_quote(draft.id)))
+                assert await asyncio.wait_for(handle.result(), 30) == "ACCEPTED"
+                histories["quote-converted-told"] = await _history(client, handle.id)
             if wanted("quote-package-priced", "quote-package-cached"):
                 # Issue 26: a tenant quote's package priced on the pricing queue (first), then
                 # the same package (same covers, a new quote) read from the package-price cache.

@@ -53,8 +53,11 @@ def book_targets(book: portfolio_db.BookRows, model_version: str | None = None):
     from activities.pricing.portfolio import BookLineItem, BookTarget
     from activities.pricing.terms import CoverTerms
 
+    interned: dict[tuple, tuple] = {}  # equal covers share one tuple: the simulation groups by it cheaply
+
     def line_item(row: LineItemRow) -> BookLineItem:
         covers = tuple(CoverTerms.of(c.terms, cover_id=str(c.coverage_id)) for c in row.covers)
+        covers = interned.setdefault(covers, covers)
         return BookLineItem(
             policy_id=str(row.policy_id), covers=covers, quantity=row.quantity, cap_minor=row.sum_insured_minor,
             premium_minor=row.premium_minor, period_start=row.period_start,

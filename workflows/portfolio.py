@@ -13,7 +13,12 @@ from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.portfolio import compute_portfolio
-    from models.temporal.portfolio import PORTFOLIO_WORKFLOW, PortfolioComputed, PortfolioInput, PortfolioJob
+    from models.temporal.portfolio import (
+        PORTFOLIO_WORKFLOW,
+        PortfolioComputed,
+        PortfolioInput,
+        PortfolioJob,
+    )
 
 
 @workflow.defn(name=PORTFOLIO_WORKFLOW)

@@ -50,13 +50,13 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from decimal import Decimal
+from decimal import ROUND_HALF_EVEN, Decimal
 
 import numpy as np
 
 from models.domain.index_catalog import BY_CODE
-from models.domain.money import from_minor, minor_units, to_minor
-from models.domain.payout import count_payout_exact, line_item_payout, linear_payout_exact, round_payout
+from models.domain.money import minor_units
+from models.domain.payout import count_payout_exact, line_item_payout, linear_payout_exact
 
 from .montecarlo import DEFAULT_BATCHES, DEFAULT_METHOD, simulate_payouts
 from .site import SiteModel, historical_index
@@ -78,10 +78,11 @@ class BookLineItem:
     premium_minor: int
     period_start: date
     cover_premium_minor: tuple[int, ...] = ()  # its premium split over its covers (adds up to premium_minor)
+    month: str = ""  # YYYY-MM of period_start (set from it)
 
-    @property
-    def month(self) -> str:
-        return f"{self.period_start:%Y-%m}"
+    def __post_init__(self) -> None:
+        if not self.month:
+            object.__setattr__(self, "month", f"{self.period_start.year:04d}-{self.period_start.month:02d}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -188,20 +189,22 @@ def simulate_target_parts(
     """Several sets of line items at one target (the book's there and a new quote's) on the
     same paths, each set's losses apart. ([paths per set], N)."""
     unique: dict[CoverTerms, int] = {}
+    seen: dict[int, tuple] = {}  # id(covers) -> (covers, their positions in `unique`): one hash per tuple object
     for items in parts:
         for item in items:
-            for c in item.covers:
-                unique.setdefault(c, len(unique))
+            kept = seen.get(id(item.covers))
+            if kept is None or kept[0] is not item.covers:
+                seen[id(item.covers)] = (item.covers, tuple(unique.setdefault(c, len(unique)) for c in item.covers))
     covers = list(unique)
     if not covers:
         raise ValueError(f"no covers at target {target_id}")
     sample = simulate_payouts(model, covers, n, target_seed(seed, target_id), method, batches)
     sums: dict[tuple[int, ...], np.ndarray] = {}
-    out = [_losses(items, unique, covers, sample, currency, sums) for items in parts]
+    out = [_losses(items, seen, covers, sample, currency, sums) for items in parts]
     return out, sample.n
 
 
-def _losses(line_items, unique, covers, sample, currency, sums) -> _TargetPaths:
+def _losses(line_items, seen, covers, sample, currency, sums) -> _TargetPaths:
     """The line items' losses on the sample's paths (by month and peril too)."""
     n_eff = sample.n
     # min(q s, S) = q min(s, S / q): line items of the same covers, month and cap per unit
@@ -209,7 +212,7 @@ def _losses(line_items, unique, covers, sample, currency, sums) -> _TargetPaths:
     # one group, its quantity the sum of theirs
     groups: dict[tuple, Decimal] = {}
     for item in line_items:
-        key = (tuple(unique[c] for c in item.covers), Decimal(item.cap_minor) / item.quantity, item.month)
+        key = (seen[id(item.covers)][1], Decimal(item.cap_minor) / item.quantity, item.month)
         groups[key] = groups.get(key, Decimal(0)) + item.quantity
     aggregate = np.zeros(n_eff)
     months: dict[str, np.ndarray] = {}
@@ -270,8 +273,8 @@ def curve(values: np.ndarray, batches: int, return_periods: Sequence[int] = RETU
             return_period=t,
             loss=var,
             tvar=tvar,
-            standard_error=_batch_se(values, batches, lambda row: tail_at(row, t)[0]),
-            tvar_standard_error=_batch_se(values, batches, lambda row: tail_at(row, t)[1]),
+            standard_error=_batch_se(values, batches, lambda row, t=t: tail_at(row, t)[0]),
+            tvar_standard_error=_batch_se(values, batches, lambda row, t=t: tail_at(row, t)[1]),
         ))
     return tuple(out)
 
@@ -326,27 +329,40 @@ def simulate_book(
     if aggregate is None:
         raise ValueError("the book has no line items")
     every = [i for t in targets for i in t.line_items]
+    month_sums: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # insured, premium, line items
+    peril_sums: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    quantum = Decimal(1).scaleb(-minor_units(currency))
+    perils_by_covers: dict[int, tuple] = {}  # id(covers) -> (covers, [(peril, positions, unit limits)])
+    for item in every:
+        m = month_sums[item.month]
+        m[0] += item.cap_minor
+        m[1] += item.premium_minor
+        m[2] += 1
+        kept = perils_by_covers.get(id(item.covers))
+        if kept is None or kept[0] is not item.covers:
+            by: dict[str, list[int]] = defaultdict(list)
+            for k, c in enumerate(item.covers):
+                by[peril_of(c)].append(k)
+            kept = perils_by_covers[id(item.covers)] = (
+                item.covers, [(p, ks, sum(item.covers[k].limit for k in ks)) for p, ks in by.items()])
+        for peril, ks, unit_limits in kept[1]:
+            most = int((unit_limits * item.quantity).quantize(quantum, rounding=ROUND_HALF_EVEN).scaleb(-quantum.as_tuple().exponent))
+            t = peril_sums[peril]
+            t[0] += min(most, item.cap_minor)
+            if item.cover_premium_minor:
+                t[1] += sum(item.cover_premium_minor[k] for k in ks)
+            elif len(ks) == len(item.covers):
+                t[1] += item.premium_minor
+            t[2] += 1
     by_month = []
     for month in sorted(month_paths):
-        items = [i for i in every if i.month == month]
         el, se = _mean_se(month_paths[month], batches)
-        by_month.append(Total(month, sum(i.cap_minor for i in items), sum(i.premium_minor for i in items), el, se,
-                              len(items)))
+        insured, premium, count = month_sums[month]
+        by_month.append(Total(month, insured, premium, el, se, count))
     by_peril = []
     for peril in sorted(peril_paths):
-        insured = premium = count = 0
-        for item in every:
-            mine = [k for k, c in enumerate(item.covers) if peril_of(c) == peril]
-            if not mine:
-                continue
-            count += 1
-            most = sum(item.covers[k].limit for k in mine) * item.quantity
-            insured += min(to_minor(round_payout(most, currency), currency), item.cap_minor)
-            if item.cover_premium_minor:
-                premium += sum(item.cover_premium_minor[k] for k in mine)
-            elif len(mine) == len(item.covers):
-                premium += item.premium_minor
         el, se = _mean_se(peril_paths[peril], batches)
+        insured, premium, count = peril_sums[peril]
         by_peril.append(Total(peril, insured, premium, el, se, count))
     el, se = _mean_se(aggregate, batches)
     years = as_if_years(targets, currency, record=record) if as_if else AsIfResult((), 0, None, None, 0)
@@ -409,10 +425,16 @@ def cover_pays_exact(cover: CoverTerms, value: float) -> Decimal:
 
 def line_item_pays_exact(item: BookLineItem, per_unit: Sequence[Decimal], currency: str) -> int:
     """A line item's payout (minor units) for its covers' per-unit payouts: each cover's q
-    units rounded half-even to the minor unit, as settlement pays them, their sum capped at S
-    (``line_item_payout``)."""
-    amounts = [round_payout(p * item.quantity, currency) for p in per_unit]
-    return to_minor(line_item_payout(amounts, from_minor(item.cap_minor, currency)), currency)
+    units rounded half-even to the minor unit, as settlement pays them (``round_payout``),
+    their sum capped at S (``line_item_payout``)."""
+    decimals = minor_units(currency)
+    quantum = _QUANTA.get(decimals) or _QUANTA.setdefault(decimals, Decimal(1).scaleb(-decimals))
+    amounts = [(p * item.quantity).quantize(quantum, rounding=ROUND_HALF_EVEN) for p in per_unit]
+    paid = line_item_payout(amounts, Decimal(item.cap_minor).scaleb(-decimals))
+    return int(paid.scaleb(decimals))  # exact: a sum of amounts of the minor unit, or the cap
+
+
+_QUANTA: dict[int, Decimal] = {}
 
 
 def as_if_years(

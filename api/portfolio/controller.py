@@ -33,7 +33,11 @@ from models.clock import utcnow
 from models.db import portfolio as portfolio_db
 from models.db.tables import Tenant
 from models.settings import Settings
-from models.temporal.portfolio import PORTFOLIO_WORKFLOW, PortfolioInput, portfolio_workflow_id
+from models.temporal.portfolio import (
+    PORTFOLIO_WORKFLOW,
+    PortfolioInput,
+    portfolio_workflow_id,
+)
 from models.temporal.queues import task_queue
 from models.wire.portfolio import PortfolioComputing, PortfolioView
 
@@ -77,7 +81,7 @@ async def _start(temporal: Client, settings: Settings, tenant: uuid.UUID | None,
 
 def _aware(value):
     if isinstance(value, dt.datetime) and value.tzinfo is None:
-        return value.replace(tzinfo=dt.timezone.utc)
+        return value.replace(tzinfo=dt.UTC)
     return value
 
 

@@ -174,7 +174,7 @@ def test_as_if_year_pays_what_the_payout_rule_says(chennai):
         later: {1990: 10.0, 1991: 250.0, 1992: 0.0, 1993: 300.0},  # keyed by its own start year
         deficit: {1990: 30.5, 1991: 19.0, 1992: 70.0},
     }
-    record = lambda model, cover: values[cover]  # noqa: E731
+    record = lambda model, cover: values[cover]
     book = [
         BookTarget("A", chennai, (item([excess, later], 7, "4000"),)),
         BookTarget("B", chennai, (item([deficit], "2.5", "1500"),)),

@@ -25,6 +25,7 @@ from temporalio.client import (
     WorkflowUpdateFailedError,
     WorkflowUpdateRPCTimeoutOrCancelledError,
 )
+from temporalio.common import SearchAttributePair
 from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
@@ -36,6 +37,7 @@ from models.db.tables import MonitoringTarget, Tenant
 from models.domain.lifecycle import REQUEST_DEADLINE
 from models.domain.capacity import CapacityRefusal
 from models.temporal.lifecycle import CAPACITY_EXCEEDED, INVALID_TRANSITION, WRITE_FAILED
+from models.temporal.search_attributes import TENANT_ID, TENANT_NAME
 
 RETRY_AFTER = {"Retry-After": "2"}
 
@@ -133,6 +135,11 @@ async def tenant_name(tenant_id: str) -> str:
         row = await Tenant.select(Tenant.name).where(Tenant.id == uuid.UUID(tenant_id)).first()
         name = _tenant_names[tenant_id] = row["name"] if row else tenant_id
     return name
+
+
+async def tenant_attributes(tenant_id: str) -> list[SearchAttributePair]:
+    """TenantId and TenantName (issue 29: ops search by the tenant's name too), for a start."""
+    return [SearchAttributePair(TENANT_ID, tenant_id), SearchAttributePair(TENANT_NAME, await tenant_name(tenant_id))]
 
 
 async def target_label(target_id: str) -> str:

@@ -40,7 +40,7 @@ from workflows.policies import DATA_LATENCY, PolicyWorkflow
 from workflows.quotes import QuoteWorkflow
 from workflows.worker import Workers
 
-INDEXED = {"Keyword": IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD, "Datetime": IndexedValueType.INDEXED_VALUE_TYPE_DATETIME}
+INDEXED = {"Keyword": IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD, "Datetime": IndexedValueType.INDEXED_VALUE_TYPE_DATETIME, "Text": IndexedValueType.INDEXED_VALUE_TYPE_TEXT}
 
 
 @pytest.fixture

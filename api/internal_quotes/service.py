@@ -20,7 +20,7 @@ from temporalio.common import SearchAttributePair, TypedSearchAttributes, Workfl
 
 from api.catalogue.service import snapshot
 from api.idempotency import TransitionKey
-from api.lifecycle import run_update, run_update_with_start, summary
+from api.lifecycle import run_update, run_update_with_start, summary, tenant_attributes
 from api.problems import Conflict, InvalidInput, NotFound
 from api.quotes.service import convert_quote, period_attributes, reject_quote
 from models.db import catalogue as catalogue_db
@@ -38,7 +38,7 @@ from models.domain.travel import INDEX_CODE as TRAVEL_INDEX
 from models.settings import Settings
 from models.temporal.ids import quote_workflow_id
 from models.temporal.quotes import CREATED_UPDATE, QUOTE_WORKFLOW, REJECT_UPDATE, QuoteWorkflowInput
-from models.temporal.search_attributes import MONITORING_TARGET_ID, QUOTE_STATE, TENANT_ID
+from models.temporal.search_attributes import MONITORING_TARGET_ID, QUOTE_STATE
 from models.wire.common import FieldError
 from models.wire.internal import NewFastQuote
 
@@ -144,7 +144,7 @@ async def create_fast_quote(data: NewFastQuote, tenant_id: str, temporal: Client
         raise InvalidInput.of_field("coverageIds", str(err)) from None
     start, end = draft.risk_period_from, draft.risk_period_to
     attributes = [
-        SearchAttributePair(TENANT_ID, tenant_id),
+        *await tenant_attributes(tenant_id),
         SearchAttributePair(QUOTE_STATE, QuoteStatus.PENDING),
         SearchAttributePair(MONITORING_TARGET_ID, target_id),
         *period_attributes(start, end),

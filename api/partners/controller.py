@@ -22,7 +22,7 @@ from api.auth.tokens import Principal
 from api.deps import WORKFLOW_DEADLINE, provide_temporal
 from api.idempotency import HEADER as IDEMPOTENCY_KEY
 from api.idempotency import Idempotency
-from api.lifecycle import tenant_name
+from api.lifecycle import tenant_attributes, tenant_name
 from api.openapi_docs import AUTHED, problems, tenant_header
 from api.problems import NotFound
 from api.responses import encode_json
@@ -36,7 +36,7 @@ from models.temporal.partners import (
     BUSINESS_PARTNER_WORKFLOW,
     RegisterBusinessPartnerInput,
 )
-from models.temporal.search_attributes import PARTNER_ROLE, TENANT_ID
+from models.temporal.search_attributes import PARTNER_ROLE
 from models.wire.internal import BusinessPartner, NewBusinessPartner
 from api.auth.roles import Caller, callers
 
@@ -90,7 +90,7 @@ class BusinessPartnerController(Controller):
                 id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY
                 if keyed else WorkflowIDReusePolicy.ALLOW_DUPLICATE,
                 search_attributes=TypedSearchAttributes(
-                    [SearchAttributePair(TENANT_ID, principal.tenant_id), SearchAttributePair(PARTNER_ROLE, data.role)]
+                    [*await tenant_attributes(principal.tenant_id), SearchAttributePair(PARTNER_ROLE, data.role)]
                 ),
                 static_summary=f"Partner · {data.name} · {data.role} · {await tenant_name(principal.tenant_id)}",
             )

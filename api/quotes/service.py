@@ -30,7 +30,7 @@ from api.admission import PricingAdmission
 from api.catalogue.service import NonViableSlots, priced_covers
 from api.catalogue.window import sellable_window
 from api.idempotency import TransitionKey
-from api.lifecycle import run_update, run_update_with_start, summary
+from api.lifecycle import run_update, run_update_with_start, summary, tenant_attributes
 from api.problems import Conflict, InvalidInput, NotFound
 from models.clock import utcnow
 from models.db import quotes as quotes_db
@@ -76,7 +76,6 @@ from models.temporal.search_attributes import (
     QUOTE_STATE,
     RISK_PERIOD_END,
     RISK_PERIOD_START,
-    TENANT_ID,
 )
 from models.wire.common import FieldError
 from models.wire.tenant import NewQuote
@@ -155,7 +154,7 @@ async def create_quote(
     except QuoteError as err:
         raise InvalidInput(str(err)) from None
     attributes = [
-        SearchAttributePair(TENANT_ID, tenant_id),
+        *await tenant_attributes(tenant_id),
         SearchAttributePair(QUOTE_STATE, QuoteStatus.CREATED),
         SearchAttributePair(MONITORING_TARGET_ID, target_id),
         *period_attributes(start_day, end_day),
@@ -194,7 +193,7 @@ async def convert_quote(
     policy_id = policy_id_for_quote(quote_id)
     start, end = row.risk_period_from, row.risk_period_to
     attributes = [
-        SearchAttributePair(TENANT_ID, tenant_id),
+        *await tenant_attributes(tenant_id),
         SearchAttributePair(POLICY_STATUS, PolicyStatus.CREATED),
         SearchAttributePair(QUOTE_ID, str(quote_id)),
         SearchAttributePair(MONITORING_TARGET_ID, row.monitoring_target_id),

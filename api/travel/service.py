@@ -23,7 +23,7 @@ from temporalio.common import Priority, SearchAttributePair, TypedSearchAttribut
 from api.admission import PricingAdmission
 from api.catalogue.service import snapshot
 from api.idempotency import TransitionKey
-from api.lifecycle import run_update_with_start, summary
+from api.lifecycle import run_update_with_start, summary, tenant_attributes
 from api.policies.service import activate_policy
 from api.problems import Conflict, InvalidInput, NotFound, Unavailable
 from api.quotes.service import convert_quote, period_attributes, reject_quote
@@ -38,7 +38,7 @@ from models.domain.statuses import PolicyStatus, QuoteStatus
 from models.settings import Settings
 from models.temporal.ids import quote_workflow_id
 from models.temporal.quotes import CREATED_UPDATE, QUOTE_WORKFLOW, QuoteWorkflowInput
-from models.temporal.search_attributes import EXTERNAL_REF, MONITORING_TARGET_ID, QUOTE_STATE, TENANT_ID
+from models.temporal.search_attributes import EXTERNAL_REF, MONITORING_TARGET_ID, QUOTE_STATE
 from models.temporal.travel import TRAVEL_COVERAGES_WORKFLOW, TravelCoveragesInput, travel_coverages_workflow_id
 from models.wire.common import FieldError
 from models.wire.travel import CoverageItem, TravelPolicyRequest, TravelQuoteRequest
@@ -184,7 +184,7 @@ async def create_quote(data: TravelQuoteRequest, tenant_id: str, temporal: Clien
     )
     start, end = row.risk_period_start, row.risk_period_end
     attributes = [
-        SearchAttributePair(TENANT_ID, tenant_id),
+        *await tenant_attributes(tenant_id),
         SearchAttributePair(QUOTE_STATE, QuoteStatus.CREATED),
         SearchAttributePair(MONITORING_TARGET_ID, row.monitoring_target_id),
         SearchAttributePair(EXTERNAL_REF, data.technical_client_ref),

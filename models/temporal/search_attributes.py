@@ -21,6 +21,11 @@ RISK_PERIOD_END = SearchAttributeKey.for_datetime("RiskPeriodEnd")
 # A settlement's state: WAITING (for its data) | SETTLED | FLAGGED (data missing past its
 # window: ops act) — "SettlementState = 'FLAGGED'" lists what needs a person.
 SETTLEMENT_STATE = SearchAttributeKey.for_keyword("SettlementState")
+# The tenant's name beside its id (issue 29: ops search by name). A Text attribute: the
+# server allows 10 custom Keyword attributes per namespace on SQL visibility (the dev server)
+# and all 10 are taken above; Text has its own allowance (3). Text is tokenised, so
+# `TenantName = "acme"` matches a name containing the word acme (docs/runbook.md).
+TENANT_NAME = SearchAttributeKey.for_text("TenantName")
 
 # Name → Temporal CLI type, registered on the dev server at start (see temporal-dev.yml).
 SEARCH_ATTRIBUTES: dict[str, str] = {
@@ -36,10 +41,15 @@ SEARCH_ATTRIBUTES: dict[str, str] = {
     "RiskPeriodStart": "Datetime",
     "RiskPeriodEnd": "Datetime",
     "SettlementState": "Keyword",
+    "TenantName": "Text",
 }
 
 
 def search_attribute_keys() -> list[SearchAttributeKey]:
     """Typed keys of SEARCH_ATTRIBUTES (to register them on a test server)."""
-    make = {"Keyword": SearchAttributeKey.for_keyword, "Datetime": SearchAttributeKey.for_datetime}
+    make = {
+        "Keyword": SearchAttributeKey.for_keyword,
+        "Datetime": SearchAttributeKey.for_datetime,
+        "Text": SearchAttributeKey.for_text,
+    }
     return [make[kind](name) for name, kind in SEARCH_ATTRIBUTES.items()]

@@ -297,7 +297,7 @@ async def start_server(kind: str):
     env = await WorkflowEnvironment.start_time_skipping(
         test_server_existing_path=str(binaries / "temporal-test-server"), data_converter=data_converter
     )
-    indexed = {"Keyword": IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD, "Datetime": IndexedValueType.INDEXED_VALUE_TYPE_DATETIME}
+    indexed = {"Keyword": IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD, "Datetime": IndexedValueType.INDEXED_VALUE_TYPE_DATETIME, "Text": IndexedValueType.INDEXED_VALUE_TYPE_TEXT}
     await env.client.operator_service.add_search_attributes(
         AddSearchAttributesRequest(
             namespace=env.client.namespace, search_attributes={n: indexed[k] for n, k in SEARCH_ATTRIBUTES.items()}

@@ -880,7 +880,7 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
     from workflows.quotes import QuoteWorkflow
     from workflows.worker import Workers
 
-    indexed = {"Keyword": IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD, "Datetime": IndexedValueType.INDEXED_VALUE_TYPE_DATETIME}
+    indexed = {"Keyword": IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD, "Datetime": IndexedValueType.INDEXED_VALUE_TYPE_DATETIME, "Text": IndexedValueType.INDEXED_VALUE_TYPE_TEXT}
     histories: dict[str, object] = {}
 
     def wanted(*names: str) -> bool:

@@ -200,7 +200,7 @@ def _replay(path: str) -> None:
         name, data = json.loads(line)
         data = data.encode()
         spent.clear()
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), time.process_time()
         note = ""
         if name == "propose_and_price_coverages":
             request = _decode(catalogue.propose_and_price_coverages, data)
@@ -225,8 +225,9 @@ def _replay(path: str) -> None:
                 note = f"{sum(len(c) for c in lines)} covers in {len(lines)} line items"
             except Exception as exc:  # noqa: BLE001 - the package path is young: say so, go on
                 note = f"not replayed ({type(exc).__name__}: {exc})"
-        total = time.perf_counter() - t
-        print(json.dumps({"activity": name, "total": total, "phases": dict(spent), "note": note}), flush=True)
+        total, cpu = time.perf_counter() - t, time.process_time() - cpu
+        print(json.dumps({"activity": name, "total": total, "cpu": cpu, "phases": dict(spent), "note": note}),
+              flush=True)
 
 
 def _decode(fn, data: bytes):
@@ -341,11 +342,11 @@ async def run(args, procs: Processes, tmp: Path, ports: Ports, env: dict[str, st
         print(f"replay failed:\n{done.stderr[-3000:]}", file=sys.stderr)
     engine = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     print(f"\nengine phases of those pricing activities, priced again in one fresh warmed process "
-          f"(seconds of each phase's calls; on two threads, the band overlaps the stay's simulation, "
+          f"(wall seconds, and the CPU seconds of all its threads; seconds of each phase's calls; on two threads, the band overlaps the stay's simulation, "
           f"so phases may add up to more than the total; stay dates {stay}):")
     for e in engine:
-        print(f"  {e['activity']:28} {e['total']:6.3f}  " + "  ".join(f"{p} {e['phases'].get(p, 0.0):.3f}" for p in PHASES)
-              + f"  ({e['note']})")
+        print(f"  {e['activity']:28} {e['total']:6.3f} (CPU {e.get('cpu', 0.0):.3f})  "
+              + "  ".join(f"{p} {e['phases'].get(p, 0.0):.3f}" for p in PHASES) + f"  ({e['note']})")
 
     print("\np50 (seconds):")
     met = True
@@ -360,7 +361,8 @@ async def run(args, procs: Processes, tmp: Path, ports: Ports, env: dict[str, st
         for name in {"quote": ("propose_and_price_coverages", "price_package"), "stay": ("price_stay_nights",)}.get(kind, ()):
             these = [e for e in engine if e["activity"] == name]
             if these:
-                print(f"        {name} (engine, p50 of {len(these)}): total {statistics.median(e['total'] for e in these):.3f}  "
+                print(f"        {name} (engine, p50 of {len(these)}): total {statistics.median(e['total'] for e in these):.3f}"
+                      f" (CPU {statistics.median(e.get('cpu', 0.0) for e in these):.3f})  "
                       + "  ".join(f"{p} {statistics.median(e['phases'].get(p, 0.0) for e in these):.3f}" for p in PHASES))
         if kind != "warm":
             goal = p50 <= 1.0

@@ -18,7 +18,6 @@ from temporalio.exceptions import ApplicationError
 from activities.site_models import site_model
 from models.db import portfolio as portfolio_db
 from models.db.core import run_sync
-from models.db.records import LineItemRow
 from models.domain.money import Money, from_minor, minor_units
 from models.temporal.portfolio import PortfolioComputed, PortfolioJob
 from models.wire import portfolio as wire
@@ -53,15 +52,21 @@ def book_targets(book: portfolio_db.BookRows, model_version: str | None = None):
     from activities.pricing.portfolio import BookLineItem, BookTarget
     from activities.pricing.terms import CoverTerms
 
-    interned: dict[tuple, tuple] = {}  # equal covers share one tuple: the simulation groups by it cheaply
+    made: dict[int, tuple] = {}  # id(snapshots) -> (snapshots, CoverTerms tuple): shared snapshots give shared terms
+    splits: dict[tuple, tuple[int, ...]] = {}
 
-    def line_item(row: LineItemRow) -> BookLineItem:
-        covers = tuple(CoverTerms.of(c.terms, cover_id=str(c.coverage_id)) for c in row.covers)
-        covers = interned.setdefault(covers, covers)
+    def line_item(row: portfolio_db.BookLine) -> BookLineItem:
+        kept = made.get(id(row.covers))
+        if kept is None or kept[0] is not row.covers:
+            kept = made[id(row.covers)] = (
+                row.covers, tuple(CoverTerms.of(c.terms, cover_id=str(c.coverage_id)) for c in row.covers))
+        split_key = (id(row.covers), row.premium_minor)
+        split = splits.get(split_key)
+        if split is None:
+            split = splits[split_key] = tuple(split_minor(row.premium_minor, [c.gross_premium_pct for c in row.covers]))
         return BookLineItem(
-            policy_id=str(row.policy_id), covers=covers, quantity=row.quantity, cap_minor=row.sum_insured_minor,
-            premium_minor=row.premium_minor, period_start=row.period_start,
-            cover_premium_minor=tuple(split_minor(row.premium_minor, [c.gross_premium_pct for c in row.covers])),
+            policy_id=str(row.policy_id), covers=kept[1], quantity=row.quantity, cap_minor=row.sum_insured_minor,
+            premium_minor=row.premium_minor, period_start=row.period_start, cover_premium_minor=split,
         )
 
     return [

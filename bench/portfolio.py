@@ -18,10 +18,14 @@ Run from the repo: ``.venv/bin/python bench/portfolio.py [--policies 10000] [--t
 from __future__ import annotations
 
 import argparse
+import asyncio
 import calendar
 import datetime as dt
+import os
 import sys
+import tempfile
 import time
+import uuid
 from decimal import Decimal
 from pathlib import Path
 
@@ -29,6 +33,10 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+if "--database" in sys.argv:  # a private SQLite database, before any module reads the settings
+    os.environ["PARAMETRIC_VAR_DIR"] = tempfile.mkdtemp(prefix="parametric-bench-portfolio-")
+    os.environ.pop("DATABASE_URL", None)
+    os.environ.setdefault("PICCOLO_CONF", "models.db.piccolo_conf")
 
 from activities.pricing import (
     build_site_model,
@@ -104,12 +112,88 @@ def book(sites, policies: int, seed: int = 27, sum_insured: int | None = None):
     return built, line_items
 
 
+async def write_book(sites, the_book) -> None:
+    """The book as conversion and activation leave it: a target per site, a quote and an
+    ACTIVE policy per policy, its line items with their covers' snapshots."""
+    from models.db.core import bulk_insert, migrate, write_transaction
+    from models.db.tables import LineItem, MonitoringTarget, Policy, Quote
+    from models.domain.index_catalog import BY_CODE
+
+    await migrate()
+    now = dt.datetime.now(dt.UTC)
+    tenant = uuid.uuid4()
+    climate = load_climate_data(DATA_DIR)
+
+    def snapshot(c) -> dict:
+        return {
+            "coverage_id": str(uuid.uuid5(uuid.NAMESPACE_URL, repr(c))), "index_code": c.index_code,
+            "index_definition_id": str(BY_CODE[c.index_code].id), "start": c.risk_start.isoformat(),
+            "end": c.risk_end.isoformat(), "direction": c.resolved_direction, "trigger": repr(c.trigger),
+            "exit": None if c.exit is None else repr(c.exit), "currency": "INR", "limit_minor": int(c.limit * 100),
+            "min_payout_minor": int(c.min_payout * 100), "payout_per_unit_minor": int(round(c.payout_per_unit * 100)),
+            "gross_premium_pct": "0.05", "risk_premium_pct": "0.03", "pricing_version": 1, "data_set": None,
+        }
+
+    async with write_transaction():
+        for pin, model, _ in sites:
+            site = pincode_site(climate, pin)
+            await bulk_insert(MonitoringTarget, [{
+                "id": f"BENCH-{pin}", "name": pin, "longitude": site.longitude, "latitude": site.latitude,
+                "district": site.query_district, "state": site.query_state, "pin_code_count": 1,
+            }])
+    for target in the_book:
+        by_policy: dict[str, list] = {}
+        for item in target.line_items:
+            by_policy.setdefault(item.policy_id, []).append(item)
+        quotes, policies, rows = [], [], []
+        for items in by_policy.values():
+            quote_id, policy_id = uuid.uuid4(), uuid.uuid4()
+            quotes.append({"id": quote_id, "tenant_id": tenant, "kind": "TENANT", "name": "bench", "status": "CONVERTED",
+                           "state": "ACCEPTED", "monitoring_target_id": f"BENCH-{target.target_id}", "currency": "INR",
+                           "created_at": now, "updated_at": now})
+            policies.append({"id": policy_id, "tenant_id": tenant, "quote_id": quote_id, "kind": "TENANT", "name": "bench",
+                             "status": "ACTIVE", "inception_date": items[0].period_start, "expiry_date": items[-1].period_start,
+                             "currency": "INR", "total_sum_insured_minor": sum(i.cap_minor for i in items),
+                             "gross_premium_minor": 0, "activated_at": now, "created_at": now, "updated_at": now})
+            for position, item in enumerate(items):
+                c = item.covers[0]
+                rows.append({"id": uuid.uuid4(), "tenant_id": tenant, "policy_id": policy_id, "position": position,
+                             "name": item.month, "period_start": c.risk_start, "period_end": c.risk_end, "currency": "INR",
+                             "quantity": item.quantity, "sum_insured_minor": item.cap_minor,
+                             "total_sum_insured_minor": item.cap_minor, "min_payout_minor": 0,
+                             "payout_per_unit_minor": 0, "premium_minor": 0,
+                             "covers": [snapshot(x) for x in item.covers]})
+        async with write_transaction():
+            await bulk_insert(Quote, quotes)
+            await bulk_insert(Policy, policies)
+            await bulk_insert(LineItem, rows)
+
+
+def database_run(sites, the_book) -> None:
+    """Write the book to a private SQLite database, then time the activity's work on it:
+    read the book, build its covers, simulate (activities/portfolio.py compute)."""
+    from activities.portfolio import compute
+    from models.temporal.portfolio import PortfolioJob
+
+    t = time.perf_counter()
+    asyncio.run(write_book(sites, the_book))
+    print(f"database: the book written in {time.perf_counter() - t:.1f} s (not timed)")
+    job = PortfolioJob(tenant_id=None, as_of=dt.date.today().isoformat(), workflow_id="bench")
+    t = time.perf_counter()
+    book, view = compute(job)
+    took = time.perf_counter() - t
+    print(f"activity's work (read the book, build its covers, simulate): {took:6.2f} s   "
+          f"({view['policies']:,} policies, {view['lineItems']:,} line items)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--policies", type=int, default=10_000)
     ap.add_argument("--targets", type=int, default=20)
     ap.add_argument("--paths", type=int, default=PORTFOLIO_PATHS)
     ap.add_argument("--year", type=int, default=dt.date.today().year + 1)
+    ap.add_argument("--database", action="store_true",
+                    help="also write the book to a private SQLite database and time the activity's whole work on it")
     ap.add_argument("--demo", action="store_true",
                     help="the issue's demo book instead: the four demo pin codes, 1,000 policies each, "
                          "200,000 INR a month (the book's figures beside the as-if years)")
@@ -152,6 +236,8 @@ def main() -> None:
         print(f"{name}: " + "; ".join(f"1-in-{p.return_period} {p.loss:,.0f} (TVaR {p.tvar:,.0f}, se {p.standard_error:,.0f})"
                                       for p in curve))
     print("worst as-if years: " + "; ".join(f"{y.year} {y.loss_minor / 100:,.0f}" for y in risk.as_if_years[:5]))
+    if args.database:
+        database_run(sites, the_book)
     if args.demo:
         print(f"as-if record: {risk.as_if_year_count} years {risk.as_if_first_year}-{risk.as_if_last_year}; "
               "worst year by target: " + ", ".join(f"{t} {m / 100:,.0f}" for t, m in risk.as_if_years[0].by_target_minor))

@@ -16,10 +16,14 @@ import json
 import uuid
 from dataclasses import dataclass
 
+from decimal import Decimal
+
+import msgspec
+
 from models.clock import utcnow
 from models.db.core import write_transaction
-from models.db.records import LineItemRow, records
 from models.db.tables import LineItem, MonitoringTarget, Policy, PortfolioResult, Quote
+from models.domain.quotes import CoverSnapshot
 from models.domain.statuses import PolicyStatus
 from models.domain.terms import SiteRef
 
@@ -53,7 +57,20 @@ async def book_hash(tenant_id: uuid.UUID | str | None, as_of: dt.date) -> str:
     return hash_of(await _in_force(tenant_id), as_of)
 
 
-@dataclass(frozen=True)
+class BookLine(msgspec.Struct, frozen=True):
+    """An in-force line item as the portfolio reads it. Line items holding the same covers
+    (the same catalogue coverages, snapshots alike) share one `covers` tuple object."""
+
+    policy_id: uuid.UUID
+    period_start: dt.date
+    period_end: dt.date
+    quantity: Decimal
+    sum_insured_minor: int  # the cap: settlement caps the line item's payouts at it
+    premium_minor: int
+    covers: tuple[CoverSnapshot, ...]
+
+
+@dataclass(frozen=True, repr=False)
 class BookRows:
     """The scope's in-force book: its line items by monitoring target, and where each is."""
 
@@ -62,8 +79,11 @@ class BookRows:
     currency: str
     policies: int
     other_currency_policies: int
-    items: dict[str, list[LineItemRow]]  # monitoring target id -> the line items there (in-force, not ended)
+    items: dict[str, list[BookLine]]  # monitoring target id -> the line items there (in-force, not ended)
     sites: dict[str, SiteRef]
+
+    def __repr__(self) -> str:  # a book of 100,000 line items is no repr
+        return f"BookRows({self.book_hash[:12]}, {self.policies} policies, {sum(map(len, self.items.values()))} line items)"
 
 
 def _chunks(values: list) -> list[list]:
@@ -82,21 +102,35 @@ async def read_book(tenant_id: uuid.UUID | str | None, as_of: dt.date, currency:
         for row in await Quote.select(Quote.id, Quote.monitoring_target_id).where(Quote.id.is_in(part)):
             target_of_quote[row["id"]] = row["monitoring_target_id"]
     target_of_policy = {p["id"]: target_of_quote.get(p["quote_id"]) for p in mine}
-    items: dict[str, list[LineItemRow]] = {}
+    items: dict[str, list[BookLine]] = {}
+    decoded: dict = {}  # the covers' JSON -> one tuple of snapshots (the same coverages recur across the book)
+    covers_type = list[CoverSnapshot]
     for part in _chunks(sorted(target_of_policy, key=str)):
-        rows = await LineItem.select().where(LineItem.policy_id.is_in(part) & (LineItem.period_end >= as_of))
-        for row in records(LineItemRow, rows):
-            target = target_of_policy.get(row.policy_id)
-            if target is not None and row.covers:
-                items.setdefault(target, []).append(row)
-    for rows in items.values():
-        rows.sort(key=lambda r: (str(r.policy_id), r.position))
+        rows = await LineItem.select(
+            LineItem.policy_id, LineItem.position, LineItem.period_start, LineItem.period_end, LineItem.quantity,
+            LineItem.sum_insured_minor, LineItem.premium_minor, LineItem.covers,
+        ).where(LineItem.policy_id.is_in(part) & (LineItem.period_end >= as_of))
+        for row in rows:
+            target = target_of_policy.get(row["policy_id"])
+            raw = row["covers"]  # text on SQLite, parsed on PostgreSQL
+            key = raw if isinstance(raw, str) else msgspec.json.encode(raw)
+            covers = decoded.get(key)
+            if covers is None:
+                covers = decoded[key] = tuple(msgspec.json.decode(key, type=covers_type))
+            if target is None or not covers:
+                continue
+            items.setdefault(target, []).append((str(row["policy_id"]), row["position"], BookLine(
+                policy_id=row["policy_id"], period_start=row["period_start"], period_end=row["period_end"],
+                quantity=Decimal(row["quantity"]), sum_insured_minor=int(row["sum_insured_minor"]),
+                premium_minor=int(row["premium_minor"]), covers=covers,
+            )))
+    ordered = {t: [line for _, _, line in sorted(rows, key=lambda r: (r[0], r[1]))] for t, rows in items.items()}
     sites = {}
-    for row in await MonitoringTarget.select().where(MonitoringTarget.id.is_in(sorted(items) or [""])):
+    for row in await MonitoringTarget.select().where(MonitoringTarget.id.is_in(sorted(ordered) or [""])):
         sites[row["id"]] = SiteRef(target_id=row["id"], target_name=row["name"], district=row["district"],
                                    state=row["state"], latitude=row["latitude"], longitude=row["longitude"])
     return BookRows(book_hash, as_of, currency, len(mine), len(policies) - len(mine),
-                    {k: v for k, v in sorted(items.items()) if k in sites}, sites)
+                    {k: v for k, v in sorted(ordered.items()) if k in sites}, sites)
 
 
 async def store_result(scope: str, book_hash: str, as_of: dt.date, result: dict, workflow_id: str) -> tuple[int, dt.datetime]:

@@ -1,9 +1,12 @@
-"""Request body examples of the OpenAPI document, by the body's component name: the README's
-bodies, and bodies like them for the operations the README does not show. Each one is a body
-the API accepts (tests/api/test_openapi_examples.py converts every one into its Struct)."""
+"""Examples of the OpenAPI document, by component name: request bodies (the README's bodies,
+and bodies like them for the operations the README does not show; each one a body the API
+accepts) and answers (recorded from the running service). tests/api/test_openapi_examples.py
+decodes every one into its Struct."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 _TARGET = "IN-12.875N-077.625E"  # Bengaluru, pin code 560001
@@ -66,3 +69,11 @@ REQUEST_EXAMPLES: dict[str, dict[str, Any]] = {
     },
     "CapacityLimitChange": {"raised": {"limit": {"amount": 750000000, "currency": "INR"}}},
 }
+
+
+# Answers of the running service, by the answer's component name: recorded from a `make dev`
+# run of the README's blocks (var/*.json), long lists shortened (each example's title says so).
+# tests/api/test_openapi_examples.py decodes each into its Struct.
+RESPONSE_EXAMPLES: dict[str, dict[str, Any]] = json.loads(
+    (Path(__file__).with_name("openapi_response_examples.json")).read_text(encoding="utf-8")
+)

@@ -14,7 +14,7 @@ from typing import Annotated
 import re
 
 import msgspec
-from litestar import Controller, Request, get, post
+from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, JSONBody, QueryParameter
 from temporalio.client import Client
@@ -113,7 +113,7 @@ class TravelEventController(Controller):
         principal: NamedDependency[Principal],
         temporal: NamedDependency[Client],
         settings: NamedDependency[Settings],
-    ) -> DecimalNumberResponse:
+    ) -> Response[TravelQuote]:  # the document's schema (a bare DecimalNumberResponse documented none)
         data = await strict_body(request, TravelQuoteRequest)
         quote_id, priced = await service.create_quote(data, principal.tenant_id, temporal, settings)
         body = TravelQuote(quote_id=str(quote_id), technical_rate=priced.technical_rate, risk_price=priced.risk_price)

@@ -10,7 +10,7 @@ import typing
 import msgspec
 import pytest
 
-from api.openapi_examples import REQUEST_EXAMPLES
+from api.openapi_examples import REQUEST_EXAMPLES, RESPONSE_EXAMPLES
 from api.openapi_operations import IDEMPOTENT
 
 
@@ -104,3 +104,35 @@ def test_decimals_are_documented_as_the_api_carries_them(doc):
     it was documented as a string only, so generated clients typed every amount as str."""
     amount = doc["components"]["schemas"]["Money"]["properties"]["amount"]
     assert {s["type"] for s in amount["oneOf"]} == {"number", "string"}
+
+
+def test_every_json_answer_has_a_schema(doc):
+    """travelCreateQuote's 200 had an empty schema (its handler returned a bare response)."""
+    empty = [
+        (op["operationId"], code)
+        for _, _, op in _operations(doc)
+        for code, response in op["responses"].items()
+        if code.startswith("2") and response.get("content", {}).get("application/json", {"schema": {"x": 1}})["schema"] == {}
+    ]
+    assert empty == []
+
+
+def test_the_recorded_answers_are_answers_the_api_gives(doc):
+    """Each response example is a real answer (recorded from the service) that still decodes
+    into its wire Struct, and it is attached to the operations that answer that component."""
+    import importlib
+    import pkgutil
+
+    import models.wire
+
+    structs = {}
+    for module in pkgutil.iter_modules(models.wire.__path__):
+        for value in vars(importlib.import_module(f"models.wire.{module.name}")).values():
+            if isinstance(value, type) and issubclass(value, msgspec.Struct):
+                structs.setdefault(value.__name__, value)
+    for name, examples in RESPONSE_EXAMPLES.items():
+        for value in examples.values():
+            msgspec.json.decode(msgspec.json.encode(value), type=structs[name])
+    create = doc["paths"]["/quotes"]["post"]["responses"]["200"]["content"]["application/json"]
+    (example,) = create["examples"].values()
+    assert example["value"]["lineItems"][0]["coverages"]

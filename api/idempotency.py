@@ -42,7 +42,7 @@ _CREATION = ("IN_FLIGHT", "DONE")
 
 def check_key(key: str) -> None:
     if not 1 <= len(key) <= 200 or not key.isprintable():
-        raise InvalidInput("Idempotency-Key must be 1 to 200 printable characters")
+        raise InvalidInput.of_field("Idempotency-Key", "must be 1 to 200 printable characters")
 
 
 class KeyReused(DomainError):

@@ -18,7 +18,7 @@ PageParam = Annotated[int, QueryParameter(ge=0, le=10_000_000, description="Zero
 
 def check_size(size: int, maximum: int) -> None:
     if size < 1 or size > maximum:
-        raise InvalidInput(f"size must be between 1 and {maximum}")
+        raise InvalidInput.of_field("size", f"must be between 1 and {maximum}")
 
 
 def page_of(items: list[T], total: int, page: int, size: int) -> Page[T]:

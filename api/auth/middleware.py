@@ -82,11 +82,11 @@ class AuthMiddleware(AbstractAuthenticationMiddleware):
         travel = _TRAVEL.match(connection.url.path)
         header_tenant = connection.headers.get(TENANT_HEADER, "").strip()
         if len(connection.headers.getall(TENANT_HEADER, [])) > 1:
-            raise InvalidInput(f"send the {TENANT_HEADER} header once")
+            raise InvalidInput.of_field(TENANT_HEADER, "send the header once")
         if travel:
             return await self._travel(connection, tokens, travel.group(1), header_tenant)
         if not header_tenant:
-            raise InvalidInput(f"the {TENANT_HEADER} header is required")
+            raise InvalidInput.of_field(TENANT_HEADER, "the header is required: the caller's tenant id")
         principal = await self._verify(tokens, _bearer(connection))
         if not same_tenant(principal.tenant_id, header_tenant):
             raise PermissionDeniedException(detail=f"the token does not belong to tenant {header_tenant!r}")

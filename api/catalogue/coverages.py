@@ -42,12 +42,12 @@ DEFAULT_SIZE = 15  # the page size of the spec's coverage list sample
 async def _target_from_query(target_name: str | None, monitoring_target_id: str | None) -> str | None:
     if target_name is not None:
         if not PIN_RE.match(target_name):
-            raise InvalidInput("targetName must be a 6-digit Indian pin code")
+            raise InvalidInput.of_field("targetName", "must be a 6-digit Indian pin code")
         target_id = await catalogue_db.target_for_pin(target_name)
         if target_id is None:
             raise NotFound(f"no monitoring target for pin code {target_name}")
         if monitoring_target_id is not None and monitoring_target_id != target_id:
-            raise InvalidInput("targetName and monitoringTargetId name different targets")
+            raise InvalidInput.of_field("monitoringTargetId", "names another target than targetName")
         return target_id
     if monitoring_target_id is not None:
         if not await MonitoringTarget.exists().where(MonitoringTarget.id == monitoring_target_id):

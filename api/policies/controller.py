@@ -76,7 +76,7 @@ class PolicyController(Controller):
     ) -> Page[PolicyListItem]:
         check_size(size, settings.max_page_size)
         if period_from and period_to and period_to < period_from:
-            raise InvalidInput("`to` is before `from`")
+            raise InvalidInput.of_field("to", "is before `from`")
         rows, total = await policies_db.list_policies(principal.tenant_id, page, size, status, period_from, period_to)
         return page_of([responses.policy_list_item(r) for r in rows], total, page, size)
 

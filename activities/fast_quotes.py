@@ -33,7 +33,7 @@ from models.db import quotes as quotes_db
 from models.db.core import run_sync
 from models.db.files import file_id_for, file_meta, store_file
 from models.db.tables import BusinessPartner, MonitoringTarget
-from models.domain.money import from_minor
+from models.domain.money import allocate_minor, from_minor
 from models.domain.packages import package_risk_premium_minor, priced_line_items
 from models.domain.quotes import LineItemDraft, QuoteError
 from models.domain.statuses import QuoteStatus
@@ -179,7 +179,9 @@ def _document_input(quote, items, target, partner, pricing: FastQuotePricing, ri
     covers = []
     for item in items:
         sum_insured = from_minor(item.total_sum_insured_minor, currency)
-        for c in item.covers:
+        # each cover's part of its line item's premium (rounded once), so the parts add up to it
+        parts = allocate_minor(item.premium_minor, [c.gross_premium_pct * sum_insured for c in item.covers])
+        for c, part in zip(item.covers, parts):
             covers.append(
                 QuoteCover(
                     cover=snapshot_facts(c, target, risk_carrier),
@@ -187,7 +189,7 @@ def _document_input(quote, items, target, partner, pricing: FastQuotePricing, ri
                     # the line item's: its covers pay at most this together
                     sum_insured=sum_insured,
                     # its part of the package's premium (written by the pricing)
-                    premium=(c.gross_premium_pct * sum_insured).quantize(Decimal("0.01")),
+                    premium=from_minor(part, currency),
                     line_item=item.name,
                     expected_loss=Decimal(figures[str(c.coverage_id)]["expectedPayout"]),
                 )

@@ -92,3 +92,25 @@ class Money(msgspec.Struct, frozen=True):
     def minor(self) -> int:
         """In integer minor units."""
         return to_minor(self.amount, self.currency)
+
+
+def allocate_minor(total_minor: int, weights: list[Decimal]) -> list[int]:
+    """`total_minor` split in proportion to `weights` (exact amounts), in whole minor units that
+    add up to it exactly: each share rounded down, the units left over to the largest
+    remainders (the first on ties). A line item's premium is rounded once; its covers' parts
+    of it must add up to it in every document (they were each rounded: a column that did not
+    add up to its total by a paisa or two)."""
+    if not weights:
+        return []
+    whole = sum(weights, Decimal(0))
+    if whole <= 0:
+        even = [total_minor // len(weights)] * len(weights)
+        for i in range(total_minor - sum(even)):
+            even[i] += 1
+        return even
+    exact = [Decimal(total_minor) * w / whole for w in weights]
+    shares = [int(e) for e in exact]  # floor: the weights and the total are not negative
+    order = sorted(range(len(weights)), key=lambda i: (-(exact[i] - shares[i]), i))
+    for i in order[: total_minor - sum(shares)]:
+        shares[i] += 1
+    return shares

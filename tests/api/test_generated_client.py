@@ -8,6 +8,7 @@ and little else. The generator is a dev dependency (pyproject.toml); nothing is 
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import importlib
 import json
 import os
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from api.openapi_examples import REQUEST_EXAMPLES
 from tests.api.test_quotes_policies import new_quote
 
 GENERATOR = Path(sys.executable).with_name("openapi-python-client")
@@ -70,8 +72,8 @@ def test_every_parameter_has_a_typed_schema(generated):
 
 
 async def test_the_main_flow_runs_through_the_generated_client(generated, tenant, service):
-    """Token (the form endpoint, by hand), then quote, conversion and activation with the
-    generated client's functions and models."""
+    """The README's main flow with the generated client's functions and models: token (the form
+    endpoint, by hand), quote, conversion, activation, a fast quote, a travel stay."""
     client_module = importlib.import_module("parametric_client.client")
     quotes = importlib.import_module("parametric_client.api.tenant_surface.create_quote")
     convert = importlib.import_module("parametric_client.api.tenant_surface.convert_quote")
@@ -94,3 +96,46 @@ async def test_the_main_flow_runs_through_the_generated_client(generated, tenant
         active = await activate.asyncio_detailed(policy.parsed.id, client=c, x_tenant_id=tenant.id)
         assert active.status_code == 200, active.content
         assert active.parsed.status == "ACCEPTED"
+
+        # a fast quote: a policyholder partner, two catalogue covers of one month, the quote's job
+        partners = importlib.import_module("parametric_client.api.internal_surface.create_business_partner")
+        coverages = importlib.import_module("parametric_client.api.internal_surface.list_coverages")
+        fast_quotes = importlib.import_module("parametric_client.api.internal_surface.create_fast_quote")
+        NewBusinessPartner = importlib.import_module("parametric_client.models.new_business_partner").NewBusinessPartner
+        NewFastQuote = importlib.import_module("parametric_client.models.new_fast_quote").NewFastQuote
+        partner = await partners.asyncio_detailed(
+            client=c, body=NewBusinessPartner.from_dict(REQUEST_EXAMPLES["NewBusinessPartner"]["a policyholder"]),
+            x_tenant_id=tenant.id)
+        assert partner.status_code == 201, partner.content
+        month = new_quote()["riskPeriodFrom"]
+        listed = await coverages.asyncio_detailed(client=c, target_name="560001", from_=month, to=month[:8] + "31",
+                                                  size=100, x_tenant_id=tenant.id)
+        assert listed.status_code == 200, listed.content
+        ids = [x["id"] for x in json.loads(listed.content)["content"] if x["status"] == "ACTIVE"][:2]
+        fast = await fast_quotes.asyncio_detailed(client=c, x_tenant_id=tenant.id, body=NewFastQuote.from_dict({
+            "@type": "NewFastQuote", "name": "generated client", "customerId": str(partner.parsed.id), "coverageIds": ids,
+            "sumInsured": {"amount": 250000, "currency": "INR"}}))
+        assert fast.status_code == 201, fast.content
+        assert fast.parsed.state == "created"
+
+    # a travel stay, with the tenant's API key
+    stays = importlib.import_module("parametric_client.api.travel_sample_surface.travel_list_coverages")
+    stay_quotes = importlib.import_module("parametric_client.api.travel_sample_surface.travel_create_quote")
+    decide = importlib.import_module("parametric_client.api.travel_sample_surface.travel_decide_quote")
+    TravelQuoteRequest = importlib.import_module("parametric_client.models.travel_quote_request").TravelQuoteRequest
+    TravelPolicyRequest = importlib.import_module("parametric_client.models.travel_policy_request").TravelPolicyRequest
+    check_in = dt.date.today() + dt.timedelta(days=20)
+    travel = client_module.AuthenticatedClient(base_url=service.base_url, token=tenant.credentials["api_key"], timeout=600)
+    async with travel as t:
+        offered = await stays.asyncio_detailed(tenant.id, client=t, lat="13.0827", long="80.2707",
+                                               time_range=f"{check_in}/{check_in + dt.timedelta(days=3)}",
+                                               x_tenant_id=tenant.id)
+        assert offered.status_code == 200, offered.content
+        cover = offered.parsed.coverages[0].id
+        quoted = await stay_quotes.asyncio_detailed(tenant.id, client=t, x_tenant_id=tenant.id, body=TravelQuoteRequest.from_dict(
+            {"coverage_id": cover, "max_payout": 1500, "qty": 3, "technical_client_ref": "generated"}))
+        assert quoted.status_code == 200, quoted.content
+        accepted = await decide.asyncio_detailed(tenant.id, client=t, x_tenant_id=tenant.id, body=TravelPolicyRequest.from_dict(
+            {"quote_id": quoted.parsed.quote_id, "acceptance": True}))
+        assert accepted.status_code == 200, accepted.content
+        assert accepted.parsed.policy_id

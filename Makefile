@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 # looking at rendered pages.
 DEB_PACKAGES := libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core poppler-utils
 
-.PHONY: dev test test-sqlite test-postgres contracts install system-deps bench clean-dev help
+.PHONY: dev test test-sqlite test-postgres contracts install system-deps openapi-examples bench clean-dev help
 
 help:
 	@echo "make dev    start Temporal, the worker and the API on http://127.0.0.1:8000"
@@ -68,6 +68,11 @@ test-postgres: install
 # The dependency rules between the layers (pyproject.toml, [tool.importlinter]).
 contracts: install
 	$(BIN)/lint-imports
+
+# The OpenAPI document's recorded answers (api/openapi_answers.json): the first 2xx JSON answer
+# of every operation the SQLite suite calls (tests/openapi/recorder.py).
+openapi-examples: install
+	TEST_DATABASE_URL= OPENAPI_RECORD_EXAMPLES=$(CURDIR)/api/openapi_answers.json $(BIN)/python -m pytest -q $(addprefix --ignore=,$(OWN_PROCESS))
 
 bench: install
 	$(BIN)/python bench/pricing.py

@@ -77,3 +77,9 @@ REQUEST_EXAMPLES: dict[str, dict[str, Any]] = {
 RESPONSE_EXAMPLES: dict[str, dict[str, Any]] = json.loads(
     (Path(__file__).with_name("openapi_response_examples.json")).read_text(encoding="utf-8")
 )
+
+# Answers recorded from the test suite's calls, by operationId and status: {"200": body, ...}
+# (tests/openapi/recorder.py; lists shortened to two items, secrets redacted).
+ANSWERS: dict[str, dict[str, Any]] = json.loads(
+    (Path(__file__).with_name("openapi_answers.json")).read_text(encoding="utf-8")
+) if Path(__file__).with_name("openapi_answers.json").exists() else {}

@@ -148,7 +148,7 @@ class DocumentedOperation(Operation):
     """An operation with the answers, header, body and examples the module docstring lists."""
 
     def __post_init__(self) -> None:
-        from api.openapi_examples import REQUEST_EXAMPLES, RESPONSE_EXAMPLES
+        from api.openapi_examples import ANSWERS, REQUEST_EXAMPLES, RESPONSE_EXAMPLES
 
         responses = self.responses if self.responses is not None else {}
         if self.operation_id == TOKEN_OPERATION:
@@ -162,9 +162,13 @@ class DocumentedOperation(Operation):
             responses.setdefault("415", _problem_response(415))
         for status in (429, 500):
             responses.setdefault(str(status), _problem_response(status))
+        recorded = ANSWERS.get(self.operation_id or "")
         for code, response in responses.items():  # real answers where one was recorded
             media = response.content.get("application/json") if isinstance(response, OpenAPIResponse) and response.content else None
             schema = getattr(media, "schema", None)
+            if recorded and media is not None and code in recorded and not media.examples:
+                media.examples = {"recorded from the service": Example(value=recorded[code])}
+                continue
             if code.startswith("2") and isinstance(schema, Reference) and not media.examples:
                 name = schema.ref.rsplit("/", 1)[-1]
                 found = next((v for k, v in RESPONSE_EXAMPLES.items() if name == k or name.endswith(f"_{k}")), None)

@@ -168,8 +168,17 @@ async def service(settings, database, temporal_env):
 
 @pytest.fixture(scope="session")
 async def http(service):
-    async with httpx.AsyncClient(base_url=service.base_url, timeout=30) as client:
+    from tests.openapi.recorder import FILE, Recorder
+
+    recorder = None
+    if FILE:  # OPENAPI_RECORD_EXAMPLES: the answers become the document's examples
+        async with httpx.AsyncClient(base_url=service.base_url, timeout=30) as bare:
+            recorder = Recorder((await bare.get("/schema/openapi.json")).json())
+    hooks = {"response": [recorder]} if recorder else {}
+    async with httpx.AsyncClient(base_url=service.base_url, timeout=30, event_hooks=hooks) as client:
         yield client
+    if recorder:
+        recorder.write(FILE)
 
 
 class Tenant:

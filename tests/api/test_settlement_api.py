@@ -167,6 +167,8 @@ async def test_another_tenants_events_are_404(tenant, other_tenant, settled_poli
     events = (await tenant.get(f"/policies/{policy['id']}/events")).json()
     assert_problem(await other_tenant.get(f"/policies/{policy['id']}/events"), 404)
     assert_problem(await other_tenant.get(f"/internal/policies/{policy['id']}/events"), 404)
+    internal = await tenant.get(f"/internal/policies/{policy['id']}/events")
+    assert internal.status_code == 200 and internal.json() == (await tenant.get(f"/policies/{policy['id']}/events")).json()
     assert_problem(await other_tenant.get(f"/parametric-events/{events[0]['id']}"), 404)
     assert_problem(await tenant.get(f"/parametric-events/{uuid.uuid4()}"), 404)
     theirs = (await other_tenant.get(f"/parametric-events?validated_day={day}")).json()["validated_events"]

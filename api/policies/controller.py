@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import uuid
 from typing import Annotated, Literal
@@ -13,12 +12,12 @@ from litestar.di import NamedDependency, Provide
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, QueryParameter
 from temporalio.client import Client
-from temporalio.common import WorkflowIDConflictPolicy
 
 from api.auth.tokens import Principal
 from api.deps import provide_temporal
 from api.documents.controller import file_response
-from api.lifecycle import RETRY_AFTER, transition_key
+from api.documents.on_demand import rendered, still_rendering
+from api.lifecycle import transition_key
 from api.openapi_docs import AUTHED, problems, tenant_header
 from api.pagination import PageParam, check_size, page_of
 from api.policies.service import activate_policy, cancel_policy, policy_or_404
@@ -109,9 +108,7 @@ class PolicyController(Controller):
                 status="RENDERING",
                 detail="the policy schedule is being rendered; retry after the number of seconds in Retry-After",
             )
-            return Response(
-                content=msgspec.json.encode(pending), media_type="application/json", status_code=202, headers=RETRY_AFTER
-            )
+            return still_rendering(pending)
         if row.status == PolicyStatus.CANCELED and row.schedule_file_id != schedule_file_id(policy_id, True):
             # cancelled since its schedule was issued: the schedule is issued again, saying so
             return await _reissued_schedule(request, principal, policy_id, temporal, settings)
@@ -173,22 +170,14 @@ async def _reissued_schedule(request: Request, principal: Principal, policy_id: 
     """The cancelled policy's schedule, rendered by a PolicyScheduleWorkflow of its own
     (`policy-schedule:<tenant>:<policy>:canceled`) and waited for up to the request deadline;
     202 with Retry-After past it."""
-    handle = await temporal.start_workflow(
-        POLICY_SCHEDULE_WORKFLOW,
-        PolicyScheduleInput(tenant_id=principal.tenant_id, policy_id=policy_id),
-        id=policy_schedule_workflow_id(principal.tenant_id, policy_id, canceled=True),
-        task_queue=settings.task_queue,
-        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-        static_summary=f"Policy schedule (cancelled) · policy {policy_id}",
-    )
-    try:
-        await asyncio.wait_for(handle.result(), settings.request_deadline_seconds)
-    except asyncio.TimeoutError:
-        pending = DocumentPending(
+    done = await rendered(temporal, settings, POLICY_SCHEDULE_WORKFLOW,
+                          PolicyScheduleInput(tenant_id=principal.tenant_id, policy_id=policy_id),
+                          policy_schedule_workflow_id(principal.tenant_id, policy_id, canceled=True),
+                          f"Policy schedule (cancelled) · policy {policy_id}")
+    if not done:
+        return still_rendering(DocumentPending(
             policy_id=policy_id, document="policy-schedule", status="RENDERING",
             detail="the cancelled policy's schedule is being issued; retry after the number of seconds in Retry-After",
-        )
-        return Response(content=msgspec.json.encode(pending), media_type="application/json", status_code=202,
-                        headers=RETRY_AFTER)
+        ))
     file_id = schedule_file_id(policy_id, True)
     return file_response(request, await readable_file(file_id, principal.tenant_id, include_catalogue=False), file_id)

@@ -8,9 +8,7 @@ import datetime as dt
 import uuid
 from typing import Annotated, Literal
 
-import asyncio
 
-import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, JSONBody, QueryParameter
@@ -30,12 +28,11 @@ from models.db import observations as observations_db
 from models.db import settlement as settlement_db
 from models.domain.observations import ObservationIn, Provenance
 from api.documents.controller import file_response
-from api.lifecycle import RETRY_AFTER
+from api.documents.on_demand import rendered, still_rendering
 from models.db.files import file_id_for, readable_file
 from models.settings import Settings
 from models.temporal.ids import claim_report_workflow_id
 from models.temporal.settlement import CLAIM_REPORT_WORKFLOW, ClaimReportRequest
-from temporalio.common import WorkflowIDConflictPolicy
 from models.wire.settlement import (
     ClaimExplanation,
     ObservationBatch,
@@ -152,21 +149,12 @@ async def _claim_report(request: Request, principal: Principal, event_id: uuid.U
     file_id = file_id_for("claim-report", event_id)
     file = await readable_file(file_id, principal.tenant_id, include_catalogue=False)
     if file is None:
-        handle = await temporal.start_workflow(
-            CLAIM_REPORT_WORKFLOW,
-            ClaimReportRequest(tenant_id=principal.tenant_id, event_id=event_id),
-            id=claim_report_workflow_id(principal.tenant_id, event_id),
-            task_queue=settings.task_queue,
-            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-            static_summary=f"Claim report · event {event_id}",
-        )
-        try:
-            await asyncio.wait_for(handle.result(), settings.request_deadline_seconds)
-        except asyncio.TimeoutError:
-            body = {"eventId": str(event_id), "document": "claim-report", "status": "RENDERING",
-                    "detail": "the claim report is being rendered; retry after the number of seconds in Retry-After"}
-            return Response(content=msgspec.json.encode(body), media_type="application/json", status_code=202,
-                            headers=RETRY_AFTER)
+        done = await rendered(temporal, settings, CLAIM_REPORT_WORKFLOW,
+                              ClaimReportRequest(tenant_id=principal.tenant_id, event_id=event_id),
+                              claim_report_workflow_id(principal.tenant_id, event_id), f"Claim report · event {event_id}")
+        if not done:
+            return still_rendering({"eventId": str(event_id), "document": "claim-report", "status": "RENDERING",
+                                    "detail": "the claim report is being rendered; retry after the number of seconds in Retry-After"})
         file = await readable_file(file_id, principal.tenant_id, include_catalogue=False)
     return file_response(request, file, file_id)
 

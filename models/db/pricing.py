@@ -223,26 +223,18 @@ async def publish_candidate(coverage_id: uuid.UUID, version: int, published_by: 
     """Publish a CANDIDATE run: COMPLETED, `published_by` (Principal.actor) and now, and the
     coverage's current pricing unless a newer version is. Idempotent (a retry finds the run
     published by the same actuary). True when it is the coverage's price now."""
-    async with write_transaction():
-        await PricingRun.update(
-            {
-                PricingRun.status: PricingRunStatus.COMPLETED,
-                PricingRun.published_by: published_by,
-                PricingRun.published_at: utcnow(),
-            }
-        ).where(_run_key(coverage_id, version) & (PricingRun.status == PricingRunStatus.CANDIDATE))
-        run = await PricingRun.select(PricingRun.status, PricingRun.published_by).where(
-            _run_key(coverage_id, version)
-        ).first()
-        if run is None or run["status"] != PricingRunStatus.COMPLETED or run["published_by"] != published_by:
-            return False
-        return await _make_current(coverage_id, version)
+    return await _publish(coverage_id, version, published_by, PricingRunStatus.CANDIDATE)
 
 
 async def publish_held(coverage_id: uuid.UUID, version: int, published_by: str) -> bool:
     """An actuary publishes the catalogue's held run: COMPLETED, `published_by` (Principal.actor)
     and now, and the coverage's price (ACTIVE, offered) unless a newer version is. Idempotent
     for the same actuary. True when it is the coverage's price now."""
+    return await _publish(coverage_id, version, published_by, PricingRunStatus.HELD)
+
+
+async def _publish(coverage_id: uuid.UUID, version: int, published_by: str, from_status: str) -> bool:
+    """A run in `from_status` made COMPLETED by `published_by`, and the coverage's price."""
     async with write_transaction():
         await PricingRun.update(
             {
@@ -250,7 +242,7 @@ async def publish_held(coverage_id: uuid.UUID, version: int, published_by: str) 
                 PricingRun.published_by: published_by,
                 PricingRun.published_at: utcnow(),
             }
-        ).where(_run_key(coverage_id, version) & (PricingRun.status == PricingRunStatus.HELD))
+        ).where(_run_key(coverage_id, version) & (PricingRun.status == from_status))
         run = await PricingRun.select(PricingRun.status, PricingRun.published_by).where(
             _run_key(coverage_id, version)
         ).first()

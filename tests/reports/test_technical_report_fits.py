@@ -13,6 +13,7 @@ import io
 import shutil
 import subprocess
 from decimal import Decimal
+from pathlib import Path
 
 import pypdf
 import pytest
@@ -141,7 +142,7 @@ def test_the_page_images_script_renders_every_document(tmp_path):
     if shutil.which("pdftoppm") is None:
         pytest.skip("pdftoppm (Debian poppler-utils) not installed")
     done = sp.run([sys.executable, "-m", "tests.document_samples.render_pages", str(tmp_path), "--dpi", "20"],
-                  capture_output=True, text=True, timeout=300, cwd=samples.__file__.rsplit("/tests/", 1)[0])
+                  capture_output=True, text=True, timeout=300, cwd=Path(samples.__file__).resolve().parents[2])
     assert done.returncode == 0, done.stderr
     names = {p.name.rsplit("-", 1)[0] for p in tmp_path.glob("*.png")}
     assert names == {"fact-sheet", "technical-pricing-report", "quote-document", "policy-schedule",

@@ -1,5 +1,5 @@
 """Documents as PDF: fact sheet, technical pricing report, quote document, policy schedule,
-claim report.
+claim report, portfolio risk report.
 
 Pure rendering: input dataclasses in (``reports.inputs``, imported from there), PDF bytes out. No Temporal, no
 database, no numpy. The activities that store the files call these functions; see
@@ -11,6 +11,7 @@ from .render import (
     render_claim_report,
     render_fact_sheet,
     render_policy_schedule,
+    render_portfolio_report,
     render_quote_document,
     render_technical_pricing_report,
 )
@@ -20,6 +21,7 @@ __all__ = [
     "render_claim_report",
     "render_fact_sheet",
     "render_policy_schedule",
+    "render_portfolio_report",
     "render_quote_document",
     "render_technical_pricing_report",
 ]

@@ -34,11 +34,13 @@ from .inputs import (
     Convergence,
     CoverFacts,
     Direction,
+    AsIfYearLoss,
     HistoricalYear,
     LossDistribution,
     PayoutCurve,
     PolicyLineItem,
     QuoteCover,
+    ReturnPeriodLoss,
     RiskMetrics,
 )
 
@@ -47,6 +49,7 @@ __all__ = [
     "Chart",
     "Label",
     "HALF_WIDTH",
+    "as_if_years_chart",
     "claim_index_chart",
     "convergence_chart",
     "cover_timeline_chart",
@@ -57,6 +60,7 @@ __all__ = [
     "payout_curve_chart",
     "premium_by_line_item_chart",
     "qq_chart",
+    "return_period_chart",
 ]
 
 # A4 is 210 mm wide, the stylesheet's side margins are 16 mm: 178 mm ≈ 672 CSS px.
@@ -818,4 +822,130 @@ def claim_index_chart(data: ClaimReportInput, width: float = FULL_WIDTH, height:
     if data.exit is not None:
         items.append(Legend("Exit", ORANGE, "dash"))
     svg.legend(items, fr.left, 14, width)
+    return svg.render()
+
+
+# --- portfolio risk report ------------------------------------------------------------------------
+
+
+def money_scale(top: float, currency: str) -> tuple[float, str]:
+    """A divisor and an axis unit for a book's amounts, so that tick labels stay short:
+    (1e6, "₹ million") for hundreds of millions, (1e3, "₹ thousand") for hundreds of thousands."""
+    symbol = currency_symbol(currency)
+    if top >= 1e7:
+        return 1e6, f"{symbol} million"
+    if top >= 1e4:
+        return 1e3, f"{symbol} thousand"
+    return 1.0, symbol
+
+
+def return_period_chart(
+    points: Sequence[ReturnPeriodLoss], currency: str, name: str, title: str, width: float = HALF_WIDTH,
+    height: float = 230,
+) -> Chart:
+    """An exceedance curve as losses against the return period (years, log scale): the loss
+    exceeded once in T years and the TVaR (the mean loss in those years), each point with
+    whiskers of ±2 standard errors (money)."""
+    tops = [float(p.tvar + 2 * p.tvar_standard_error) for p in points] + [float(p.loss + 2 * p.standard_error) for p in points]
+    lows = [float(p.loss - 2 * p.standard_error) for p in points]
+    top = max(tops, default=1.0) or 1.0
+    div, unit = money_scale(top, currency)
+    lo = min(lows, default=0.0)
+    # From zero, unless the curve lives high above it: then the differences between return
+    # periods (what the chart is for) would be a few pixels.
+    floor = 0.0 if lo < 0.4 * top else lo * 0.9
+    y_lo, y_hi, y_ticks, y_fmt = _linear_axis_ticks(floor / div, top * 1.04 / div, 5)
+    svg = Svg(width, height, name, title)
+    fr = _frame(width, height, [y_fmt(t) for t in y_ticks], legend=True, right_pad=16)
+    periods = [p.return_period for p in points] or [10, 250]
+    t_lo, t_hi = min(periods + [10]), max(periods + [250])
+    sx, sy = Log(t_lo * 0.9, t_hi * 1.1, fr.left, fr.right), Linear(y_lo, y_hi, fr.bottom, fr.top)
+    _y_axis(svg, fr, y_ticks, sy, y_fmt, f"Loss ({unit})")
+    ticks = [t for t in (10, 25, 50, 100, 250) if t_lo <= t <= t_hi]
+    _x_axis(svg, fr, [(sx(t), str(t)) for t in ticks], "Return period (years, log scale)")
+    for t in ticks:
+        svg.line(sx(t), fr.top, sx(t), fr.bottom, GRID, 0.8)
+
+    def series(values: Sequence[tuple[int, Decimal, Decimal]], color: str, dash: str | None, shift: float) -> None:
+        pts = [(sx(t) + shift, sy(float(v) / div)) for t, v, _ in values]
+        for (x, y), (_, v, se) in zip(pts, values):
+            if se > 0:
+                y0, y1 = sy(float(v - 2 * se) / div), sy(float(v + 2 * se) / div)
+                svg.line(x, y0, x, y1, color, 1.2)
+                svg.line(x - 3, y0, x + 3, y0, color, 1.2)
+                svg.line(x - 3, y1, x + 3, y1, color, 1.2)
+        if len(pts) > 1:
+            svg.polyline(pts, color, 2, dash)
+        for x, y in pts:
+            svg.circle(x, y, 2.8, color)
+
+    # TVaR a little to the right, so the whiskers of a flat curve (TVaR = loss) stay apart.
+    series([(p.return_period, p.tvar, p.tvar_standard_error) for p in points], ORANGE, "5 3", 2.5)
+    series([(p.return_period, p.loss, p.standard_error) for p in points], BLUE, None, -2.5)
+    svg.legend([Legend("Loss", BLUE, "line"), Legend("TVaR", ORANGE, "dash"), Legend("±2 SE", INK, "line")],
+               fr.left, 14, width)
+    return svg.render()
+
+
+def short_target_name(name: str) -> str:
+    """"Bengaluru GPO" of "Bengaluru GPO (pin code 560001), Karnataka": legends have little room."""
+    return name.split(" (")[0].split(",")[0].strip() or name
+
+
+def as_if_years_chart(
+    years: Sequence[AsIfYearLoss], names: dict[str, str], currency: str, reference: tuple[str, Decimal] | None = None,
+    width: float = FULL_WIDTH, height: float = 230, most_targets: int = 5,
+) -> Chart:
+    """The worst years of the record applied to today's book (money), worst first, each bar
+    split by monitoring target (the targets paying most over these years each a colour, the
+    rest together); ``reference`` draws a level across (e.g. the simulated 1-in-100 AEP)."""
+    totals: dict[str, Decimal] = {}
+    for y in years:
+        for target, amount in y.by_target:
+            totals[target] = totals.get(target, Decimal(0)) + amount
+    ranked = sorted(totals, key=lambda t: (-totals[t], t))
+    shown = ranked[:most_targets] if len(ranked) <= most_targets else ranked[: most_targets - 1]
+    colors = {t: SERIES[i % len(SERIES)] for i, t in enumerate(shown)}
+    others = len(ranked) > len(shown)
+    top = max([float(y.loss) for y in years] + ([float(reference[1])] if reference else []) + [1.0])
+    div, unit = money_scale(top, currency)
+    y_lo, y_hi, y_ticks, y_fmt = _linear_axis_ticks(0, top * 1.12 / div, 5)
+    svg = Svg(width, height, "as-if-years", "The worst years of the record applied to today's book, by target")
+    items = [Legend(short_target_name(names.get(t, t)), colors[t]) for t in shown]
+    if others:
+        items.append(Legend(f"{len(ranked) - len(shown)} other targets", LIGHT_GREY))
+    if reference:
+        items.append(Legend(reference[0], RED, "dash"))
+    # The legend in as many rows as it needs (a row never overflows the chart).
+    rows: list[list[Legend]] = [[]]
+    used = 0.0
+    for item in items:
+        w = 16 + 5 + text_width(item.label, TICK_SIZE) + 14
+        if rows[-1] and used + w - 14 > width - 60:
+            rows.append([])
+            used = 0.0
+        rows[-1].append(item)
+        used += w
+    fr = _frame(width, height, [y_fmt(t) for t in y_ticks], legend=True)
+    fr.top = 10 + 15 * len(rows)
+    sy = Linear(y_lo, y_hi, fr.bottom, fr.top)
+    band = Band(max(len(years), 1), fr.left, fr.right, padding=0.35, max_width=44)
+    _y_axis(svg, fr, y_ticks, sy, y_fmt, f"Loss ({unit})")
+    _x_axis(svg, fr, [(band(i), str(y.year)) for i, y in enumerate(years)], "Year of the record (worst first)")
+    for i, y in enumerate(years):
+        x, base = band(i), 0.0
+        parts = [(colors[t], float(a)) for t, a in sorted(y.by_target, key=lambda ta: ranked.index(ta[0])) if t in colors]
+        rest = sum(float(a) for t, a in y.by_target if t not in colors)
+        if rest:
+            parts.append((LIGHT_GREY, rest))
+        for color, amount in parts:
+            top_ = base + amount
+            svg.rect(x - band.width / 2, sy(top_ / div), band.width, sy(base / div) - sy(top_ / div), color)
+            base = top_
+        svg.text(x, sy(float(y.loss) / div) - 4, format_number(float(y.loss) / div, 1), anchor="middle", fill=AXIS)
+    if reference:
+        ry = sy(float(reference[1]) / div)
+        svg.line(fr.left, ry, fr.right, ry, RED, 1.2, "6 3")
+    for r, row in enumerate(rows):
+        svg.legend(row, fr.left, 14 + 15 * r, width)
     return svg.render()

@@ -696,3 +696,179 @@ class ClaimReportInput:
     text: str
     issued_at: dt.datetime
     data_set_description: str = ""  # the data set settled on, in words
+
+
+# --- portfolio risk report ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PortfolioSlice:
+    """In-force totals of one slice of the book: a monitoring target, a risk month or a peril."""
+
+    key: str  # the target's id, the month (YYYY-MM) or the peril (RAINFALL...)
+    name: str  # as a person reads it: the target's name, "Jul 2027", "Rainfall"
+    insured: Decimal  # the most its line items can pay
+    premium: Decimal  # gross
+    expected_loss: Decimal  # simulated
+    standard_error: Decimal  # of the expected loss
+    line_items: int
+
+    def __post_init__(self) -> None:
+        _decimal(self, "insured", "premium", "expected_loss", "standard_error")
+
+
+@dataclass(frozen=True, slots=True)
+class ReturnPeriodLoss:
+    """A point of an exceedance curve: the loss exceeded once in ``return_period`` years and
+    the mean loss in those years (TVaR), each with its Monte Carlo standard error."""
+
+    return_period: int  # years
+    loss: Decimal
+    standard_error: Decimal
+    tvar: Decimal
+    tvar_standard_error: Decimal
+
+    def __post_init__(self) -> None:
+        _decimal(self, "loss", "standard_error", "tvar", "tvar_standard_error")
+        if self.return_period <= 1:
+            raise ValueError("ReturnPeriodLoss.return_period must be more than one year")
+
+
+@dataclass(frozen=True, slots=True)
+class AsIfYearLoss:
+    """A year of the record applied to today's book: what it would pay, by target (the paying
+    targets, largest first; their losses add up to ``loss``)."""
+
+    year: int
+    loss: Decimal
+    by_target: tuple[tuple[str, Decimal], ...]  # (monitoring target id, loss)
+
+    def __post_init__(self) -> None:
+        _decimal(self, "loss")
+        for _, amount in self.by_target:
+            if not isinstance(amount, Decimal):
+                raise TypeError("AsIfYearLoss.by_target amounts must be Decimals")
+        if sum((a for _, a in self.by_target), Decimal(0)) != self.loss:
+            raise ValueError(f"AsIfYearLoss {self.year}: the targets' losses do not add up to the year's")
+
+
+@dataclass(frozen=True, slots=True)
+class PortfolioReportInput:
+    """The book's risk for its risk carrier: one stored result of the portfolio run (the
+    PortfolioView of `GET /internal/portfolio`, docs/portfolio.md) with the names a person
+    reads. Build it from the stored JSON with ``portfolio_report_input``."""
+
+    report_id: str  # the document's id (its file id)
+    scope: str  # "Whole book" or the tenant's name
+    tenant_id: str | None  # None: the whole book
+    version: int  # the scope's result version
+    book_hash: str
+    as_of: dt.date  # line items whose period ended before it are not in the book
+    computed_at: dt.datetime
+    workflow_id: str  # the run that computed it
+    currency: str
+    policies: int
+    line_items: int
+    insured: Decimal
+    premium: Decimal
+    expected_loss: Decimal
+    expected_loss_standard_error: Decimal
+    by_target: tuple[PortfolioSlice, ...]
+    by_month: tuple[PortfolioSlice, ...]
+    by_peril: tuple[PortfolioSlice, ...]
+    aep: tuple[ReturnPeriodLoss, ...]
+    oep: tuple[ReturnPeriodLoss, ...]
+    as_if_years: tuple[AsIfYearLoss, ...]  # the worst, worst first
+    record_years: int  # years of the record applied
+    record_first_year: int | None
+    record_last_year: int | None
+    unrecorded_line_items: int  # line items with a cover the record has no values for
+    paths: int
+    batches: int
+    seed: int
+    method: str
+    model_version: str
+    dependence: str
+    occurrence: str
+    issuer: str  # the risk carrier the report is for
+    issued_at: dt.datetime
+    target_names: tuple[tuple[str, str], ...] = ()  # (target id, name) for the as-if years' targets
+    other_currency_policies: int = 0
+
+    def __post_init__(self) -> None:
+        _currency(self, self.currency)
+        _decimal(self, "insured", "premium", "expected_loss", "expected_loss_standard_error")
+        _aware(self, "computed_at", "issued_at")
+        for curve in (self.aep, self.oep):
+            periods = [p.return_period for p in curve]
+            if periods != sorted(set(periods)):
+                raise ValueError("PortfolioReportInput: a curve's return periods must increase")
+
+    def target_name(self, target_id: str) -> str:
+        return dict(self.target_names).get(target_id) or next(
+            (t.name for t in self.by_target if t.key == target_id), target_id)
+
+
+_PERILS = {"RAINFALL": "Rainfall", "WIND": "Wind", "TEMPERATURE": "Temperature"}
+
+
+def portfolio_report_input(
+    result: dict,
+    *,
+    report_id: str,
+    scope: str,
+    tenant_id: str | None,
+    version: int,
+    book_hash: str,
+    as_of: dt.date,
+    computed_at: dt.datetime,
+    workflow_id: str,
+    issuer: str,
+    issued_at: dt.datetime,
+    target_names: dict[str, str] | None = None,
+) -> PortfolioReportInput:
+    """The report's input from a stored portfolio result: ``result`` is the PortfolioView's
+    JSON as models/db/portfolio.py stores it (camelCase, money as ``{"amount": "12.50",
+    "currency": "INR"}``); the rest is the result's row and the names a person reads."""
+    names = target_names or {}
+
+    def money(m: dict) -> Decimal:
+        return Decimal(str(m["amount"]))
+
+    def month_name(key: str) -> str:
+        return dt.date.fromisoformat(f"{key}-01").strftime("%b %Y")
+
+    def slices(rows: list[dict], key: str, name) -> tuple[PortfolioSlice, ...]:
+        return tuple(PortfolioSlice(
+            key=r[key], name=name(r[key]), insured=money(r["insured"]), premium=money(r["premium"]),
+            expected_loss=money(r["expectedLoss"]), standard_error=money(r["standardError"]), line_items=r["lineItems"],
+        ) for r in rows)
+
+    def curve(rows: list[dict]) -> tuple[ReturnPeriodLoss, ...]:
+        return tuple(ReturnPeriodLoss(
+            return_period=r["returnPeriod"], loss=money(r["loss"]), standard_error=money(r["standardError"]),
+            tvar=money(r["tvar"]), tvar_standard_error=money(r["tvarStandardError"]),
+        ) for r in rows)
+
+    record, sim = result["asIfRecord"], result["simulation"]
+    years = tuple(AsIfYearLoss(
+        year=y["year"], loss=money(y["loss"]),
+        by_target=tuple((t["monitoringTargetId"], money(t["loss"])) for t in y["byTarget"]),
+    ) for y in result["asIfYears"])
+    return PortfolioReportInput(
+        report_id=report_id, scope=scope, tenant_id=tenant_id, version=version, book_hash=book_hash, as_of=as_of,
+        computed_at=computed_at, workflow_id=workflow_id, currency=result["currency"], policies=result["policies"],
+        line_items=result["lineItems"], insured=money(result["insured"]), premium=money(result["premium"]),
+        expected_loss=money(result["expectedLoss"]),
+        expected_loss_standard_error=money(result["expectedLossStandardError"]),
+        by_target=slices(result["byTarget"], "monitoringTargetId", lambda k: names.get(k, k)),
+        by_month=slices(result["byMonth"], "month", month_name),
+        by_peril=slices(result["byPeril"], "peril", lambda k: _PERILS.get(k, k.title())),
+        aep=curve(result["aep"]), oep=curve(result["oep"]), as_if_years=years,
+        record_years=record["years"], record_first_year=record["firstYear"], record_last_year=record["lastYear"],
+        unrecorded_line_items=record["unrecordedLineItems"], paths=sim["paths"], batches=sim["batches"],
+        seed=sim["seed"], method=sim["method"], model_version=sim["modelVersion"], dependence=sim["dependence"],
+        occurrence=sim["occurrence"], issuer=issuer, issued_at=issued_at,
+        target_names=tuple(sorted(names.items())),
+        other_currency_policies=result.get("otherCurrencyPolicies", 0),
+    )

@@ -61,6 +61,7 @@ from .inputs import (
     Direction,
     FactSheetInput,
     PolicyScheduleInput,
+    PortfolioReportInput,
     QuoteDocumentInput,
     RiskMetrics,
     TechnicalPricingReportInput,
@@ -73,9 +74,11 @@ __all__ = [
     "MEDIA_TYPE",
     "fact_sheet_html",
     "policy_schedule_html",
+    "portfolio_report_html",
     "quote_document_html",
     "render_fact_sheet",
     "render_policy_schedule",
+    "render_portfolio_report",
     "render_quote_document",
     "render_technical_pricing_report",
     "technical_pricing_report_html",
@@ -902,3 +905,166 @@ def claim_report_html(data: ClaimReportInput) -> str:
 def render_claim_report(data: ClaimReportInput) -> bytes:
     """The claim report of one validated parametric event as PDF bytes."""
     return _write_pdf(claim_report_html(data))
+
+
+# --- portfolio risk report ------------------------------------------------------------------------
+
+
+def _ratio(part: Decimal, whole: Decimal, places: int = 1) -> str:
+    return format_pct(part / whole, places) if whole else "–"
+
+
+def _curve_rows(points, cur: str) -> list[tuple[str, ...]]:
+    return [
+        (f"1 in {p.return_period}", format_pct(Decimal(1) / p.return_period, 1), format_money(p.loss, cur),
+         format_money(p.standard_error, cur), format_money(p.tvar, cur), format_money(p.tvar_standard_error, cur))
+        for p in points
+    ]
+
+
+def _slice_rows(slices, data: PortfolioReportInput, short: bool = False) -> list[tuple[str, ...]]:
+    """A target's, month's or peril's totals: line items, insured (and its share of the
+    book's), premium, EL, its SE, EL / premium."""
+    cur = data.currency
+    return [
+        (charts.short_target_name(s.name) if short else s.name, format_number(s.line_items), format_money(s.insured, cur),
+         _ratio(s.insured, data.insured), format_money(s.premium, cur), format_money(s.expected_loss, cur),
+         format_money(s.standard_error, cur), _ratio(s.expected_loss, s.premium))
+        for s in slices
+    ]
+
+
+_SLICE_COLS = ("Line items", "Insured", "Share", "Premium", "Expected loss", "SE", "EL / premium")
+
+
+def _as_if_table(data: PortfolioReportInput, most: int = 4) -> tuple[list[_Col], list[tuple[str, ...]]]:
+    """The worst years as a table: year, loss, then a column per target paying most over
+    these years (at most ``most``; the rest in one column)."""
+    cur = data.currency
+    totals: dict[str, Decimal] = {}
+    for y in data.as_if_years:
+        for t, a in y.by_target:
+            totals[t] = totals.get(t, Decimal(0)) + a
+    ranked = sorted(totals, key=lambda t: (-totals[t], t))
+    shown = ranked if len(ranked) <= most else ranked[: most - 1]
+    rest = len(ranked) > len(shown)
+    cols = [_Col("Year", 0), _Col("Loss", 0, True), _Col("Of 1-in-100 AEP", 0, True)]
+    cols += [_Col(charts.short_target_name(data.target_name(t)), 0, True) for t in shown]
+    if rest:
+        cols.append(_Col(f"{len(ranked) - len(shown)} other targets", 0, True))
+    aep100 = next((p.loss for p in data.aep if p.return_period == 100), None)
+    rows = []
+    for y in data.as_if_years:
+        by = dict(y.by_target)
+        row = [str(y.year), format_money(y.loss, cur), _ratio(y.loss, aep100, 0) if aep100 else "–"]
+        row += [format_money(by[t], cur) if t in by else "–" for t in shown]
+        if rest:
+            other = sum((a for t, a in y.by_target if t not in shown), Decimal(0))
+            row.append(format_money(other, cur) if other else "–")
+        rows.append(tuple(row))
+    return cols, rows
+
+
+def _excluded(data: PortfolioReportInput) -> list[str]:
+    """What the figures do not include, in sentences a risk carrier can sign under."""
+    out = [
+        "Dependence between monitoring targets: the simulation draws each target independently (the pricing model "
+        "has no cross-target dependence), so a year that is bad at several targets at once is in the as-if years "
+        "of the record, not in the simulated curves.",
+    ]
+    if data.unrecorded_line_items:
+        out.append(
+            f"{format_number(data.unrecorded_line_items)} of the {format_number(data.line_items)} line items hold a "
+            "cover the historical record has no values for (heat, hourly rainfall): the as-if years leave those "
+            "covers out; the simulated figures include them."
+        )
+    if data.other_currency_policies:
+        out.append(
+            f"{format_number(data.other_currency_policies)} polic{'y' if data.other_currency_policies == 1 else 'ies'} "
+            f"in force in another currency than {data.currency}: counted, not in these figures."
+        )
+    out += [
+        "Policies bound, cancelled or expired after the book was read (as of "
+        f"{format_date(data.as_of)}): a later result of the book is a later version.",
+        "Line items whose risk period ended before that day, and payouts already made.",
+        "Expenses, reinsurance, investment income and the currency's movements: the figures are the covers' "
+        "payouts under their terms (each line item capped at its sum insured).",
+    ]
+    return out
+
+
+def _kpi_font(values: list[str], room_mm: float = 36.5, largest_pt: float = 12.0) -> float:
+    """The key figures' font size (pt): a book's amounts run to ₹1,194,240,000.00, wider than
+    a key-figure box at the other documents' 12 pt."""
+    widest = max(text_width_em(v, bold=True) for v in values)
+    return round(min(largest_pt, room_mm / (widest * _PT_TO_MM)), 1)
+
+
+def portfolio_report_html(data: PortfolioReportInput) -> str:
+    """The portfolio risk report as HTML (what ``render_portfolio_report`` lays out)."""
+    cur = data.currency
+    names = {t.key: t.name for t in data.by_target} | dict(data.target_names)
+    aep100 = next((p for p in data.aep if p.return_period == 100), None)
+    version = f"version {data.version}"
+    doc = _Doc(
+        kind="portfolio",
+        title=f"Portfolio risk report · {data.scope}",
+        ids=f"{'Whole book' if data.tenant_id is None else 'Tenant ' + data.tenant_id} · {version}",
+        footer=f"{data.issuer} · book {data.book_hash[:12]}… · issued {format_datetime(data.issued_at)}",
+        author=data.issuer,
+        issued_at=data.issued_at,
+    )
+    curve_cols = [_Col("Return period", 0), _Col("Probability a year", 0, True), _Col("Loss", 0, True),
+                  _Col("SE", 0, True), _Col("TVaR", 0, True), _Col("TVaR SE", 0, True)]
+    target_rows = sorted(data.by_target, key=lambda s: (-s.insured, s.key))
+    as_if_cols, as_if_rows = _as_if_table(data)
+    # The AEP and OEP tables share their column widths (fitted to both), so they read as one.
+    aep_rows, oep_rows = _curve_rows(data.aep, cur), _curve_rows(data.oep, cur)
+    fitted, font = _fit_columns(curve_cols, aep_rows + oep_rows, 7.8)
+    curves = {name: {"cols": fitted, "lines": _lines(rows) if rows else [], "font": font}
+              for name, rows in (("aep", aep_rows), ("oep", oep_rows))}
+    worst = data.as_if_years[0] if data.as_if_years else None
+    record = (f"{data.record_years} years of the record, {data.record_first_year}–{data.record_last_year}"
+              if data.record_years else "no years of the record")
+    return _html(
+        "portfolio_report.html",
+        doc,
+        d=data,
+        cur=cur,
+        elr=_ratio(data.expected_loss, data.premium),
+        cover_ratio=(f"premium {format_number(data.premium / data.expected_loss, 2)} × the expected loss"
+                     if data.expected_loss else "no expected loss"),
+        aep100=aep100,
+        worst=worst,
+        record=record,
+        kpi_font=_kpi_font([format_money(v, cur) for v in (data.insured, data.premium, data.expected_loss)]),
+        result_rows=[
+            ("Scope", data.scope, ""),
+            ("Version", str(data.version), f"computed {format_datetime(data.computed_at)}"),
+            ("As of", format_date(data.as_of), "in force, risk period not ended"),
+            ("Policies", format_number(data.policies), f"{format_number(data.line_items)} line items"),
+        ],
+        aep=curves["aep"],
+        oep=curves["oep"],
+        targets=_line_table([_Col("Monitoring target", 0), *(_Col(c, 0, True) for c in _SLICE_COLS)],
+                            _slice_rows(target_rows, data, short=True), 7.6),
+        target_ids=_id_lines([(s.name, s.key) for s in target_rows]),
+        months=_line_table([_Col("Risk month", 0), *(_Col(c, 0, True) for c in _SLICE_COLS)],
+                           _slice_rows(data.by_month, data), 7.6),
+        perils=_line_table([_Col("Peril", 0), *(_Col(c, 0, True) for c in _SLICE_COLS)],
+                           _slice_rows(data.by_peril, data), 7.6),
+        as_if=_line_table(as_if_cols, as_if_rows, 7.6),
+        excluded=_excluded(data),
+        charts={
+            "aep": _chart(charts.return_period_chart(data.aep, cur, "aep-curve", "Aggregate exceedance: the year's loss", height=215)) if data.aep else None,
+            "oep": _chart(charts.return_period_chart(data.oep, cur, "oep-curve", "Occurrence exceedance: the largest occurrence", height=215)) if data.oep else None,
+            "as_if": _chart(charts.as_if_years_chart(
+                data.as_if_years, names, cur, ("Simulated 1-in-100 AEP", aep100.loss) if aep100 else None,
+            )) if data.as_if_years else None,
+        },
+    )
+
+
+def render_portfolio_report(data: PortfolioReportInput) -> bytes:
+    """The book's risk for its risk carrier as PDF bytes."""
+    return _write_pdf(portfolio_report_html(data))

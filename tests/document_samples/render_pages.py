@@ -1,7 +1,8 @@
 """Every page of every document, rendered from the samples as PNG images for a person to look
 at (the closing notes and docs/documents.md show them): the fact sheet, the technical pricing
 report (the adjusted index in its burn table), the
-quote document, the policy schedule as issued and once cancelled, and the claim report.
+quote document, the policy schedule as issued and once cancelled, the claim report and the
+portfolio risk report.
 
     .venv/bin/python -m tests.document_samples.render_pages [OUT_DIR] [--dpi 50]
 
@@ -21,6 +22,7 @@ from reports import (
     render_claim_report,
     render_fact_sheet,
     render_policy_schedule,
+    render_portfolio_report,
     render_quote_document,
     render_technical_pricing_report,
 )
@@ -53,6 +55,7 @@ def documents() -> dict[str, bytes]:
         "policy-schedule": render_policy_schedule(schedule),
         "policy-schedule-cancelled": render_policy_schedule(cancelled),
         "claim-report": render_claim_report(samples.sample_claim_report_input()),
+        "portfolio-risk-report": render_portfolio_report(samples.sample_portfolio_report_input()),
     }
 
 

@@ -66,6 +66,7 @@ __all__ = [
     "rain_cover",
     "sample_fact_sheet_input",
     "sample_policy_schedule_input",
+    "sample_portfolio_report_input",
     "sample_quote_document_input",
     "sample_technical_pricing_report_input",
 ]
@@ -627,4 +628,47 @@ def sample_claim_report_input() -> ClaimReportInput:
         text=claim_text(spec, arithmetic, (start, end), CURRENCY, money=money),
         issued_at=dt.datetime.combine(end + dt.timedelta(days=2), dt.time(6), tzinfo=dt.UTC),
         data_set_description="IMD daily gridded rainfall, 0.25° grid: the cell holding the pin code's centroid",
+    )
+
+
+# The four demo pin codes' monitoring targets (their ids as the reference data names 0.25° cells).
+PORTFOLIO_TARGETS = {
+    "IN-G025-N12875-E77625": "Bengaluru GPO (pin code 560001), Karnataka",
+    "IN-G025-N18875-E72875": "Mumbai GPO (pin code 400001), Maharashtra",
+    "IN-G025-N28625-E77125": "New Delhi GPO (pin code 110001), Delhi",
+    "IN-G025-N13125-E80375": "Chennai GPO (pin code 600001), Tamil Nadu",
+}
+
+
+def sample_portfolio_result() -> dict:
+    """A stored portfolio result (the PortfolioView's JSON as models/db/portfolio.py stores it),
+    computed by the real engine (activities/pricing/portfolio.py simulate_book, 65,536 paths,
+    the service's seed) for a book like bench/portfolio.py --demo's: the four demo pin codes,
+    250 policies each of 10,000-200,000 INR a month for 2027 (fixed seed 27), the engine's
+    proposed covers, premium 15.4 % of the sum insured: 1,000 policies, 11,000 line items."""
+    import json
+    from pathlib import Path
+
+    return json.loads((Path(__file__).with_name("portfolio_result.json")).read_text(encoding="utf-8"))
+
+
+def sample_portfolio_report_input(tenant: bool = False):
+    """The portfolio risk report of the sample result: the whole book, or (``tenant``) one
+    tenant's book, version 3."""
+    from reports.inputs import portfolio_report_input
+
+    tenant_id = _uuid("tenant", "hebbal") if tenant else None
+    return portfolio_report_input(
+        sample_portfolio_result(),
+        report_id=_uuid("portfolio-risk-report", tenant_id or "all", 3),
+        scope=CUSTOMER.name if tenant else "Whole book",
+        tenant_id=tenant_id,
+        version=3,
+        book_hash="9c41d0e7a2b85f3364e1c0d9b7a4f2e6185c3d0a9b7e4f21c6d8a0b3e5f79d12",
+        as_of=dt.date(2026, 11, 26),
+        computed_at=dt.datetime(2026, 11, 26, 9, 12, 31, tzinfo=dt.UTC),
+        workflow_id=f"portfolio:{tenant_id or 'all'}:9c41d0e7a2b85f33",
+        issuer=INSURER.name,
+        issued_at=dt.datetime(2026, 11, 26, 9, 14, 5, tzinfo=dt.UTC),
+        target_names=PORTFOLIO_TARGETS,
     )

@@ -26,6 +26,7 @@ from reports.render import (
     _stylesheet,
     fact_sheet_html,
     policy_schedule_html,
+    portfolio_report_html,
     quote_document_html,
     technical_pricing_report_html,
 )
@@ -98,7 +99,8 @@ def test_no_value_is_cut(catalogue_report):
         assert "…" not in _body(text), (number, text)
 
 
-@pytest.mark.parametrize("document", ["fact sheet", "technical report", "quote document", "policy schedule", "claim report"])
+@pytest.mark.parametrize("document", ["fact sheet", "technical report", "quote document", "policy schedule", "claim report",
+                                      "portfolio report"])
 def test_no_document_runs_text_past_its_cells(document):
     html = {
         "fact sheet": lambda: fact_sheet_html(samples.sample_fact_sheet_input()),
@@ -106,6 +108,7 @@ def test_no_document_runs_text_past_its_cells(document):
         "quote document": lambda: quote_document_html(samples.sample_quote_document_input()),
         "policy schedule": lambda: policy_schedule_html(samples.sample_policy_schedule_input()),
         "claim report": lambda: claim_report_html(samples.sample_claim_report_input()),
+        "portfolio report": lambda: portfolio_report_html(samples.sample_portfolio_report_input()),
     }[document]()
     assert overflowing(html) == []
 
@@ -146,4 +149,4 @@ def test_the_page_images_script_renders_every_document(tmp_path):
     assert done.returncode == 0, done.stderr
     names = {p.name.rsplit("-", 1)[0] for p in tmp_path.glob("*.png")}
     assert names == {"fact-sheet", "technical-pricing-report", "quote-document", "policy-schedule",
-                     "policy-schedule-cancelled", "claim-report"}
+                     "policy-schedule-cancelled", "claim-report", "portfolio-risk-report"}

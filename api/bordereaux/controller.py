@@ -131,7 +131,7 @@ class BordereauxController(Controller):
         }
         if request.headers.get("if-none-match") == etag:
             return Response(content=b"", status_code=304, headers=headers)
-        return Response(content=content, media_type="text/csv; charset=utf-8", headers=headers)
+        return Response(content=content, media_type="text/csv", headers=headers)  # Litestar adds "; charset=utf-8"
 
     @get("/{month:str}/risk.csv", operation_id="downloadRiskBordereau", media_type="text/csv",
          summary="A month's risk (premium) bordereau: the policies bound in it (CSV, Lloyd's CRS v5 columns)",

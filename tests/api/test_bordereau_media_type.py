@@ -1,0 +1,12 @@
+"""A bordereau's Content-Type names its charset once (docs/bordereaux.md, "The files"): the
+download answered `text/csv; charset=utf-8; charset=utf-8`, the framework adding the charset
+the controller had already written into the media type."""
+
+from __future__ import annotations
+
+
+async def test_a_bordereau_names_its_charset_once(operations_staff):
+    for kind in ("risk", "claims"):
+        response = await operations_staff.get(f"/internal/bordereaux/2021-03/{kind}.csv")
+        assert response.status_code == 200, response.text
+        assert response.headers["content-type"] == "text/csv; charset=utf-8"

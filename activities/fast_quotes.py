@@ -5,7 +5,8 @@ and the completion only applies to a quote still in its job.
 
 The pricing activity marks the quote `running` when it starts (so `running` means the pricing
 has begun, not merely that it is scheduled), then prices the quote's package (activities/
-packages.py: read from the package-price cache, or simulated, heartbeating its progress) and
+packages.py: read from the package-price cache, or simulated, heartbeating its progress),
+takes its capital from the book as a tenant quote's (activities/book_capital.py) and
 writes each cover's part of the package's premium into its line items. It
 is a sync activity the pricing worker runs in its process pool, like a coverage's
 `simulate_coverage`: the Monte Carlo uses the pool's processes and the activity slots they
@@ -26,6 +27,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.document_inputs import snapshot_facts
+from activities.book_capital import against_book
 from activities.packages import priced_or_cached, scaled_report
 from activities.pricing_runs import _Progress
 from models.clock import utcnow
@@ -73,7 +75,7 @@ def price_fast_quote(job: FastQuoteJob) -> FastQuotePricing:
         monitoring_target_id=job.monitoring_target_id, line_items=items, simulations=job.simulations, seed=job.seed
     )
     try:
-        price = priced_or_cached(request, progress)
+        price = against_book(priced_or_cached(request, progress), job.monitoring_target_id, items)
         priced = priced_line_items(items, price)
     except QuoteError as err:
         raise ApplicationError(str(err), type="NotAPackage", non_retryable=True) from None

@@ -47,6 +47,8 @@ _MONEY = {
     "standardDeviation", "var99", "tvar99", "var995", "tvar995", "totalSumInsured", "low", "high",
     "adjustedExpectedLoss", "uncertaintyLoad", "capital", "capitalLoad", "technicalPremium", "expenses",
     "minimumPremium", "grossPremium", "coTvar", "standAloneCapital", "cap",
+    # the quote's capital from the book (activities/book_capital.py)
+    "packageCapital", "capitalStandardError", "marginalCapital",
 }
 
 
@@ -131,7 +133,8 @@ def package_price_of(
     return PackagePrice(key=key, model_version=priced.model_version, covers=parts, report=_report(priced, snapshots))
 
 
-def _premium(p) -> dict:
+def premium_figures(p) -> dict:
+    """A premium breakdown as the report shows it (money per unit of S)."""
     return {
         "adjustedExpectedLoss": p.adjusted_expected_loss,
         "uncertaintyLoad": p.uncertainty_load,
@@ -162,7 +165,7 @@ def _report(p, snapshots: list[CoverSnapshot]) -> dict:
         "var995": t.var_995,
         "tvar995": t.tvar_995,
         "capitalMeasure": f"TVaR{p.capital_level * 100:g}",
-        "premium": {**_premium(p.premium), "method": p.premium.method},
+        "premium": {**premium_figures(p.premium), "method": p.premium.method},
         "lossRatio": round(p.loss_ratio, 6),
         "covers": [
             {
@@ -176,7 +179,7 @@ def _report(p, snapshots: list[CoverSnapshot]) -> dict:
                 "var99": f.var_99,
                 "coTvar": f.co_tvar,
                 "standAloneCapital": f.stand_alone_capital,
-                **_premium(f.premium),
+                **premium_figures(f.premium),
             }
             for c, f in zip(snapshots, p.covers)
         ],

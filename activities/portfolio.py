@@ -12,10 +12,11 @@ import time
 from decimal import ROUND_HALF_EVEN, Decimal
 
 import msgspec
+import numpy as np
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.site_models import site_model
+from activities.book import book_targets
 from models.db import portfolio as portfolio_db
 from models.db.core import run_sync
 from models.domain.money import Money, from_minor, minor_units
@@ -29,50 +30,6 @@ DEPENDENCE = (
     "the record's spatial correlation)"
 )
 OCCURRENCE = "the largest loss of one monitoring target in one risk month (its line items starting in that month) on a path"
-
-
-def split_minor(total: int, weights: list[Decimal]) -> list[int]:
-    """`total` split pro rata to `weights` in whole minor units, adding up to it exactly
-    (largest remainder; equal parts when every weight is zero)."""
-    if not weights:
-        return []
-    s = sum(weights)
-    if s <= 0:
-        weights, s = [Decimal(1)] * len(weights), Decimal(len(weights))
-    exact = [Decimal(total) * w / s for w in weights]
-    parts = [int(e) for e in exact]
-    order = sorted(range(len(weights)), key=lambda i: (-(exact[i] - parts[i]), i))
-    for i in order[: total - sum(parts)]:
-        parts[i] += 1
-    return parts
-
-
-def book_targets(book: portfolio_db.BookRows, model_version: str | None = None):
-    """The engine's form of the book: per target its site model and line items."""
-    from activities.pricing.portfolio import BookLineItem, BookTarget
-    from activities.pricing.terms import CoverTerms
-
-    made: dict[int, tuple] = {}  # id(snapshots) -> (snapshots, CoverTerms tuple): shared snapshots give shared terms
-    splits: dict[tuple, tuple[int, ...]] = {}
-
-    def line_item(row: portfolio_db.BookLine) -> BookLineItem:
-        kept = made.get(id(row.covers))
-        if kept is None or kept[0] is not row.covers:
-            kept = made[id(row.covers)] = (
-                row.covers, tuple(CoverTerms.of(c.terms, cover_id=str(c.coverage_id)) for c in row.covers))
-        split_key = (id(row.covers), row.premium_minor)
-        split = splits.get(split_key)
-        if split is None:
-            split = splits[split_key] = tuple(split_minor(row.premium_minor, [c.gross_premium_pct for c in row.covers]))
-        return BookLineItem(
-            policy_id=str(row.policy_id), covers=kept[1], quantity=row.quantity, cap_minor=row.sum_insured_minor,
-            premium_minor=row.premium_minor, period_start=row.period_start, cover_premium_minor=split,
-        )
-
-    return [
-        BookTarget(target_id, site_model(book.sites[target_id], model_version), tuple(line_item(r) for r in rows))
-        for target_id, rows in book.items.items()
-    ]
 
 
 def _camel(body: dict) -> dict:
@@ -155,15 +112,28 @@ def empty_view(book: portfolio_db.BookRows) -> dict:
 
 def compute(job: PortfolioJob) -> tuple[portfolio_db.BookRows, dict]:
     """Read and simulate the book (no write): the bench and the activity."""
+    book, view, _ = compute_with_paths(job)
+    return book, view
+
+
+def compute_with_paths(job: PortfolioJob) -> tuple[portfolio_db.BookRows, dict, dict[str, bytes] | None]:
+    """:func:`compute`, and for the whole book its loss per path by target (float32 bytes,
+    little-endian: what a quote's capital is computed against; docs/portfolio.md, "Capital
+    from the book"); {} for an empty whole book, None for a tenant's."""
     from activities.pricing.portfolio import PORTFOLIO_PATHS, simulate_book
 
+    whole = job.tenant_id is None
     as_of = dt.date.fromisoformat(job.as_of)
     book = run_sync(lambda: portfolio_db.read_book(job.tenant_id, as_of, job.currency))
     if not book.items:
-        return book, empty_view(book)
+        return book, empty_view(book), {} if whole else None
     targets = book_targets(book)
-    risk = simulate_book(targets, book.currency, n=job.paths or PORTFOLIO_PATHS, seed=job.seed)
-    return book, result_view(risk, book)
+    risk = simulate_book(targets, book.currency, n=job.paths or PORTFOLIO_PATHS, seed=job.seed,
+                         keep_target_paths=whole)
+    paths = None
+    if whole:
+        paths = {t: np.asarray(v, dtype="<f4").tobytes() for t, v in risk.target_paths.items()}
+    return book, result_view(risk, book), paths
 
 
 @activity.defn
@@ -172,11 +142,12 @@ def compute_portfolio(job: PortfolioJob) -> PortfolioComputed:
     the same run stores nothing twice (models/db/portfolio.py store_result)."""
     started = time.perf_counter()
     try:
-        book, view = compute(job)
+        book, view, paths = compute_with_paths(job)
     except ValueError as err:  # a book the engine cannot simulate: retrying would not help
         raise ApplicationError(str(err), type="PortfolioNotSimulable", non_retryable=True) from None
     scope = portfolio_db.scope_of(job.tenant_id)
-    version, _ = run_sync(lambda: portfolio_db.store_result(scope, book.book_hash, book.as_of, view, job.workflow_id))
+    version, _ = run_sync(lambda: portfolio_db.store_result(scope, book.book_hash, book.as_of, view, job.workflow_id,
+                                                            paths, view["simulation"]["paths"]))
     seconds = time.perf_counter() - started
     activity.logger.info("portfolio %s v%d: %d policies, %d line items, %.1f s", scope, version, book.policies,
                          view["lineItems"], seconds)

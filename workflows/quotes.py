@@ -20,8 +20,10 @@ worker took replays on the old path: docs/workflow-versioning.md): before the qu
 its package (its covers in their line items, each capped at its sum insured) is priced as one
 (models/domain/packages.py): `find_package_price`, a local activity, reads a package priced
 before; a package never priced is priced by `price_package` on the pricing queue (customer
-priority). Each cover then carries its part of the package's premium, and the quote is
-written with the package's totals. A package that cannot be priced leaves the quote
+priority). Its capital is then taken from the book (`price_against_book` on the pricing
+queue, patch `quote-book-capital`: activities/book_capital.py, docs/portfolio.md), as the
+fast quote's pricing does. Each cover then carries its part of the package's premium, and the
+quote is written with the package's totals. A package that cannot be priced leaves the quote
 NOT_CREATED (the `created` update fails: 503, retry).
 
 Fast quotes (internal surface, draft kind FAST): before the lifecycle above, the run carries
@@ -62,6 +64,7 @@ with workflow.unsafe.imports_passed_through():
         render_fast_quote_document,
         set_fast_quote_status,
     )
+    from activities.book_capital import price_against_book
     from activities.packages import find_package_price, price_package
     from activities.policies import convert_quote
     from activities.quotes import (
@@ -85,6 +88,7 @@ with workflow.unsafe.imports_passed_through():
         QUOTE_WORKFLOW,
         REJECT_UPDATE,
         STATUS_QUERY,
+        BookPricingInput,
         ConvertQuoteInput,
         FastQuoteCompletion,
         FastQuoteDocumentInput,
@@ -130,6 +134,9 @@ DOCUMENT_TIMEOUT = dt.timedelta(minutes=2)
 PATCH_QUOTE_DOCUMENT_FIRST = "fast-quote-document-priority"
 # A tenant quote's package is priced as one before the quote is written (issue 26).
 PATCH_QUOTE_PACKAGE_PRICED = "quote-package-priced"
+# A tenant quote's capital is its share of the book's tail (issue 27): one more activity after
+# the package's price, on the pricing queue.
+PATCH_QUOTE_BOOK_CAPITAL = "quote-book-capital"
 # A tenant quote whose package could not be priced is not written (503, retry).
 PACKAGE_NOT_PRICED = "PackageNotPriced"
 # A fast quote can be rejected while its job is pending, queued or running (issue 29): the
@@ -232,6 +239,17 @@ class QuoteWorkflow:
                     # A customer waits on it: ahead of catalogue pricing on the pricing queue.
                     priority=CUSTOMER_DOCUMENT,
                     summary="joint pricing of the quote's package",
+                )
+            if workflow.patched(PATCH_QUOTE_BOOK_CAPITAL):
+                price = await workflow.execute_activity(
+                    price_against_book,
+                    BookPricingInput(monitoring_target_id=draft.monitoring_target_id, line_items=draft.line_items,
+                                     price=price),
+                    task_queue=task_queue(workflow.info().task_queue, "pricing"),
+                    start_to_close_timeout=PRICING_TIMEOUT,
+                    retry_policy=PRICING_RETRY,
+                    priority=CUSTOMER_DOCUMENT,
+                    summary="the package's capital from the book",
                 )
         except LOCAL_ACTIVITY_FAILED as err:
             cause = getattr(err, "cause", None)

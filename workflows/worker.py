@@ -60,6 +60,7 @@ from activities.fast_quotes import (
     render_fast_quote_document,
     set_fast_quote_status,
 )
+from activities.book_capital import price_against_book
 from activities.packages import find_package_price, price_package
 from activities.partners import save_business_partner
 from activities.policies import (
@@ -182,6 +183,7 @@ LIFECYCLE_ACTIVITIES = [
 PRICING_ACTIVITIES = [
     price_fast_quote,  # sync: marks the quote running, simulates in the pool's process
     price_package,  # sync: a tenant quote's package never priced before
+    price_against_book,  # sync: a tenant quote's capital from the book (activities/book_capital.py)
     price_stay_nights,
     simulate_coverage,
     simulate_coverages,
@@ -436,6 +438,7 @@ async def ensure_schedules(client: Client, settings: Settings) -> None:
         NoticeSweepInput,
     )
     from models.temporal.bordereaux import BORDEREAUX_SCHEDULE_ID, BORDEREAUX_WORKFLOW, BordereauxInput
+    from models.temporal.portfolio import PORTFOLIO_SCHEDULE_ID, PORTFOLIO_WORKFLOW, PortfolioInput
     from models.temporal.webhooks import DISPATCH_SCHEDULE_ID, WEBHOOK_DISPATCH_WORKFLOW, DispatchInput
 
     hooks = task_queue(settings.task_queue, "webhooks")
@@ -465,6 +468,15 @@ async def ensure_schedules(client: Client, settings: Settings) -> None:
             spec=ScheduleSpec(calendars=[ScheduleCalendarSpec(
                 day_of_month=[ScheduleRange(1)], hour=[ScheduleRange(6)], minute=[ScheduleRange(0)],
             )]),
+            policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP),
+        ),
+        # The whole book's risk, daily: the losses per path a quote's capital is taken against.
+        PORTFOLIO_SCHEDULE_ID: Schedule(
+            action=ScheduleActionStartWorkflow(
+                PORTFOLIO_WORKFLOW, PortfolioInput(currency=settings.catalogue_currency), id="portfolio-daily",
+                task_queue=task_queue(settings.task_queue, "pricing"),
+            ),
+            spec=ScheduleSpec(calendars=[ScheduleCalendarSpec(hour=[ScheduleRange(0)], minute=[ScheduleRange(30)])]),
             policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP),
         ),
     }

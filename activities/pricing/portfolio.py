@@ -144,6 +144,8 @@ class BookRisk:
     model_version: str
     data_hash: tuple[str, ...]
     aggregate: np.ndarray | None = field(default=None, repr=False)  # A per path (kept for callers)
+    # each target's A_t per path (kept for a quote's capital against the book: docs/portfolio.md)
+    target_paths: dict[str, np.ndarray] | None = field(default=None, repr=False)
 
 
 def target_seed(seed: int, target_id: str) -> int:
@@ -297,6 +299,7 @@ def simulate_book(
     keep_paths: bool = False,
     as_if: bool = True,
     record=projected_record,
+    keep_target_paths: bool = False,
 ) -> BookRisk:
     """The book's risk (module docstring). Targets without line items are ignored; money
     of line items in minor units of `currency`; the result's floats in its major units."""
@@ -304,6 +307,7 @@ def simulate_book(
     aggregate = occurrence = None
     n_eff = 0
     by_target: list[Total] = []
+    kept_targets: dict[str, np.ndarray] = {}
     month_paths: dict[str, np.ndarray] = {}
     peril_paths: dict[str, np.ndarray] = {}
     for target in sorted(targets, key=lambda t: t.target_id):
@@ -311,6 +315,8 @@ def simulate_book(
         if aggregate is None:
             aggregate, occurrence = np.zeros(n_eff), np.zeros(n_eff)
         aggregate += paths.aggregate
+        if keep_target_paths:
+            kept_targets[target.target_id] = paths.aggregate
         for month, loss in paths.months.items():
             np.maximum(occurrence, loss, out=occurrence)
             if month in month_paths:
@@ -389,6 +395,7 @@ def simulate_book(
         model_version=targets[0].model.model_version,
         data_hash=tuple(sorted({t.model.data_hash for t in targets})),
         aggregate=aggregate if keep_paths else None,
+        target_paths=kept_targets if keep_target_paths else None,
     )
 
 
@@ -554,16 +561,40 @@ def quote_capital(
     targets as the book's run simulates them (independent of the quote's)."""
     if not quote.line_items:
         raise ValueError("the quote has no line items")
-    b = None
+    others = None
     for target in sorted(book, key=lambda t: t.target_id):
         if target.target_id == quote.target_id or not target.line_items:
             continue
-        paths, n_eff = simulate_target(target, n, seed, method, batches, currency)
-        b = paths.aggregate if b is None else b + paths.aggregate
+        paths, _ = simulate_target(target, n, seed, method, batches, currency)
+        others = paths.aggregate if others is None else others + paths.aggregate
     here = next((t for t in book if t.target_id == quote.target_id), None)
-    mine = here.line_items if here is not None else ()
-    (at_book, at_quote), n_eff = simulate_target_parts(quote.model, quote.target_id, [mine, quote.line_items], n,
+    return capital_against(others, here.line_items if here is not None else (), quote, level, capital_cost_rate,
+                           currency, n, seed, method, batches)
+
+
+def capital_against(
+    others: np.ndarray | None,
+    here: Sequence[BookLineItem],
+    quote: BookTarget,
+    level: float = 0.99,
+    capital_cost_rate: float = 0.06,
+    currency: str = "INR",
+    n: int = PORTFOLIO_PATHS,
+    seed: int = 0,
+    method: str = DEFAULT_METHOD,
+    batches: int = DEFAULT_BATCHES,
+) -> QuoteCapital:
+    """:func:`quote_capital` with the book's other targets already simulated: ``others`` is
+    their aggregate loss per path (None: the book has nothing elsewhere), as the portfolio run
+    stored it (its paths, seed, method and batches, which these must be); ``here`` the book's
+    line items at the quote's target, simulated with the quote's on the same paths."""
+    if not quote.line_items:
+        raise ValueError("the quote has no line items")
+    (at_book, at_quote), n_eff = simulate_target_parts(quote.model, quote.target_id, [here, quote.line_items], n,
                                                        seed, method, batches, currency)
+    if others is not None and others.shape != at_book.aggregate.shape:
+        raise ValueError(f"the book's stored paths ({others.size}) are not the quote's ({n_eff})")
+    b = others
     b = at_book.aggregate if b is None else b + at_book.aggregate
     q = at_quote.aggregate
     total = b + q

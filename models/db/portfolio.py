@@ -22,7 +22,7 @@ import msgspec
 
 from models.clock import utcnow
 from models.db.core import write_transaction
-from models.db.tables import LineItem, MonitoringTarget, Policy, PortfolioResult, Quote
+from models.db.tables import LineItem, MonitoringTarget, Policy, PortfolioPaths, PortfolioResult, Quote
 from models.domain.quotes import CoverSnapshot
 from models.domain.statuses import PolicyStatus
 from models.domain.terms import SiteRef
@@ -90,18 +90,24 @@ def _chunks(values: list) -> list[list]:
     return [values[i : i + CHUNK] for i in range(0, len(values), CHUNK)]
 
 
-async def read_book(tenant_id: uuid.UUID | str | None, as_of: dt.date, currency: str = "INR") -> BookRows:
+async def read_book(
+    tenant_id: uuid.UUID | str | None, as_of: dt.date, currency: str = "INR", target_id: str | None = None
+) -> BookRows:
     """The scope's book (module docstring), in the book's `currency`; a policy in another
-    currency is counted, not read."""
+    currency is counted, not read. `target_id`: only the line items at that monitoring target
+    (a quote's capital against the book); the hash and counts are still the whole scope's."""
     policies = await _in_force(tenant_id)
     book_hash = hash_of(policies, as_of)
     mine = [p for p in policies if p["currency"] == currency]
     quote_ids = [p["quote_id"] for p in mine]
     target_of_quote: dict = {}
     for part in _chunks(quote_ids):
-        for row in await Quote.select(Quote.id, Quote.monitoring_target_id).where(Quote.id.is_in(part)):
+        query = Quote.select(Quote.id, Quote.monitoring_target_id).where(Quote.id.is_in(part))
+        if target_id is not None:
+            query = query.where(Quote.monitoring_target_id == target_id)
+        for row in await query:
             target_of_quote[row["id"]] = row["monitoring_target_id"]
-    target_of_policy = {p["id"]: target_of_quote.get(p["quote_id"]) for p in mine}
+    target_of_policy = {p["id"]: target_of_quote[p["quote_id"]] for p in mine if p["quote_id"] in target_of_quote}
     items: dict[str, list[BookLine]] = {}
     decoded: dict = {}  # the covers' JSON -> one tuple of snapshots (the same coverages recur across the book)
     covers_type = list[CoverSnapshot]
@@ -133,9 +139,15 @@ async def read_book(tenant_id: uuid.UUID | str | None, as_of: dt.date, currency:
                     {k: v for k, v in sorted(ordered.items()) if k in sites}, sites)
 
 
-async def store_result(scope: str, book_hash: str, as_of: dt.date, result: dict, workflow_id: str) -> tuple[int, dt.datetime]:
+async def store_result(
+    scope: str, book_hash: str, as_of: dt.date, result: dict, workflow_id: str,
+    target_paths: dict[str, bytes] | None = None, paths: int = 0,
+) -> tuple[int, dt.datetime]:
     """Write a run's result as the scope's next version; a retried activity of the same run
-    (same workflow id and book) finds its row and writes nothing. (version, computed at)."""
+    (same workflow id and book) finds its row and writes nothing. (version, computed at).
+    `target_paths`: the run's loss per path by target (float32 bytes, `paths` each), written
+    in the same transaction; the scope's older versions' paths are dropped (only the latest
+    prices quotes)."""
     async with write_transaction():
         same = await PortfolioResult.select(PortfolioResult.version, PortfolioResult.computed_at).where(
             (PortfolioResult.scope == scope) & (PortfolioResult.workflow_id == workflow_id)
@@ -151,6 +163,14 @@ async def store_result(scope: str, book_hash: str, as_of: dt.date, result: dict,
             id=f"{scope}:{version}", scope=scope, version=version, book_hash=book_hash, as_of=as_of,
             result=json.dumps(result, sort_keys=True), workflow_id=workflow_id, computed_at=now,
         ))
+        if target_paths is not None:
+            await PortfolioPaths.delete().where(PortfolioPaths.scope == scope)
+            if target_paths:
+                await PortfolioPaths.insert(*[
+                    PortfolioPaths(id=f"{scope}:{version}:{target}", scope=scope, version=version,
+                                   monitoring_target_id=target, paths=paths, losses=losses)
+                    for target, losses in sorted(target_paths.items())
+                ])
         return version, now
 
 
@@ -161,3 +181,38 @@ async def latest_result(scope: str) -> dict | None:
     if row is None:
         return None
     return {**row, "result": json.loads(row["result"])}
+
+
+@dataclass(frozen=True)
+class StoredBook:
+    """The latest whole-book run as a quote's capital reads it (docs/portfolio.md)."""
+
+    version: int
+    book_hash: str
+    as_of: dt.date
+    simulation: dict  # the result's `simulation`: paths, batches, seed, method, modelVersion
+    targets: tuple[str, ...]  # the monitoring targets whose losses per path it kept
+
+
+async def stored_book(scope: str = ALL) -> StoredBook | None:
+    """The scope's latest result, when it kept its losses per path; None when it has none (no
+    run yet, an empty book, or a result from before paths were kept)."""
+    row = await PortfolioResult.select(
+        PortfolioResult.version, PortfolioResult.book_hash, PortfolioResult.as_of, PortfolioResult.result
+    ).where(PortfolioResult.scope == scope).order_by(PortfolioResult.version, ascending=False).first()
+    if row is None:
+        return None
+    kept = await PortfolioPaths.select(PortfolioPaths.monitoring_target_id).where(
+        (PortfolioPaths.scope == scope) & (PortfolioPaths.version == row["version"]))
+    if not kept:
+        return None
+    as_of = row["as_of"] if isinstance(row["as_of"], dt.date) else dt.date.fromisoformat(str(row["as_of"]))
+    return StoredBook(row["version"], row["book_hash"], as_of, json.loads(row["result"])["simulation"],
+                      tuple(sorted(r["monitoring_target_id"] for r in kept)))
+
+
+async def stored_losses(version: int, scope: str = ALL) -> dict[str, bytes]:
+    """The losses per path (float32 bytes) by monitoring target that version kept ({} when gone)."""
+    rows = await PortfolioPaths.select(PortfolioPaths.monitoring_target_id, PortfolioPaths.losses).where(
+        (PortfolioPaths.scope == scope) & (PortfolioPaths.version == version))
+    return {r["monitoring_target_id"]: bytes(r["losses"]) for r in rows}

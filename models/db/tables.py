@@ -642,3 +642,16 @@ class PortfolioResult(Table, tablename="portfolio_result"):
     result = Text()  # the PortfolioView's figures, JSON
     workflow_id = Varchar(length=200)
     computed_at = Timestamptz()
+
+
+class PortfolioPaths(Table, tablename="portfolio_paths"):
+    """A whole-book run's loss per path at one monitoring target (docs/portfolio.md, "Capital
+    from the book"): a quote's capital is its share of the book's tail on these paths. Kept for
+    the latest version of the whole book only, written in the transaction of its result."""
+
+    id = Varchar(length=120, primary_key=True)  # <scope>:<version>:<target>
+    scope = Varchar(length=40, index=True)
+    version = Integer()
+    monitoring_target_id = Varchar(length=40)
+    paths = Integer()  # how many: the run's
+    losses = Bytea()  # float32 little-endian, one per path (money, major units)

@@ -7,6 +7,10 @@ import msgspec
 
 PORTFOLIO_WORKFLOW = "PortfolioWorkflow"
 PORTFOLIO_SEED = 20261126  # one seed for every run: the same book gives the same figures
+# The whole book computed every day at 00:30 UTC (a new day is a new book: line items leave as
+# their periods end), so a quote's capital from the book is at most a day old
+# (activities/book_capital.py); operations' GET /internal/portfolio refreshes it at once.
+PORTFOLIO_SCHEDULE_ID = "portfolio-daily"
 
 
 def portfolio_workflow_id(scope: str, book_hash: str) -> str:

@@ -83,6 +83,15 @@ class FastQuoteDocumentInput(msgspec.Struct, frozen=True):
 # --- packages: the price of a quote's covers as one (models/domain/packages.py) ---------------
 
 
+class BookPricingInput(msgspec.Struct, frozen=True):
+    """A priced package (per unit of S) and the quote's line items, for its capital from the
+    book (activities/book_capital.py)."""
+
+    monitoring_target_id: str
+    line_items: list[LineItemDraft]
+    price: PackagePrice
+
+
 class PackagePricingInput(msgspec.Struct, frozen=True):
     """A package to price: a quote's line items (covers frozen at quote time, one sum insured),
     on the target's model, with `simulations` paths and `seed`."""

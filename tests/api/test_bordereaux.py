@@ -296,6 +296,7 @@ async def test_the_schedule_produces_the_month_just_ended(book, service, tempora
     workflow with no month: it produces the month before its start."""
     from models.temporal.bordereaux import BORDEREAUX_SCHEDULE_ID, BORDEREAUX_WORKFLOW, BordereauxProduced
     from models.temporal.observations import INGEST_SCHEDULE_ID, NOTICE_SWEEP_SCHEDULE_ID
+    from models.temporal.portfolio import PORTFOLIO_SCHEDULE_ID
     from models.temporal.webhooks import DISPATCH_SCHEDULE_ID
     from workflows.worker import ensure_schedules
 
@@ -321,7 +322,8 @@ async def test_the_schedule_produces_the_month_just_ended(book, service, tempora
         assert produced.month == just_ended
         assert await Bordereau.exists().where(Bordereau.id == f"{just_ended}:risk:all")
     finally:
-        for schedule_id in (BORDEREAUX_SCHEDULE_ID, NOTICE_SWEEP_SCHEDULE_ID, DISPATCH_SCHEDULE_ID, INGEST_SCHEDULE_ID):
+        for schedule_id in (BORDEREAUX_SCHEDULE_ID, NOTICE_SWEEP_SCHEDULE_ID, DISPATCH_SCHEDULE_ID, INGEST_SCHEDULE_ID,
+                            PORTFOLIO_SCHEDULE_ID):
             try:
                 await client.get_schedule_handle(schedule_id).delete()
             except RPCError:

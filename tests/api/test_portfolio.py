@@ -15,9 +15,11 @@ import datetime as dt
 import uuid
 from decimal import Decimal
 
+import pytest
+
 from models.clock import utcnow
 from models.db.core import insert_rows
-from models.db.tables import LineItem, MonitoringTarget, Policy, Quote
+from models.db.tables import LineItem, MonitoringTarget, Policy, PortfolioPaths, Quote
 from models.domain.index_catalog import BY_CODE
 from tests.conftest import assert_problem
 
@@ -88,6 +90,15 @@ async def _computed(client, params=None, want_version: int | None = None) -> dic
 
 def money(amount: str) -> dict:
     return {"amount": Decimal(amount), "currency": "INR"}
+
+
+@pytest.fixture(scope="module", autouse=True)
+async def whole_book_paths_removed_after():
+    """A whole-book run keeps its losses per path, against which later quotes take their
+    capital (docs/portfolio.md): removed when the module ends, so the rest of the suite prices
+    as before."""
+    yield
+    await PortfolioPaths.delete(force=True)
 
 
 async def test_the_books_risk_over_http(make_tenant, operations_staff):

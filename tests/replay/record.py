@@ -354,6 +354,19 @@ async def dev_scenarios(only: set[str] | None) -> dict[str, object]:
                         QuoteWorkflow.created, start_workflow_operation=quote_start(draft, queue, package=True)
                     )
                     histories[name] = await _history(client, quote_workflow_id(draft.tenant_id, draft.id))
+            if wanted("quote-book-capital"):
+                # Issue 27 (`quote-book-capital`): a tenant quote priced after a whole-book run
+                # kept its paths (a policy in force, its run), its package's capital then taken
+                # from the book by `price_against_book` on the pricing queue.
+                draft, _ = await start_quote(start, 3)
+                policy = await convert(client, draft, queue)
+                await policy.execute_update(PolicyWorkflow.activate)
+                await portfolio_run(client, queue)
+                draft = quote_draft(tenant_id, start, 3, today)
+                await client.execute_update_with_start_workflow(
+                    QuoteWorkflow.created, start_workflow_operation=quote_start(draft, queue, package=True)
+                )
+                histories["quote-book-capital"] = await _history(client, quote_workflow_id(draft.tenant_id, draft.id))
             if wanted("business-partner"):
                 partner_id = uuid.uuid4()
                 partner = NewBusinessPartner(

@@ -525,3 +525,33 @@ async def claim_report_input(tenant_id: str, event_id: uuid.UUID):
         path=path, arithmetic=tuple(labels), text=claim_text(spec, a, (cover.start, cover.end), row["currency"], money=money),
         issued_at=dt.datetime.now(dt.timezone.utc),
     )
+
+
+async def portfolio_report_data(scope: str, version: int, report_id: uuid.UUID, issuer: str):
+    """A stored portfolio result (models/db/portfolio.py) as the portfolio risk report's input,
+    with the tenant's and the targets' names; None when the scope has no such version."""
+    from models.db import portfolio_reports as reports_db
+    from models.db.portfolio import ALL
+    from reports.inputs import portfolio_report_input
+
+    row = await reports_db.result_of(scope, version)
+    if row is None:
+        return None
+    result = row["result"]
+    targets = [t["monitoringTargetId"] for t in result["byTarget"]]
+    targets += [t["monitoringTargetId"] for y in result["asIfYears"] for t in y["byTarget"]]
+    tenant = None if scope == ALL else scope
+    as_of, computed_at = row["as_of"], row["computed_at"]
+    if isinstance(as_of, str):
+        as_of = dt.date.fromisoformat(as_of)
+    if isinstance(computed_at, str):
+        computed_at = dt.datetime.fromisoformat(computed_at)
+    if computed_at.tzinfo is None:  # SQLite gives the stored UTC time back naive
+        computed_at = computed_at.replace(tzinfo=dt.timezone.utc)
+    return portfolio_report_input(
+        result, report_id=str(report_id),
+        scope="Whole book" if tenant is None else (await reports_db.tenant_name(tenant)) or tenant,
+        tenant_id=tenant, version=row["version"], book_hash=row["book_hash"], as_of=as_of, computed_at=computed_at,
+        workflow_id=row["workflow_id"], issuer=issuer, issued_at=dt.datetime.now(dt.timezone.utc),
+        target_names=await reports_db.target_names(targets),
+    )

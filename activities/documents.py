@@ -10,16 +10,19 @@ import uuid
 
 import msgspec
 from temporalio import activity
+from temporalio.exceptions import ApplicationError
 
 from activities.document_inputs import (
     claim_report_input,
     coverage_cover_facts,
     fact_sheet_input,
     policy_schedule_input,
+    portfolio_report_data,
     technical_report_input,
 )
 from models.db import catalogue as catalogue_db
 from models.db import policies as policies_db
+from models.db import portfolio_reports
 from models.db import pricing as pricing_db
 from models.db import quotes as quotes_db
 from models.db.files import file_id_for, file_meta, schedule_file_id, store_file
@@ -33,6 +36,7 @@ from models.domain.index_catalog import BY_ID
 from models.domain.statuses import PolicyStatus, PricingRunStatus
 from models.settings import load_settings
 from models.temporal.catalogue_batches import BatchDocuments, RenderDocumentsBatch
+from models.temporal.portfolio import PortfolioReportRequest
 from models.temporal.settlement import ClaimReportRequest
 
 PDF = "application/pdf"
@@ -151,4 +155,23 @@ async def render_claim_report(request: ClaimReportRequest) -> uuid.UUID:
         data = await claim_report_input(request.tenant_id, request.event_id)
         pdf = await asyncio.to_thread(render, data)
         await store_file(file_id, request.tenant_id, "claim-report", f"claim-report-{request.event_id}.pdf", PDF, pdf)
+    return file_id
+
+
+@activity.defn
+async def render_portfolio_report(request: PortfolioReportRequest) -> uuid.UUID:
+    """The portfolio risk report of one stored result (docs/documents.md), stored as the
+    owner's document (the tenant's; the whole book's as the platform tenant's, so no tenant
+    reads it through /internal/files); rendered once: a result never changes."""
+    from reports import render_portfolio_report as render
+
+    file_id = portfolio_reports.report_file_id(request.scope, request.version)
+    if await file_meta(file_id) is None:
+        data = await portfolio_report_data(request.scope, request.version, file_id, load_settings().risk_carrier)
+        if data is None:
+            raise ApplicationError(f"no portfolio result {request.version} of {request.scope}",
+                                   type="PortfolioResultMissing", non_retryable=True)
+        pdf = await asyncio.to_thread(render, data)
+        await store_file(file_id, request.owner_tenant_id, portfolio_reports.KIND,
+                         portfolio_reports.report_filename(request.scope, request.version), PDF, pdf)
     return file_id

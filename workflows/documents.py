@@ -6,6 +6,8 @@
 - `PolicyScheduleWorkflow`: the schedule of an activated policy (id
   `policy-schedule:<tenant>:<policy id>`), started by the policy workflow at activation and
   retried until it succeeds.
+- `ClaimReportWorkflow`, `PortfolioReportWorkflow`: a claim report, a portfolio risk report,
+  started by the API when first asked for.
 
 Rendering runs on the documents task queue (one document at a time; a customer's document
 goes first)."""
@@ -25,8 +27,10 @@ with workflow.unsafe.imports_passed_through():
         render_claim_report,
         render_coverage_documents,
         render_policy_schedule,
+        render_portfolio_report,
     )
     from models.temporal.policies import POLICY_SCHEDULE_WORKFLOW, PolicyScheduleInput
+    from models.temporal.portfolio import PORTFOLIO_REPORT_WORKFLOW, PortfolioReportRequest
     from models.temporal.pricing import COVERAGE_DOCUMENTS_WORKFLOW
     from models.temporal.queues import task_queue
     from models.temporal.settlement import CLAIM_REPORT_WORKFLOW, ClaimReportRequest
@@ -98,5 +102,25 @@ class ClaimReportWorkflow:
             start_to_close_timeout=RENDER_TIMEOUT,
             retry_policy=CLAIM_REPORT_RETRY,
             priority=CUSTOMER_DOCUMENT,
+        )
+        return str(file_id)
+
+
+@workflow.defn(name=PORTFOLIO_REPORT_WORKFLOW)
+class PortfolioReportWorkflow:
+    """The portfolio risk report of one stored result (`portfolio-report:<scope>:<version>`),
+    rendered when first asked for, ahead of catalogue documents; the API waits for it briefly
+    (docs/documents.md)."""
+
+    @workflow.run
+    async def run(self, request: PortfolioReportRequest) -> str:
+        file_id = await workflow.execute_activity(
+            render_portfolio_report,
+            request,
+            task_queue=documents_queue(),
+            start_to_close_timeout=RENDER_TIMEOUT,
+            retry_policy=CLAIM_REPORT_RETRY,
+            priority=CUSTOMER_DOCUMENT,
+            summary=f"Portfolio risk report · {request.scope} · version {request.version}",
         )
         return str(file_id)

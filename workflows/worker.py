@@ -53,6 +53,7 @@ from activities.documents import (
     render_claim_report,
     render_coverage_documents,
     render_policy_schedule,
+    render_portfolio_report,
 )
 from activities.fast_quotes import (
     complete_fast_quote,
@@ -103,7 +104,12 @@ from models.temporal.queues import QUEUE_SUFFIXES, task_queue
 from workflows.bordereaux import BordereauxWorkflow
 from workflows.catalogue import CatalogueWorkflow
 from workflows.catalogue_documents import CatalogueDocumentsWorkflow
-from workflows.documents import ClaimReportWorkflow, CoverageDocumentsWorkflow, PolicyScheduleWorkflow
+from workflows.documents import (
+    ClaimReportWorkflow,
+    CoverageDocumentsWorkflow,
+    PolicyScheduleWorkflow,
+    PortfolioReportWorkflow,
+)
 from workflows.partners import BusinessPartnerWorkflow
 from workflows.policies import PolicyWorkflow
 from workflows.portfolio import PortfolioWorkflow
@@ -135,6 +141,7 @@ WORKFLOWS = [
     ClaimReportWorkflow,
     BordereauxWorkflow,
     PortfolioWorkflow,
+    PortfolioReportWorkflow,
 ]
 LIFECYCLE_ACTIVITIES = [
     record_travel_coverages,
@@ -218,6 +225,7 @@ PRICING_DB_ACTIVITIES = [
 SETTLEMENT_ACTIVITIES = [settle_period]
 DOCUMENT_WORKFLOWS = [
     CoverageDocumentsWorkflow, CatalogueDocumentsWorkflow, PolicyScheduleWorkflow, ClaimReportWorkflow,
+    PortfolioReportWorkflow,  # the book's risk as a PDF for the risk carrier, rendered when first asked for
     BordereauxWorkflow,  # a month's bordereaux: database reads and CSV, off the lifecycle queue
 ]
 # Webhook delivery waits on receivers: its own queue, so a slow one never delays the rest.
@@ -229,6 +237,7 @@ DOCUMENT_ACTIVITIES = [
     render_policy_schedule,
     render_fast_quote_document,
     render_claim_report,
+    render_portfolio_report,
     produce_bordereaux,
 ]
 

@@ -6,7 +6,11 @@ client its own book. The figures are the last stored result of a `PortfolioWorkf
 the pricing queue; when the book has changed since (models/db/portfolio.py: the hash of its
 in-force policies and their statuses, as of today), a request starts a run for the book as it
 is and answers the last result as STALE, naming that run; before any result, 202 with
-Retry-After."""
+Retry-After.
+
+`GET /internal/portfolio/report.pdf`: the same book's last stored result as the portfolio risk
+report (docs/documents.md), rendered once per result by a `PortfolioReportWorkflow` on the
+documents queue when first asked for, then served as stored."""
 
 from __future__ import annotations
 
@@ -15,7 +19,7 @@ import uuid
 from typing import Annotated
 
 import msgspec
-from litestar import Controller, Response, get
+from litestar import Controller, Request, Response, get
 from litestar.di import NamedDependency, Provide
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import QueryParameter
@@ -26,20 +30,27 @@ from temporalio.service import RPCError
 from api.auth.roles import Caller, callers, is_staff
 from api.auth.tokens import Principal
 from api.deps import provide_temporal
+from api.documents.controller import file_response
+from api.documents.on_demand import rendered, still_rendering
 from api.openapi_docs import AUTHED, problems, tenant_header
 from api.problems import InvalidInput, NotFound, Unavailable
 from api.responses import DecimalNumberResponse
 from models.clock import utcnow
 from models.db import portfolio as portfolio_db
+from models.db import portfolio_reports
+from models.db.files import readable_file
 from models.db.tables import Tenant
 from models.settings import Settings
 from models.temporal.portfolio import (
+    PORTFOLIO_REPORT_WORKFLOW,
     PORTFOLIO_WORKFLOW,
     PortfolioInput,
+    PortfolioReportRequest,
+    portfolio_report_workflow_id,
     portfolio_workflow_id,
 )
 from models.temporal.queues import task_queue
-from models.wire.portfolio import PortfolioComputing, PortfolioView
+from models.wire.portfolio import PortfolioComputing, PortfolioReportRendering, PortfolioView
 
 RETRY_AFTER_SECONDS = 5
 
@@ -133,3 +144,44 @@ class PortfolioController(Controller):
             "computingWorkflowId": computing,
         }, PortfolioView)
         return DecimalNumberResponse(view, status_code=200)
+
+    @get("/report.pdf", operation_id="getPortfolioRiskReport", media_type="application/pdf",
+         summary="The book's risk as a PDF for the risk carrier: the portfolio risk report of the last stored result",
+         description="The same callers and books as `GET /internal/portfolio`. The report of the book's last stored "
+                     "result (curves as charts, the worst as-if years, the largest accumulations, the method): "
+                     "rendered when first asked for, then served as stored; 202 with Retry-After while it renders, "
+                     "404 before the book has a result (`GET /internal/portfolio` starts its computation; "
+                     "docs/documents.md).",
+         responses={202: ResponseSpec(data_container=PortfolioReportRendering, description="The report is being rendered"),
+                    **problems(*AUTHED, 404, 503)})
+    async def report(
+        self, request: Request, principal: NamedDependency[Principal], temporal: NamedDependency[Client],
+        settings: NamedDependency[Settings], tenant_filter: TENANT_ID = None,
+    ) -> Response:
+        tenant = await _scope(principal, tenant_filter)
+        scope = portfolio_db.scope_of(tenant)
+        version = await portfolio_reports.latest_version(scope)
+        if version is None:
+            book = "the whole book" if tenant is None else f"the book of tenant {tenant}"
+            raise NotFound(f"{book} has no computed risk yet: ask GET /internal/portfolio first (it starts the "
+                           "computation), then ask for the report once it answers 200")
+        # The whole book's report is the platform tenant's document, a tenant's book's the tenant's.
+        owner = principal.tenant_id if tenant is None else str(tenant)
+        file_id = portfolio_reports.report_file_id(scope, version)
+        file = await readable_file(file_id, owner, include_catalogue=False)
+        if file is None:
+            try:
+                done = await rendered(temporal, settings, PORTFOLIO_REPORT_WORKFLOW,
+                                      PortfolioReportRequest(scope=scope, version=version, owner_tenant_id=owner),
+                                      portfolio_report_workflow_id(scope, version),
+                                      f"Portfolio risk report · {'whole book' if tenant is None else tenant} · v{version}")
+            except (RPCError, RuntimeError) as err:
+                raise Unavailable(f"the portfolio risk report cannot be rendered now ({type(err).__name__}); "
+                                  "try again shortly") from err
+            if not done:
+                return still_rendering(PortfolioReportRendering(
+                    status="RENDERING", document=portfolio_reports.KIND, tenant_id=tenant, version=version,
+                    detail="the portfolio risk report is being rendered; retry after the number of seconds in Retry-After",
+                ))
+            file = await readable_file(file_id, owner, include_catalogue=False)
+        return file_response(request, file, file_id)

@@ -42,3 +42,19 @@ class PortfolioComputed(msgspec.Struct, frozen=True):
     policies: int
     line_items: int
     seconds: float  # the computation's wall time (read, simulate, as-if years)
+
+
+# The portfolio risk report (docs/documents.md): the PDF of one stored result, rendered once
+# on the documents queue when first asked for (`GET /internal/portfolio/report.pdf`).
+PORTFOLIO_REPORT_WORKFLOW = "PortfolioReportWorkflow"
+
+
+def portfolio_report_workflow_id(scope: str, version: int) -> str:
+    """One render per result: `portfolio-report:<all | tenant id>:<version>`."""
+    return f"portfolio-report:{scope}:{version}"
+
+
+class PortfolioReportRequest(msgspec.Struct, frozen=True):
+    scope: str  # "all" | the tenant's id
+    version: int  # the scope's stored result
+    owner_tenant_id: str  # whose document it is: the tenant's, or (the whole book) the platform tenant's

@@ -105,3 +105,14 @@ class PortfolioComputing(CamelStruct):
     status: str  # COMPUTING
     workflow_id: str
     book_hash: str
+
+
+class PortfolioReportRendering(CamelStruct):
+    """202 of `GET /internal/portfolio/report.pdf`: the report of this result is being rendered;
+    ask again after Retry-After seconds."""
+
+    status: str  # RENDERING
+    document: str  # portfolio-risk-report
+    tenant_id: uuid.UUID | None  # None: the whole book
+    version: int  # the result the report is of
+    detail: str

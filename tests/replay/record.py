@@ -301,8 +301,10 @@ async def dev_scenarios(only: set[str] | None) -> dict[str, object]:
             start = first_of_month_after(today, 2)
             if wanted("bordereaux", "bordereaux-scheduled"):
                 histories.update(await bordereaux_runs(client, queue))
-            if wanted("portfolio"):
+            if wanted("portfolio", "portfolio-report"):
                 histories["portfolio"] = await portfolio_run(client, queue)
+                if wanted("portfolio-report"):
+                    histories["portfolio-report"] = await portfolio_report_run(client, queue)
             if wanted("policy-draft", "policy-accepted", "policy-schedule"):
                 draft, handle = await start_quote(start, 12)
                 policy = await convert(client, draft, queue)
@@ -508,6 +510,23 @@ async def portfolio_run(client, queue: str) -> object:
     handle = await client.start_workflow(
         PORTFOLIO_WORKFLOW, PortfolioInput(as_of=today.isoformat(), paths=1 << 12),
         id=portfolio_workflow_id(ALL, await book_hash(None, today)), task_queue=task_queue(queue, "pricing"),
+    )
+    await handle.result()
+    return await handle.fetch_history()
+
+
+async def portfolio_report_run(client, queue: str) -> object:
+    """Issue 27: the portfolio risk report of the whole book's last result, rendered on the
+    documents queue as `GET /internal/portfolio/report.pdf` starts it (on the lifecycle queue,
+    `portfolio-report:<scope>:<version>`)."""
+    from models.db.portfolio import ALL
+    from models.db.portfolio_reports import latest_version
+    from models.temporal.portfolio import PORTFOLIO_REPORT_WORKFLOW, PortfolioReportRequest, portfolio_report_workflow_id
+
+    version = await latest_version(ALL)
+    handle = await client.start_workflow(
+        PORTFOLIO_REPORT_WORKFLOW, PortfolioReportRequest(scope=ALL, version=version, owner_tenant_id=str(uuid.uuid4())),
+        id=portfolio_report_workflow_id(ALL, version), task_queue=queue,
     )
     await handle.result()
     return await handle.fetch_history()

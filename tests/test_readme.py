@@ -1,7 +1,8 @@
-"""The README's path runs as pasted (issue 29): the bash blocks of "Calling the API" and
-"Watch a payout", in order, in one shell, against the test stack (its API's address for
-127.0.0.1:8000; `make dev`'s demo tenant made first, as `make dev` makes it). A block that
-uses a variable it never set, or a command that fails, fails the test."""
+"""The README's path runs as pasted (issue 29): the bash blocks of "Calling the API", "Watch a
+payout" and "The risk carrier's view" (issue 27), in order, in one shell, against the test
+stack (its API's address for 127.0.0.1:8000; `make dev`'s demo tenant made first, as `make
+dev` makes it). A block that uses a variable it never set, or a command that fails, fails the
+test."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import uuid
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SECTIONS = ("## Calling the API", "## Watch a payout")
+SECTIONS = ("## Calling the API", "## Watch a payout", "## The risk carrier's view")
 
 
 def readme_blocks() -> list[str]:
@@ -43,7 +44,9 @@ async def test_the_readme_blocks_run_as_pasted(service, tmp_path):
         f"mkdir -p var && .venv/bin/parametric tenants create {demo} --internal > var/demo-tenant.json",
         *blocks,
     ]).replace("http://127.0.0.1:8000", service.base_url).replace(
-        "tenants create acme ", f"tenants create acme-{demo} ")  # tenant names are unique in the suite's database
+        "tenants create acme ", f"tenants create acme-{demo} ").replace(  # tenant names are unique in the suite's database
+        "--tenant acme ", f"--tenant acme-{demo} ").replace(
+        "staff create oscar ", f"staff create oscar-{demo} ")  # and so are staff names
     (tmp_path / "readme.sh").write_text(script)
     proc = await asyncio.create_subprocess_exec(
         "bash", "readme.sh", cwd=tmp_path, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
@@ -60,6 +63,14 @@ async def test_the_readme_blocks_run_as_pasted(service, tmp_path):
     assert settled["eventId"] in settled["eventIds"] and settled["policyId"]
     assert (var / "claim.pdf").read_bytes().startswith(b"%PDF")
     assert not (tmp_path / "acme.json").exists()  # secrets go under var/, never the repository root
+
+    # The risk carrier's view: the limit refuses the bind, the book's risk is computed, the
+    # demo's policy is in the risk bordereau of the month it was bound in.
+    assert read("refused.json")["type"].endswith("/capacity-exceeded")
+    assert read("refused.json")["remaining"]["amount"] == 150000 and read("refused.json")["required"]["amount"] == 250000
+    portfolio = read("portfolio.json")
+    assert portfolio["status"] == "CURRENT" and portfolio["aep"] and portfolio["asIfYears"]
+    assert f"{settled['policyId']},Original Premium," in out
 
     # The demo's covers are labelled with their own month (they said next year's: "Oct 2027"
     # on an October 2026 policy).

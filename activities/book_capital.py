@@ -68,6 +68,28 @@ class _Losses:
 
 
 _kept: list[_Losses] = []  # the latest version's losses, one per process: a quote reads them again and again
+# The book's line items at a target (engine form) by (book hash, target), and prices given, by
+# their key: a quote of a book unchanged since reads neither again (the hash is one select).
+KEPT = 64
+_here: dict[tuple[str, str], tuple] = {}
+_priced: dict[str, PackagePrice] = {}
+
+
+def _remember(store: dict, key, value):
+    if len(store) >= KEPT:
+        store.pop(next(iter(store)))
+    store[key] = value
+    return value
+
+
+def _book_at(target_id: str, today, currency: str, book_hash: str) -> tuple:
+    """The whole book's line items in force at the target (engine form), kept per book hash."""
+    kept = _here.get((book_hash, target_id))
+    if kept is not None:
+        return kept
+    rows = run_sync(lambda: portfolio_db.read_book(None, today, currency, target_id=target_id))
+    here = book_targets(rows)
+    return _remember(_here, (book_hash, target_id), here[0].line_items if here else ())
 
 
 def _losses(book: portfolio_db.StoredBook) -> _Losses:
@@ -96,8 +118,10 @@ def _quote_items(items: list[LineItemDraft]):
     )
 
 
-def _key(price: PackagePrice, items: list[LineItemDraft], book: portfolio_db.StoredBook, here_hash: str) -> str:
-    content = f"{price.key}|{CAPITAL_BASIS}|S:{items[0].sum_insured_minor}|book:{book.version}:{here_hash}"
+def _key(price: PackagePrice, items: list[LineItemDraft], book: portfolio_db.StoredBook, book_hash: str) -> str:
+    """What the price against the book depends on: the package (its key), the sum insured,
+    the stored run (version) and the book in force today (its hash: the target's line items)."""
+    content = f"{price.key}|{CAPITAL_BASIS}|S:{items[0].sum_insured_minor}|book:{book.version}:{book_hash}"
     return hashlib.sha256(content.encode()).hexdigest()
 
 
@@ -115,15 +139,18 @@ def against_book(price: PackagePrice, target_id: str, items: list[LineItemDraft]
         })
     currency = items[0].currency
     today = utcnow().date()
-    here_rows = run_sync(lambda: portfolio_db.read_book(None, today, currency, target_id=target_id))
+    book_hash = run_sync(lambda: portfolio_db.book_hash(None, today))
+    key = _key(price, items, book, book_hash)
+    if key in _priced:
+        return _priced[key]
+    here = _book_at(target_id, today, currency, book_hash)
     site = run_sync(lambda: catalogue_db.site_of(target_id))
-    here = book_targets(here_rows)
     sim = book.simulation
     losses = _losses(book)
     others = losses.total - losses.by_target[target_id] if target_id in losses.by_target else losses.total
     quote = BookTarget(target_id, site_model(site), _quote_items(items))
     figures = capital_against(
-        others, here[0].line_items if here else (), quote, level=params.capital_quantile,
+        others, here, quote, level=params.capital_quantile,
         capital_cost_rate=params.capital_cost_rate, currency=currency, n=int(sim["paths"]), seed=int(sim["seed"]),
         method=sim["method"], batches=int(sim["batches"]),
     )
@@ -143,10 +170,10 @@ def against_book(price: PackagePrice, target_id: str, items: list[LineItemDraft]
         "capitalStandardError": figures.capital_se * per_unit,
         "standAloneCapital": figures.stand_alone_capital * per_unit,
         "marginalCapital": figures.marginal_capital * per_unit,
-    }, key=_key(price, items, book, here_rows.book_hash))
+    }, key=key)
     if activity.in_activity():
         activity.logger.info("book capital share %.4f at target %s (book v%d)", share, target_id, book.version)
-    return priced
+    return _remember(_priced, key, priced)
 
 
 def with_capital_share(price: PackagePrice, share: float, params, book: dict, key: str) -> PackagePrice:

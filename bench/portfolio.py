@@ -33,7 +33,7 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-if "--database" in sys.argv:  # a private SQLite database, before any module reads the settings
+if "--database" in sys.argv or "--quote" in sys.argv:  # a private SQLite database, before any module reads the settings
     os.environ["PARAMETRIC_VAR_DIR"] = tempfile.mkdtemp(prefix="parametric-bench-portfolio-")
     os.environ.pop("DATABASE_URL", None)
     os.environ.setdefault("PICCOLO_CONF", "models.db.piccolo_conf")
@@ -186,6 +186,80 @@ def database_run(sites, the_book) -> None:
           f"({view['policies']:,} policies, {view['lineItems']:,} line items)")
 
 
+def quote_run(sites, the_book) -> None:
+    """After `database_run`: the whole-book result stored with its losses per path, then the
+    capital of a new quote from the book (activities/book_capital.py against_book) timed beside
+    the package's own pricing (package_price_of) in the same run. The quote: 12 months of the
+    first target's covers, 100,000 INR a line item."""
+    import msgspec
+
+    from activities.book_capital import _kept, against_book
+    from activities.packages import package_price_of
+    from activities.portfolio import compute_with_paths
+    from activities.pricing_runs import load_parameters
+    from models.db import portfolio as portfolio_db
+    from models.db.core import run_sync
+    from models.domain.index_catalog import BY_CODE
+    from models.domain.packages import PACKAGE_SEED, canonical_lines
+    from models.domain.quotes import CoverSnapshot, LineItemDraft
+    from models.temporal.portfolio import PortfolioJob
+
+    job = PortfolioJob(tenant_id=None, as_of=dt.date.today().isoformat(), workflow_id="bench-quote")
+    book, view, paths = compute_with_paths(job)
+    run_sync(lambda: portfolio_db.store_result("all", book.book_hash, book.as_of, view, job.workflow_id, paths,
+                                               view["simulation"]["paths"]))
+    stored_mb = sum(len(b) for b in paths.values()) / 1e6
+    pin, model, months = sites[0]
+    target = f"BENCH-{pin}"
+    sum_minor = 100_000 * 100
+    items = []
+    for position, covers in enumerate(months):
+        snaps = [msgspec.convert({
+            "coverage_id": str(uuid.uuid5(uuid.NAMESPACE_URL, repr(c))), "index_code": c.index_code,
+            "index_definition_id": str(BY_CODE[c.index_code].id), "start": c.risk_start.isoformat(), "end": c.risk_end.isoformat(), "currency": "INR",
+            "limit_minor": int(c.limit * 100), "min_payout_minor": int(c.min_payout * 100),
+            "payout_per_unit_minor": int(round(c.payout_per_unit * 100)), "direction": c.resolved_direction,
+            "trigger": repr(c.trigger), "exit": None if c.exit is None else repr(c.exit),
+            "gross_premium_pct": "0.05", "risk_premium_pct": "0.03", "pricing_version": 1,
+        }, CoverSnapshot, strict=False) for c in covers]
+        items.append(LineItemDraft(
+            id=uuid.uuid4(), position=position, start=covers[0].risk_start, end=covers[0].risk_end, currency="INR",
+            quantity=Decimal(sum_minor) / snaps[0].limit_minor, sum_insured_minor=sum_minor,
+            total_sum_insured_minor=sum_minor, min_payout_minor=0, payout_per_unit_minor=0, premium_minor=0,
+            covers=snaps,
+        ))
+    params = load_parameters()
+    t = time.perf_counter()
+    price = package_price_of(model, canonical_lines(items), "bench", 1 << 14, PACKAGE_SEED, params)
+    own = time.perf_counter() - t
+    _kept.clear()
+    t = time.perf_counter()
+    first = against_book(price, target, items, params)
+    cold = time.perf_counter() - t
+    t = time.perf_counter()
+    again = against_book(price, target, items, params)
+    same = time.perf_counter() - t
+    assert again.covers == first.covers
+    bigger = [msgspec.structs.replace(i, sum_insured_minor=2 * sum_minor, total_sum_insured_minor=2 * sum_minor,
+                                      quantity=2 * i.quantity) for i in items]
+    t = time.perf_counter()
+    against_book(price, target, bigger, params)
+    warm = time.perf_counter() - t
+    b = first.report["bookCapital"]
+    print(f"a quote's capital from the book (12 months at {pin}, 100,000 INR a line item; the book: "
+          f"{view['policies']:,} policies, {stored_mb:.1f} MB of paths stored):")
+    print(f"  the package's own pricing (package_price_of, 2^14 paths):     {own:6.2f} s")
+    print(f"  against the book, first after a run (reads the paths):          {cold:6.2f} s")
+    print(f"  against the book, another sum insured (paths, book kept):       {warm:6.2f} s")
+    print(f"  against the book, the same quote again (kept):                  {same:6.2f} s")
+    t = time.perf_counter()
+    run_sync(lambda: portfolio_db.book_hash(None, dt.date.today()))
+    hashed = time.perf_counter() - t
+    print(f"  of each, the book's hash (one select of the policies in force):  {hashed:6.2f} s")
+    print(f"  capital share {b['capitalShare']:.3f}; capital {b['capital'] * 1000:,.0f} +/- "
+          f"{b['capitalStandardError'] * 1000:,.0f} of stand-alone {b['standAloneCapital'] * 1000:,.0f} INR")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--policies", type=int, default=10_000)
@@ -194,6 +268,9 @@ def main() -> None:
     ap.add_argument("--year", type=int, default=dt.date.today().year + 1)
     ap.add_argument("--database", action="store_true",
                     help="also write the book to a private SQLite database and time the activity's whole work on it")
+    ap.add_argument("--quote", action="store_true",
+                    help="with the database: store the whole book's result with its paths and time a new quote's "
+                         "capital from the book beside the package's own pricing")
     ap.add_argument("--demo", action="store_true",
                     help="the issue's demo book instead: the four demo pin codes, 1,000 policies each, "
                          "200,000 INR a month (the book's figures beside the as-if years)")
@@ -236,8 +313,10 @@ def main() -> None:
         print(f"{name}: " + "; ".join(f"1-in-{p.return_period} {p.loss:,.0f} (TVaR {p.tvar:,.0f}, se {p.standard_error:,.0f})"
                                       for p in curve))
     print("worst as-if years: " + "; ".join(f"{y.year} {y.loss_minor / 100:,.0f}" for y in risk.as_if_years[:5]))
-    if args.database:
+    if args.database or args.quote:
         database_run(sites, the_book)
+    if args.quote:
+        quote_run(sites, the_book)
     if args.demo:
         print(f"as-if record: {risk.as_if_year_count} years {risk.as_if_first_year}-{risk.as_if_last_year}; "
               "worst year by target: " + ", ".join(f"{t} {m / 100:,.0f}" for t, m in risk.as_if_years[0].by_target_minor))

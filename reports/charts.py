@@ -942,7 +942,15 @@ def as_if_years_chart(
             top_ = base + amount
             svg.rect(x - band.width / 2, sy(top_ / div), band.width, sy(base / div) - sy(top_ / div), color)
             base = top_
-        svg.text(x, sy(float(y.loss) / div) - 4, format_number(float(y.loss) / div, 1), anchor="middle", fill=AXIS)
+        # The year's total over its bar; where the reference line would cross it, inside the
+        # bar's top in white instead (a person read "46.5" struck through by the line).
+        bar_top = sy(float(y.loss) / div)
+        label = format_number(float(y.loss) / div, 1)
+        crossed = reference is not None and bar_top - 4 - TICK_SIZE - 2 <= sy(float(reference[1]) / div) <= bar_top
+        if crossed and sy(0) - bar_top > TICK_SIZE + 6 and text_width(label, TICK_SIZE) < band.width:
+            svg.text(x, bar_top + TICK_SIZE + 2, label, anchor="middle", fill="white", weight="bold")
+        else:
+            svg.text(x, bar_top - 4, label, anchor="middle", fill=AXIS)
     if reference:
         ry = sy(float(reference[1]) / div)
         svg.line(fr.left, ry, fr.right, ry, RED, 1.2, "6 3")

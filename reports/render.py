@@ -1055,6 +1055,8 @@ def portfolio_report_html(data: PortfolioReportInput) -> str:
                            _slice_rows(data.by_peril, data), 7.6),
         as_if=_line_table(as_if_cols, as_if_rows, 7.6),
         excluded=_excluded(data),
+        dependence=data.dependence[:1].upper() + data.dependence[1:],
+        occurrence=data.occurrence[:1].upper() + data.occurrence[1:],
         charts={
             "aep": _chart(charts.return_period_chart(data.aep, cur, "aep-curve", "Aggregate exceedance: the year's loss", height=215)) if data.aep else None,
             "oep": _chart(charts.return_period_chart(data.oep, cur, "oep-curve", "Occurrence exceedance: the largest occurrence", height=215)) if data.oep else None,

@@ -15,6 +15,7 @@ import pypdf
 
 from reports.formatting import format_money
 from tests.api.test_portfolio import _computed, _policy, _targets
+from tests.api.test_portfolio import whole_book_paths_removed_after  # noqa: F401 - autouse: the whole-book run's paths go
 from tests.conftest import assert_problem
 
 

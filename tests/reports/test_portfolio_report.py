@@ -112,7 +112,7 @@ def test_the_worst_years_split_by_target(whole):
             assert money(part["loss"]["amount"]) in text
     worst = result["asIfYears"][0]
     assert f"{worst['year']}: {money(worst['loss']['amount'])}" in pages[0]
-    assert "115 years of the record, 1901–2015" in text
+    assert "The 115 years of the record, 1901–2015, each run through the payout rule" in text.replace("\n", " ")
 
 
 def test_the_largest_accumulations_by_target_month_and_peril(whole):
@@ -136,7 +136,7 @@ def test_the_method_and_what_the_figures_leave_out(whole):
     assert "65,536 paths (sobol), 16 batches for the standard errors, seed 20261126" in text
     assert "pricing-2026.4.0" in text
     assert "targets independent of one another" in text
-    assert "the largest loss of one monitoring target in one risk month" in text
+    assert "The largest loss of one monitoring target in one risk month" in text
     assert "What the figures do not include" in text
     assert "draws each target independently" in text
     assert "5,750 of the 11,000 line items hold a cover the historical record has no values for" in text
@@ -198,3 +198,15 @@ def test_invalid_inputs_are_refused_at_construction():
     with pytest.raises(TypeError):
         PortfolioSlice(key="a", name="a", insured=1.5, premium=Decimal(0), expected_loss=Decimal(0),  # type: ignore[arg-type]
                        standard_error=Decimal(0), line_items=1)
+
+
+def test_a_years_total_is_never_struck_through_by_the_reference_line():
+    """Seen on a tenant's report: the 1-in-100 line ran through the totals of the years just
+    under it ("46.5"); those totals go inside their bar's top, in white."""
+    from reports.charts import as_if_years_chart
+
+    years = tuple(AsIfYearLoss(year=y, loss=Decimal(v), by_target=(("a", Decimal(v)),))
+                  for y, v in ((1989, "50000.00"), (1954, "46547.40"), (1917, "40000.00")))
+    chart = as_if_years_chart(years, {"a": "Nicobars"}, "INR", ("Simulated 1-in-100 AEP", Decimal("49104.46")))
+    fills = {label.text: label.fill for label in chart.labels if label.text in ("50.0", "46.5", "40.0")}
+    assert fills == {"50.0": "#5b6673", "46.5": "white", "40.0": "#5b6673"}  # the line crosses the top bar, not its total

@@ -38,8 +38,9 @@ years after the book's first year reads year y + k. A cover pays by the exact ru
 (``linear_payout_exact`` on the record's value as a Decimal), q units of it rounded half-even to
 the minor unit as settlement rounds, and the line item pays at most its cap
 (``line_item_payout``): exact money. A year is listed when every cover of the book that has a
-record has a value in it; covers without a record here (heat, the hotel's hourly rain) are
-left out of every year and counted in ``unrecorded_line_items``.
+record has a value in it; covers without a record here (heat, the hotel's hourly rain) pay
+nothing in every year, their line items' other covers pay as the rule says (capped as ever), and
+such line items are counted in ``unrecorded_line_items`` (paid in part, or not at all).
 """
 
 from __future__ import annotations
@@ -455,17 +456,17 @@ def as_if_years(
     usable: list[tuple[BookTarget, BookLineItem]] = []
     for t in targets:
         for item in t.line_items:
-            recorded = True
+            recorded = 0
             for c in item.covers:
                 key = (t.target_id, c)
                 if key not in records:
                     hist = record(t.model, c)
                     shift = c.risk_start.year - base
                     records[key] = {y - shift: v for y, v in hist.items()}  # keyed by the book's year
-                recorded = recorded and bool(records[key])
-            if recorded:
+                recorded += bool(records[key])
+            if recorded:  # its recorded covers pay in the years (the others pay nothing there)
                 usable.append((t, item))
-            else:
+            if recorded < len(item.covers):
                 unrecorded += 1
     if not usable:
         return AsIfResult((), 0, None, None, unrecorded)
@@ -483,8 +484,9 @@ def as_if_years(
         g = same.setdefault((item.quantity, item.cap_minor), [item, 0])
         g[1] += 1
     paid: dict[int, dict[str, int]] = {y: defaultdict(int) for y in years}
+    nothing: dict[int, Decimal] = defaultdict(Decimal)  # a cover the record lacks
     for (tid, covers), members in groups.items():
-        rows = [pays[(tid, c)] for c in covers]
+        rows = [pays.get((tid, c), nothing) for c in covers]
         for y in years:
             per_unit = [r[y] for r in rows]
             if any(per_unit):

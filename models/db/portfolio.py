@@ -77,7 +77,7 @@ class BookRows:
     book_hash: str
     as_of: dt.date
     currency: str
-    policies: int
+    policies: int  # in the book's currency, with a line item in the book
     other_currency_policies: int
     items: dict[str, list[BookLine]]  # monitoring target id -> the line items there (in-force, not ended)
     sites: dict[str, SiteRef]
@@ -135,8 +135,11 @@ async def read_book(
     for row in await MonitoringTarget.select().where(MonitoringTarget.id.is_in(sorted(ordered) or [""])):
         sites[row["id"]] = SiteRef(target_id=row["id"], target_name=row["name"], district=row["district"],
                                    state=row["state"], latitude=row["latitude"], longitude=row["longitude"])
-    return BookRows(book_hash, as_of, currency, len(mine), len(policies) - len(mine),
-                    {k: v for k, v in sorted(ordered.items()) if k in sites}, sites)
+    items = {k: v for k, v in sorted(ordered.items()) if k in sites}
+    # policies with a risk period still to run (one whose periods have all ended awaits its
+    # settlement: in force, not in the book's figures)
+    holding = len({line.policy_id for lines in items.values() for line in lines})
+    return BookRows(book_hash, as_of, currency, holding, len(policies) - len(mine), items, sites)
 
 
 async def store_result(

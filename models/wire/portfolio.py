@@ -57,7 +57,7 @@ class AsIfRecord(CamelStruct):
     years: int  # years of the record applied (every one; the worst ten are listed)
     first_year: int | None
     last_year: int | None
-    unrecorded_line_items: int  # line items with a cover the record has no values for (heat, hourly rain)
+    unrecorded_line_items: int  # line items with a cover the record has no values for (heat, hourly rain): paid in part in the years
 
 
 class PortfolioSimulation(CamelStruct):

@@ -192,6 +192,22 @@ def test_as_if_year_pays_what_the_payout_rule_says(chennai):
     assert risk.as_if_years == result.worst
 
 
+def test_a_line_item_with_a_cover_the_record_lacks_keeps_its_recorded_covers_in_the_years(chennai):
+    """A line item of a rain cover the record has and a heat cover it does not (README run,
+    issue 27: 6 of the demo's 13 line items were left out of every year, rain and all): its
+    rain cover pays in the years, capped as ever; it is counted as paid only in part."""
+    excess = _rain(7, 100, limit="1000", ppu="3.33")
+    hot = heat(7, 40, min_payout="0", ppu="100")
+    values = {excess: {1990: 150.55, 1991: 80.0}}
+    record = lambda model, cover: values.get(cover, {})  # noqa: E731
+    book = [BookTarget("A", chennai, (item([excess, hot], 7, "4000"),))]
+    result = as_if_years(book, "INR", record=record)
+    assert result.count == 2 and result.unrecorded == 1
+    by_year = {y.year: y for y in result.worst}
+    assert by_year[1990].by_target_minor == (("A", 117_832),)  # 50.55 x 3.33 x 7 = 1178.3205 -> 1178.32
+    assert 1991 in by_year and by_year[1991].loss_minor == 0
+
+
 def test_a_quote_that_diversifies_the_book_costs_less_capital(chennai):
     """The book: 100 units of a hot-July cover at target A (T ~ Normal(38, 2), 100 a degree over
     40, at most 1,000 a unit). A quote of 5 units of the same cover at A pays in the book's

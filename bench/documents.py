@@ -33,6 +33,7 @@ DOCUMENTS = {
     "technical_pricing_report": (render.render_technical_pricing_report, samples.sample_technical_pricing_report_input),
     "quote_document": (render.render_quote_document, samples.sample_quote_document_input),
     "policy_schedule": (render.render_policy_schedule, samples.sample_policy_schedule_input),
+    "portfolio_risk_report": (render.render_portfolio_report, samples.sample_portfolio_report_input),
 }
 
 

@@ -166,40 +166,27 @@ async def test_the_daily_schedule_computes_the_whole_book_and_keeps_its_paths(pr
     quote's capital is taken against a book at most a day old without anyone asking."""
     from dataclasses import replace
 
-    from temporalio.service import RPCError
-
-    from models.temporal.bordereaux import BORDEREAUX_SCHEDULE_ID
-    from models.temporal.observations import INGEST_SCHEDULE_ID, NOTICE_SWEEP_SCHEDULE_ID
-    from models.temporal.portfolio import PORTFOLIO_SCHEDULE_ID, PORTFOLIO_WORKFLOW, PortfolioComputed
-    from models.temporal.webhooks import DISPATCH_SCHEDULE_ID
+    from models.temporal.portfolio import (
+        PORTFOLIO_SCHEDULE_ID,
+        PORTFOLIO_WORKFLOW,
+        PortfolioComputed,
+    )
+    from tests.schedules import remove_schedules, triggered_run
     from workflows.worker import ensure_schedules
 
     client = temporal_env.client
     await ensure_schedules(client, replace(settings, task_queue=service.task_queue))
     try:
-        handle = client.get_schedule_handle(PORTFOLIO_SCHEDULE_ID)
-        schedule = (await handle.describe()).schedule
+        schedule = (await client.get_schedule_handle(PORTFOLIO_SCHEDULE_ID).describe()).schedule
         assert schedule.action.workflow == PORTFOLIO_WORKFLOW
         assert schedule.action.task_queue == f"{service.task_queue}-pricing"
         (calendar,) = schedule.spec.calendars
         assert ([r.start for r in calendar.hour], [r.start for r in calendar.minute]) == ([0], [30])
-        await handle.trigger()
-        for _ in range(120):
-            actions = (await handle.describe()).info.recent_actions
-            if actions:
-                break
-            await asyncio.sleep(0.5)
-        run = client.get_workflow_handle(actions[-1].action.workflow_id, result_type=PortfolioComputed)
-        computed_run = await asyncio.wait_for(run.result(), 300)
+        computed_run = await triggered_run(client, PORTFOLIO_SCHEDULE_ID, PortfolioComputed)
         assert computed_run.scope == "all"
         assert computed_run.version == priced["wider"]["version"] + 1
         kept = await PortfolioPaths.select(PortfolioPaths.monitoring_target_id, PortfolioPaths.version)
         assert {r["version"] for r in kept} == {computed_run.version}  # only the latest version's paths
         assert {r["monitoring_target_id"] for r in kept} >= {A, *WIDER}
     finally:
-        for schedule_id in (PORTFOLIO_SCHEDULE_ID, BORDEREAUX_SCHEDULE_ID, NOTICE_SWEEP_SCHEDULE_ID,
-                            DISPATCH_SCHEDULE_ID, INGEST_SCHEDULE_ID):
-            try:
-                await client.get_schedule_handle(schedule_id).delete()
-            except RPCError:
-                pass
+        await remove_schedules(client)

@@ -10,7 +10,6 @@ policies and payouts just outside it on both sides."""
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import datetime as dt
 import io
@@ -20,7 +19,6 @@ from dataclasses import replace
 from decimal import Decimal
 
 import pytest
-from temporalio.service import RPCError
 
 from models.clock import utcnow
 from models.db.core import insert_rows, write_transaction
@@ -294,37 +292,26 @@ async def test_bad_and_unfinished_months_and_who_may_call(book, operations_staff
 async def test_the_schedule_produces_the_month_just_ended(book, service, temporal_env, settings):
     """The worker's `bordereaux-monthly` Schedule (1st of the month, 06:00 UTC) runs the
     workflow with no month: it produces the month before its start."""
-    from models.temporal.bordereaux import BORDEREAUX_SCHEDULE_ID, BORDEREAUX_WORKFLOW, BordereauxProduced
-    from models.temporal.observations import INGEST_SCHEDULE_ID, NOTICE_SWEEP_SCHEDULE_ID
-    from models.temporal.portfolio import PORTFOLIO_SCHEDULE_ID
-    from models.temporal.webhooks import DISPATCH_SCHEDULE_ID
+    from models.temporal.bordereaux import (
+        BORDEREAUX_SCHEDULE_ID,
+        BORDEREAUX_WORKFLOW,
+        BordereauxProduced,
+    )
+    from tests.schedules import remove_schedules, triggered_run
     from workflows.worker import ensure_schedules
 
     client = temporal_env.client
     await ensure_schedules(client, replace(settings, task_queue=service.task_queue))
     try:
-        handle = client.get_schedule_handle(BORDEREAUX_SCHEDULE_ID)
-        schedule = (await handle.describe()).schedule
+        schedule = (await client.get_schedule_handle(BORDEREAUX_SCHEDULE_ID).describe()).schedule
         assert schedule.action.workflow == BORDEREAUX_WORKFLOW
         assert schedule.action.task_queue == f"{service.task_queue}-documents"
         (calendar,) = schedule.spec.calendars
         assert ([r.start for r in calendar.day_of_month], [r.start for r in calendar.hour],
                 [r.start for r in calendar.minute]) == ([1], [6], [0])
-        await handle.trigger()
-        for _ in range(120):
-            actions = (await handle.describe()).info.recent_actions
-            if actions:
-                break
-            await asyncio.sleep(0.5)
-        run = client.get_workflow_handle(actions[-1].action.workflow_id, result_type=BordereauxProduced)
-        produced = await asyncio.wait_for(run.result(), 120)
+        produced = await triggered_run(client, BORDEREAUX_SCHEDULE_ID, BordereauxProduced, timeout=120)
         just_ended = b.month_text(b.previous_month(utcnow().date()))
         assert produced.month == just_ended
         assert await Bordereau.exists().where(Bordereau.id == f"{just_ended}:risk:all")
     finally:
-        for schedule_id in (BORDEREAUX_SCHEDULE_ID, NOTICE_SWEEP_SCHEDULE_ID, DISPATCH_SCHEDULE_ID, INGEST_SCHEDULE_ID,
-                            PORTFOLIO_SCHEDULE_ID):
-            try:
-                await client.get_schedule_handle(schedule_id).delete()
-            except RPCError:
-                pass
+        await remove_schedules(client)

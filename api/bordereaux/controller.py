@@ -23,11 +23,12 @@ from temporalio.client import Client, WorkflowFailureError
 from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.service import RPCError
 
-from api.auth.roles import Caller, callers, is_staff
+from api.auth.roles import Caller, callers
+from api.auth.scopes import tenant_scope
 from api.auth.tokens import Principal
 from api.deps import provide_temporal
 from api.openapi_docs import AUTHED, problems, tenant_header
-from api.problems import Conflict, InvalidInput, NotFound, Unavailable
+from api.problems import Conflict, InvalidInput, Unavailable
 from models.clock import utcnow
 from models.db import bordereaux as bordereaux_db
 from models.domain import bordereaux as b
@@ -74,19 +75,6 @@ async def _produce(temporal: Client, settings: Settings, month: str) -> Borderea
         raise Unavailable(f"the bordereaux of {month} could not be produced now ({type(err).__name__}); try again shortly") from err
 
 
-async def _scope(principal: Principal, tenant_filter: uuid.UUID | None) -> uuid.UUID | None:
-    """Whose file: a tenant's own; operations staff the `tenantId` asked for, or every
-    tenant's (None)."""
-    if not is_staff(principal, Caller.OPERATIONS):
-        own = uuid.UUID(principal.tenant_id)
-        if tenant_filter is not None and tenant_filter != own:
-            raise InvalidInput.of_field("tenantId", "only operations staff read another tenant's bordereaux")
-        return own
-    if tenant_filter is not None and not await bordereaux_db.tenant_exists(tenant_filter):
-        raise NotFound(f"tenant {tenant_filter} does not exist")
-    return tenant_filter
-
-
 RISK_CARRIER = Annotated[
     str | None,
     QueryParameter(name="riskCarrier", max_length=200,
@@ -110,7 +98,7 @@ class BordereauxController(Controller):
         tenant_filter: uuid.UUID | None, carrier: str | None,
     ) -> Response[bytes]:
         month = _month(month)
-        scope = await _scope(principal, tenant_filter)
+        scope = await tenant_scope(principal, tenant_filter, "bordereaux")
         stored = await bordereaux_db.stored_file(month, kind, scope)
         if stored is None:
             await _produce(temporal, settings, month)

@@ -27,19 +27,19 @@ from temporalio.client import Client
 from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.service import RPCError
 
-from api.auth.roles import Caller, callers, is_staff
+from api.auth.roles import Caller, callers
+from api.auth.scopes import tenant_scope
 from api.auth.tokens import Principal
 from api.deps import provide_temporal
 from api.documents.controller import file_response
 from api.documents.on_demand import rendered, still_rendering
 from api.openapi_docs import AUTHED, problems, tenant_header
-from api.problems import InvalidInput, NotFound, Unavailable
+from api.problems import NotFound, Unavailable
 from api.responses import DecimalNumberResponse
 from models.clock import utcnow
 from models.db import portfolio as portfolio_db
 from models.db import portfolio_reports
 from models.db.files import readable_file
-from models.db.tables import Tenant
 from models.settings import Settings
 from models.temporal.portfolio import (
     PORTFOLIO_REPORT_WORKFLOW,
@@ -58,20 +58,6 @@ TENANT_ID = Annotated[
     uuid.UUID | None,
     QueryParameter(name="tenantId", description="Operations staff: one tenant's book (without it: the whole book)"),
 ]
-
-
-async def _scope(principal: Principal, tenant_filter: uuid.UUID | None) -> uuid.UUID | None:
-    """Whose book: a tenant's own; operations staff the `tenantId` asked for, or the whole book (None)."""
-    if not is_staff(principal, Caller.OPERATIONS):
-        own = uuid.UUID(principal.tenant_id)
-        if tenant_filter is not None and tenant_filter != own:
-            raise InvalidInput.of_field("tenantId", "only operations staff read another tenant's book")
-        return own
-    if tenant_filter is not None and not await Tenant.exists().where(
-        (Tenant.id == tenant_filter) & (Tenant.kind != "PLATFORM")
-    ):
-        raise NotFound(f"tenant {tenant_filter} does not exist")
-    return tenant_filter
 
 
 async def _start(temporal: Client, settings: Settings, tenant: uuid.UUID | None, book_hash: str, today: dt.date) -> str:
@@ -115,7 +101,7 @@ class PortfolioController(Controller):
         self, principal: NamedDependency[Principal], temporal: NamedDependency[Client],
         settings: NamedDependency[Settings], tenant_filter: TENANT_ID = None,
     ) -> Response[PortfolioView]:
-        tenant = await _scope(principal, tenant_filter)
+        tenant = await tenant_scope(principal, tenant_filter, "book")
         scope = portfolio_db.scope_of(tenant)
         today = utcnow().date()
         book_hash = await portfolio_db.book_hash(tenant, today)
@@ -158,7 +144,7 @@ class PortfolioController(Controller):
         self, request: Request, principal: NamedDependency[Principal], temporal: NamedDependency[Client],
         settings: NamedDependency[Settings], tenant_filter: TENANT_ID = None,
     ) -> Response:
-        tenant = await _scope(principal, tenant_filter)
+        tenant = await tenant_scope(principal, tenant_filter, "book")
         scope = portfolio_db.scope_of(tenant)
         version = await portfolio_reports.latest_version(scope)
         if version is None:

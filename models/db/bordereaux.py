@@ -284,6 +284,3 @@ async def stored_file(month: str, kind: str, tenant_id: uuid.UUID | None) -> dic
         return {"content": content, "sha256": b.sha256(content), "row_count": 0, "totals": {}, "produced_at": None, "runs": 0}
     return None
 
-
-async def tenant_exists(tenant_id: uuid.UUID) -> bool:
-    return await Tenant.exists().where((Tenant.id == tenant_id) & (Tenant.kind != "PLATFORM"))

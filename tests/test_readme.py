@@ -78,6 +78,8 @@ async def test_the_readme_blocks_run_as_pasted(service, tmp_path):
     portfolio = read("portfolio.json")
     assert portfolio["status"] == "CURRENT" and portfolio["aep"] and portfolio["asIfYears"]
     assert f"{settled['policyId']},Original Premium," in out
+    assert (var / "portfolio-risk-report.pdf").read_bytes().startswith(b"%PDF")
+    assert "200 application/pdf" in out  # as the README shows it
 
     # The demo's covers are labelled with their own month (they said next year's: "Oct 2027"
     # on an October 2026 policy).

@@ -1,4 +1,4 @@
-"""A quote's capital from the book (docs/portfolio.md, "Capital from the book").
+"""A quote's capital from the book (docs/portfolio.md, "In the price of a quote").
 
 A package priced alone carries the capital of its own tail, TVaR99(T) - E[T]
 (activities/pricing/quote_pricing.py). The risk carrier holds capital for its whole book,
@@ -10,29 +10,35 @@ contribution of the quote Q to the book B + Q,
 computed on the paths of the latest whole-book portfolio run: the other targets' losses as
 that run stored them (models/db/portfolio.py `portfolio_paths`), the book's line items at
 the quote's target (as in force today) simulated with the quote's on the same paths (the
-model's dependence within a target). On those paths the quote's stand-alone capital C_alone
-is also known, and the book's **capital share** is
+model's dependence within a target; targets independent, as the model has them). On those
+paths the quote's stand-alone capital C_alone is also known; the **simulated share**
 
-    f = C_book / C_alone, kept within [0, 1]
+    f_sim = C_book / C_alone, kept within [0, 1]
 
-A quote that pays in the book's bad years (same target, same months) keeps f near 1; one
-that pays in other years (another target) gets f near 0. The package's capital (its Euler
-allocation to covers, from the package's own pricing) is multiplied by f and the premium
-loaded again (`package_premium`: the same expenses and minimum rate on line). f is kept at
-most 1 (TVaR is subadditive: C_book <= C_alone up to Monte Carlo noise) and at least 0 (a
-quote that hedges the book is not paid for it: the capital load never goes negative).
+is near 1 for a quote that pays in the book's bad years (same target, same months) and near
+0 for one that pays in other years (another target). The model has no dependence between
+targets while the record does (one monsoon at every target: the as-if years), so the share
+charged is at least the actuary's floor (`PRICING_BOOK_CAPITAL_FLOOR`, 0.25):
+
+    f = max(floor, f_sim), rounded to 6 decimals (the report's figure is the one charged)
+
+The package's capital (its Euler allocation to covers, from the package's own pricing) is
+multiplied by f and the premium loaded again (`package_premium`: the same expenses and
+minimum rate on line).
 
 Both surfaces call `against_book` on the per-unit package price with the quote's line items
 (the tenant quote's workflow by the `price_against_book` activity, the fast quote's pricing
 activity in process), so one package sold on the same day against the same book has one
-price. Without a whole-book run that kept its paths (none yet, or an empty book) f = 1 and
-the price is the package's own, unchanged.
+price. The package's own capital (f = 1) is charged, and the report says why, when no
+whole-book run has kept its paths (none yet, or an empty book), when the latest run is of
+another model version, or when its stored paths cannot be read whole.
 """
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from decimal import ROUND_HALF_EVEN, Decimal
 
 import msgspec
 import numpy as np
@@ -50,27 +56,38 @@ from models.db.core import run_sync
 from models.domain.money import from_minor
 from models.domain.packages import PackageCoverPrice, PackagePrice, rate
 from models.domain.quotes import LineItemDraft
+from models.settings import load_settings
 from models.temporal.quotes import BookPricingInput
 
-CAPITAL_BASIS = "book-1"
+CAPITAL_BASIS = "book-2"  # book-2: targets' rows decoupled, the floor, f rounded before pricing
+SHARE_DIGITS = 6
 METHOD = (
-    "capital: the package's own (Euler-allocated) capital x the book's capital share f = C_book / C_alone, "
-    "C_book = E[Q | book + Q in its tail] - E[Q] on the paths of the latest whole-book portfolio run, "
-    "f kept within [0, 1]"
+    "capital: the package's own (Euler-allocated) capital x the book's capital share f = max(floor, f_sim), "
+    "f_sim = C_book / C_alone within [0, 1], C_book = E[Q | book + Q in its tail] - E[Q] on the paths of the "
+    "latest whole-book portfolio run"
 )
+
+
+def capital_floor() -> float:
+    """The least capital share a quote is charged (`PRICING_BOOK_CAPITAL_FLOOR`, in [0, 1])."""
+    floor = float(load_settings().pricing_book_capital_floor)
+    if not 0.0 <= floor <= 1.0:
+        raise ApplicationError(f"PRICING_BOOK_CAPITAL_FLOOR must be within [0, 1], not {floor}",
+                               type="BadSettings", non_retryable=True)
+    return floor
 
 
 @dataclass(frozen=True)
 class _Losses:
     version: int
-    total: np.ndarray  # the book's loss per path, every target
-    by_target: dict[str, np.ndarray]
+    by_target: dict[str, np.ndarray]  # the run's loss per path at each target (money, major units)
 
 
-_kept: list[_Losses] = []  # the latest version's losses, one per process: a quote reads them again and again
-# The book's line items at a target (engine form) by (book hash, target), and prices given, by
-# their key: a quote of a book unchanged since reads neither again (the hash is one select).
+# A process keeps: the latest run's losses (a quote reads them again and again), the book's
+# line items at a target by (book hash, target), and the last prices given, by their key. A
+# quote of a book unchanged since reads neither again (the hash is one select).
 KEPT = 64
+_kept: list[_Losses] = []
 _here: dict[tuple[str, str], tuple] = {}
 _priced: dict[str, PackagePrice] = {}
 
@@ -82,27 +99,29 @@ def _remember(store: dict, key, value):
     return value
 
 
-def _book_at(target_id: str, today, currency: str, book_hash: str) -> tuple:
-    """The whole book's line items in force at the target (engine form), kept per book hash."""
-    kept = _here.get((book_hash, target_id))
-    if kept is not None:
-        return kept
-    rows = run_sync(lambda: portfolio_db.read_book(None, today, currency, target_id=target_id))
-    here = book_targets(rows)
-    return _remember(_here, (book_hash, target_id), here[0].line_items if here else ())
-
-
-def _losses(book: portfolio_db.StoredBook) -> _Losses:
+def _losses(book: portfolio_db.StoredBook) -> _Losses | None:
+    """The stored run's losses per path, or None when they are not that run's whole set (a
+    newer run replaced them between the two reads, or a row is not `paths` long)."""
     if _kept and _kept[0].version == book.version:
         return _kept[0]
     raw = run_sync(lambda: portfolio_db.stored_losses(book.version))
-    by_target = {t: np.frombuffer(b, dtype="<f4").astype(np.float64) for t, b in sorted(raw.items())}
-    total = np.zeros(int(book.simulation["paths"]))
-    for losses in by_target.values():
-        total += losses
-    kept = _Losses(book.version, total, by_target)
+    paths = int(book.simulation["paths"])
+    if tuple(sorted(raw)) != book.targets or any(len(b) != 4 * paths for b in raw.values()):
+        return None
+    kept = _Losses(book.version, {t: np.frombuffer(b, dtype="<f4").astype(np.float64) for t, b in sorted(raw.items())})
     _kept[:] = [kept]
     return kept
+
+
+def _book_at(target_id: str, today, currency: str, book_hash: str) -> tuple[str, tuple]:
+    """The whole book's line items in force at the target (engine form) and the hash of the
+    book they were read from (the read's own: a bind between the two reads is not mixed in)."""
+    kept = _here.get((book_hash, target_id))
+    if kept is not None:
+        return book_hash, kept
+    rows = run_sync(lambda: portfolio_db.read_book(None, today, currency, target_id=target_id))
+    here = book_targets(rows)
+    return rows.book_hash, _remember(_here, (rows.book_hash, target_id), here[0].line_items if here else ())
 
 
 def _quote_items(items: list[LineItemDraft]):
@@ -118,61 +137,88 @@ def _quote_items(items: list[LineItemDraft]):
     )
 
 
-def _key(price: PackagePrice, items: list[LineItemDraft], book: portfolio_db.StoredBook, book_hash: str) -> str:
+def _key(price: PackagePrice, items: list[LineItemDraft], version: int, book_hash: str, floor: float) -> str:
     """What the price against the book depends on: the package (its key), the sum insured,
-    the stored run (version) and the book in force today (its hash: the target's line items)."""
-    content = f"{price.key}|{CAPITAL_BASIS}|S:{items[0].sum_insured_minor}|book:{book.version}:{book_hash}"
+    the stored run (version), the book in force today (its hash) and the floor."""
+    content = (f"{price.key}|{CAPITAL_BASIS}|S:{items[0].sum_insured_minor}|book:{version}:{book_hash}"
+               f"|floor:{floor!r}")
     return hashlib.sha256(content.encode()).hexdigest()
 
 
-def against_book(price: PackagePrice, target_id: str, items: list[LineItemDraft], params=None) -> PackagePrice:
+def _own(price: PackagePrice, why: str, version: int | None = None) -> PackagePrice:
+    """The package's own capital (f = 1), and why."""
+    return _with_report(price, price.covers, price.report, {"bookVersion": version, "capitalShare": 1.0, "method": why})
+
+
+def against_book(price: PackagePrice, target_id: str, items: list[LineItemDraft], params=None,
+                 floor: float | None = None) -> PackagePrice:
     """The package's per-unit price with its capital from the book (module docstring). Sync:
     a pricing pool process or a thread, never an event loop."""
     from activities.pricing.portfolio import BookTarget, capital_against
+    from activities.pricing.version import MODEL_VERSION
 
     params = params or load_parameters()
-    book = run_sync(portfolio_db.stored_book)
-    if book is None:
-        return _with_report(price, price.covers, price.report, {
-            "bookVersion": None, "capitalShare": 1.0,
-            "method": "no whole-book portfolio run has kept its paths yet: the package's own capital",
-        })
+    floor = capital_floor() if floor is None else floor
+    losses = book = None
+    for _ in range(2):  # a run that stores its paths between our two reads: read again
+        book = run_sync(portfolio_db.stored_book)
+        if book is None:
+            return _own(price, "no whole-book portfolio run has kept its paths yet: the package's own capital")
+        losses = _losses(book)
+        if losses is not None:
+            break
+    if losses is None:
+        return _own(price, "the whole book's stored paths could not be read whole: the package's own capital",
+                    book.version)
+    sim = book.simulation
+    if sim.get("modelVersion") != MODEL_VERSION:
+        return _own(price, f"the latest whole-book run is of {sim.get('modelVersion')}, not {MODEL_VERSION}: the "
+                           "package's own capital until the next run", book.version)
     currency = items[0].currency
     today = utcnow().date()
-    book_hash = run_sync(lambda: portfolio_db.book_hash(None, today))
-    key = _key(price, items, book, book_hash)
-    if key in _priced:
-        return _priced[key]
-    here = _book_at(target_id, today, currency, book_hash)
+    asked = run_sync(lambda: portfolio_db.book_hash(None, today))
+    cached = _priced.get(_key(price, items, book.version, asked, floor))
+    if cached is not None:
+        return cached
+    book_hash, here = _book_at(target_id, today, currency, asked)
+    key = _key(price, items, book.version, book_hash, floor)
+    others = [v for t, v in losses.by_target.items() if t != target_id]
     site = run_sync(lambda: catalogue_db.site_of(target_id))
-    sim = book.simulation
-    losses = _losses(book)
-    others = losses.total - losses.by_target[target_id] if target_id in losses.by_target else losses.total
     quote = BookTarget(target_id, site_model(site), _quote_items(items))
-    figures = capital_against(
-        others, here, quote, level=params.capital_quantile,
-        capital_cost_rate=params.capital_cost_rate, currency=currency, n=int(sim["paths"]), seed=int(sim["seed"]),
-        method=sim["method"], batches=int(sim["batches"]),
-    )
-    share = 1.0
+    try:
+        figures = capital_against(
+            np.sum(others, axis=0) if others else None, here, quote, level=params.capital_quantile,
+            capital_cost_rate=params.capital_cost_rate, currency=currency, n=int(sim["paths"]),
+            seed=int(sim["seed"]), method=sim["method"], batches=int(sim["batches"]),
+        )
+    except ValueError as err:  # paths the quote's simulation cannot line up with
+        return _own(price, f"the whole book's paths do not fit this quote ({err}): the package's own capital",
+                    book.version)
+    simulated = 1.0
     if figures.stand_alone_capital > 0:
-        share = min(1.0, max(0.0, figures.capital / figures.stand_alone_capital))
-    per_unit = 1.0 / float(from_minor(items[0].sum_insured_minor, currency))  # figures per unit of S
+        simulated = min(1.0, max(0.0, figures.capital / figures.stand_alone_capital))
+    share = round(max(floor, simulated), SHARE_DIGITS)  # the figure charged is the one reported
+    sum_insured = from_minor(items[0].sum_insured_minor, currency)
+    package_capital = sum(c["capital"] for c in price.report["covers"]) * float(sum_insured)  # per unit x S
     priced = with_capital_share(price, share, params, {
         "bookVersion": book.version,
-        "bookHash": book.book_hash,
         "bookAsOf": book.as_of.isoformat(),
         "bookAtTargetAsOf": today.isoformat(),
         "bookModelVersion": sim.get("modelVersion"),
         "paths": figures.n_paths,
         "seed": int(sim["seed"]),
-        "capital": figures.capital * per_unit,
-        "capitalStandardError": figures.capital_se * per_unit,
-        "standAloneCapital": figures.stand_alone_capital * per_unit,
-        "marginalCapital": figures.marginal_capital * per_unit,
+        "simulatedShare": round(simulated, SHARE_DIGITS),
+        "simulatedShareStandardError": round(figures.share_se, SHARE_DIGITS),
+        "floor": floor,
+        # money at the quote's sum insured (decimal strings; names a package report does not scale)
+        "packageCapital": _cents(package_capital),
+        "eulerCapital": _cents(figures.capital),
+        "eulerCapitalStandardError": _cents(figures.capital_se),
+        "quoteCapitalAlone": _cents(figures.stand_alone_capital),
     }, key=key)
     if activity.in_activity():
-        activity.logger.info("book capital share %.4f at target %s (book v%d)", share, target_id, book.version)
+        activity.logger.info("book capital share %.4f (simulated %.4f) at target %s (book v%d)", share, simulated,
+                             target_id, book.version)
     return _remember(_priced, key, priced)
 
 
@@ -201,9 +247,13 @@ def with_capital_share(price: PackagePrice, share: float, params, book: dict, ke
         for c, p in zip(price.covers, parts)
     ]
     return _with_report(price, prices, new_report, {
-        **book, "capitalMeasure": report["capitalMeasure"], "capitalShare": round(share, 6),
-        "packageCapital": sum(c["capital"] for c in covers), "method": METHOD,
+        **book, "capitalMeasure": report["capitalMeasure"], "capitalShare": share, "method": METHOD,
     }, key=key)
+
+
+def _cents(value: float) -> str:
+    """A Monte Carlo money figure as a decimal string, half-even to the cent."""
+    return str(Decimal(repr(float(value))).quantize(Decimal("0.01"), rounding=ROUND_HALF_EVEN))
 
 
 def _with_report(price: PackagePrice, covers: list[PackageCoverPrice], report: dict, book: dict,
@@ -219,3 +269,4 @@ def price_against_book(request: BookPricingInput) -> PackagePrice:
     except catalogue_db.UnknownTarget:
         raise ApplicationError(f"monitoring target {request.monitoring_target_id} is not in the pin-code mapping",
                                type="UnknownTarget", non_retryable=True) from None
+

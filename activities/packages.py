@@ -47,8 +47,6 @@ _MONEY = {
     "standardDeviation", "var99", "tvar99", "var995", "tvar995", "totalSumInsured", "low", "high",
     "adjustedExpectedLoss", "uncertaintyLoad", "capital", "capitalLoad", "technicalPremium", "expenses",
     "minimumPremium", "grossPremium", "coTvar", "standAloneCapital", "cap",
-    # the quote's capital from the book (activities/book_capital.py)
-    "packageCapital", "capitalStandardError", "marginalCapital",
 }
 
 

@@ -61,6 +61,11 @@ class Settings:
     pricing_capital_cost_rate: Decimal = Decimal("0.06")
     pricing_capital_quantile: Decimal = Decimal("0.99")
     pricing_min_rate_on_line: Decimal = Decimal("0.01")
+    # A quote's capital from the book is at least this share of its own (docs/portfolio.md,
+    # "In the price of a quote"): the model has no dependence between targets, the record
+    # does (one monsoon at every target: the as-if years), so a quote away from the book's
+    # concentration is never priced as if it needed no capital. The actuary's judgement.
+    pricing_book_capital_floor: Decimal = Decimal("0.25")
     # A travel stay's policy costs at least this (INR), whatever its cover (docs/travel.md):
     # issuing, monitoring and settling one stay is a fixed cost the expense ratio does not
     # recover on a cover of a few rupees.
@@ -183,6 +188,7 @@ def load_settings() -> Settings:
         pricing_capital_cost_rate=Decimal(_env("PRICING_CAPITAL_COST_RATE", "0.06")),
         pricing_capital_quantile=Decimal(_env("PRICING_CAPITAL_QUANTILE", "0.99")),
         pricing_min_rate_on_line=Decimal(_env("PRICING_MIN_RATE_ON_LINE", "0.01")),
+        pricing_book_capital_floor=Decimal(_env("PRICING_BOOK_CAPITAL_FLOOR", "0.25")),
         travel_min_premium=Decimal(_env("TRAVEL_MIN_PREMIUM", "25")),
         simulations=int(_env("PRICING_SIMULATIONS", "131072")),
         pricing_processes=int(_env("PRICING_PROCESSES", "0")),

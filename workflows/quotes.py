@@ -128,6 +128,7 @@ PRICING_RETRY = RetryPolicy(
 )
 PRICING_TIMEOUT = dt.timedelta(minutes=10)
 PRICING_HEARTBEAT = dt.timedelta(seconds=30)
+BOOK_CAPITAL_TIMEOUT = dt.timedelta(minutes=2)
 DOCUMENT_TIMEOUT = dt.timedelta(minutes=2)
 # Fast quotes' documents go ahead of catalogue documents (runs before it: default priority,
 # and a quote could wait minutes behind a new target's catalogue renders).
@@ -246,7 +247,8 @@ class QuoteWorkflow:
                     BookPricingInput(monitoring_target_id=draft.monitoring_target_id, line_items=draft.line_items,
                                      price=price),
                     task_queue=task_queue(workflow.info().task_queue, "pricing"),
-                    start_to_close_timeout=PRICING_TIMEOUT,
+                    # about a second's work (no heartbeat): a lost attempt is retried soon
+                    start_to_close_timeout=BOOK_CAPITAL_TIMEOUT,
                     retry_policy=PRICING_RETRY,
                     priority=CUSTOMER_DOCUMENT,
                     summary="the package's capital from the book",

@@ -78,6 +78,7 @@ async def insert_quote(draft: QuoteDraft) -> None:
                 gross_premium_minor=draft.gross_premium_minor,
                 risk_premium_minor=draft.risk_premium_minor,
                 valid_until=draft.valid_until,
+                pricing_report=draft.pricing_report,
                 created_at=now,
                 updated_at=now,
             )

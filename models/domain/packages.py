@@ -134,10 +134,13 @@ def package_risk_premium_minor(items: list[LineItemDraft]) -> int:
 def apply_package_price(draft: QuoteDraft, price: PackagePrice) -> QuoteDraft:
     """The draft with the package's prices (module docstring)."""
     items = priced_line_items(draft.line_items, price)
+    book = price.report.get("bookCapital")
     return msgspec.structs.replace(
         draft,
         line_items=items,
         gross_premium_minor=sum(i.premium_minor for i in items),
         risk_premium_minor=package_risk_premium_minor(items),
         total_sum_insured_minor=sum(i.total_sum_insured_minor for i in items),
+        # what the price rests on beyond the package: its capital from the book (which book, what share)
+        pricing_report=draft.pricing_report if book is None else {"bookCapital": book},
     )

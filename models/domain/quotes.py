@@ -103,6 +103,9 @@ class QuoteDraft(msgspec.Struct, frozen=True):
     valid_until: dt.date
     line_items: list[LineItemDraft]
     customer_id: uuid.UUID | None = None  # a fast quote's policy holder (a business partner)
+    # a tenant quote's pricing as kept with it: its capital from the book (`bookCapital`,
+    # activities/book_capital.py), shown as the internal view's pricingReport
+    pricing_report: dict | None = None
 
 
 class QuoteError(ValueError):

@@ -164,6 +164,9 @@ def against_book(price: PackagePrice, target_id: str, items: list[LineItemDraft]
         book = run_sync(portfolio_db.stored_book)
         if book is None:
             return _own(price, "no whole-book portfolio run has kept its paths yet: the package's own capital")
+        if book.simulation.get("modelVersion") != MODEL_VERSION:
+            return _own(price, f"the latest whole-book run is of {book.simulation.get('modelVersion')}, not "
+                               f"{MODEL_VERSION}: the package's own capital until the next run", book.version)
         losses = _losses(book)
         if losses is not None:
             break
@@ -171,9 +174,6 @@ def against_book(price: PackagePrice, target_id: str, items: list[LineItemDraft]
         return _own(price, "the whole book's stored paths could not be read whole: the package's own capital",
                     book.version)
     sim = book.simulation
-    if sim.get("modelVersion") != MODEL_VERSION:
-        return _own(price, f"the latest whole-book run is of {sim.get('modelVersion')}, not {MODEL_VERSION}: the "
-                           "package's own capital until the next run", book.version)
     currency = items[0].currency
     today = utcnow().date()
     asked = run_sync(lambda: portfolio_db.book_hash(None, today))

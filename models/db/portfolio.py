@@ -194,7 +194,7 @@ class StoredBook:
     book_hash: str
     as_of: dt.date
     simulation: dict  # the result's `simulation`: paths, batches, seed, method, modelVersion
-    targets: tuple[str, ...]  # the monitoring targets whose losses per path it kept
+    targets: tuple[str, ...]  # the monitoring targets it simulated: their losses per path are kept
 
 
 async def stored_book(scope: str = ALL) -> StoredBook | None:
@@ -210,8 +210,10 @@ async def stored_book(scope: str = ALL) -> StoredBook | None:
     if not kept:
         return None
     as_of = row["as_of"] if isinstance(row["as_of"], dt.date) else dt.date.fromisoformat(str(row["as_of"]))
-    return StoredBook(row["version"], row["book_hash"], as_of, json.loads(row["result"])["simulation"],
-                      tuple(sorted(r["monitoring_target_id"] for r in kept)))
+    result = json.loads(row["result"])
+    # the targets the run simulated (its result's), whose paths must all be there
+    return StoredBook(row["version"], row["book_hash"], as_of, result["simulation"],
+                      tuple(sorted(t["monitoringTargetId"] for t in result["byTarget"])))
 
 
 async def stored_losses(version: int, scope: str = ALL) -> dict[str, bytes]:

@@ -102,7 +102,8 @@ async def priced(no_stored_book, make_tenant, operations_staff):
     assert wider["version"] == book["version"] + 1
     wider_fast = await fast_quote(owner, partner_id, await tenant_quote(owner, B))
     yield {"before": before, "before_fast": before_fast, "after": after, "after_fast": after_fast, "book": book,
-           "wider": wider, "wider_fast": wider_fast, "after_views": after_views}
+           "wider": wider, "wider_fast": wider_fast, "after_views": after_views, "owner": owner,
+           "partner_id": partner_id}
     for policy in policies:
         assert (await owner.delete(f"/policies/{policy}")).status_code == 200
 
@@ -204,3 +205,31 @@ async def test_the_daily_schedule_computes_the_whole_book_and_keeps_its_paths(pr
         assert {r["monitoring_target_id"] for r in kept} >= {A, *WIDER}
     finally:
         await remove_schedules(client)
+
+
+async def test_a_book_that_cannot_be_used_falls_back_to_the_packages_own_capital(priced):
+    """A whole-book run of another model version, or stored paths that are not the run's
+    whole set, must not stop sales (they failed every quote until the next run): the quote is
+    priced on its package's own capital and says why. Runs after the Schedule's run above."""
+    import json
+
+    from models.db.tables import PortfolioResult
+
+    owner, partner_id = priced["owner"], priced["partner_id"]
+    latest = await PortfolioResult.select().where(PortfolioResult.scope == "all").order_by(
+        PortfolioResult.version, ascending=False).first()
+    result = json.loads(latest["result"])
+    real = result["simulation"]["modelVersion"]
+    result["simulation"]["modelVersion"] = "pricing-1999.1.0"
+    await PortfolioResult.update({PortfolioResult.result: json.dumps(result)}).where(PortfolioResult.id == latest["id"])
+    older = (await fast_quote(owner, partner_id, await tenant_quote(owner, B)))["pricingReport"]["bookCapital"]
+    assert older["capitalShare"] == 1.0 and older["bookVersion"] == latest["version"]
+    assert "pricing-1999.1.0" in older["method"] and real in older["method"], older
+
+    result["simulation"]["modelVersion"] = real
+    await PortfolioResult.update({PortfolioResult.result: json.dumps(result)}).where(PortfolioResult.id == latest["id"])
+    await PortfolioPaths.delete().where(PortfolioPaths.monitoring_target_id == A)  # one target's paths gone
+    quote = await tenant_quote(owner, B)
+    partial = (await fast_quote(owner, partner_id, quote))["pricingReport"]["bookCapital"]
+    assert partial["capitalShare"] == 1.0 and "could not be read whole" in partial["method"], partial
+    assert gross(quote) == gross(priced["before"][B])  # the package's own price

@@ -557,12 +557,15 @@ def capacity() -> None:
     """Capacity limits: the most the book may pay per target, risk month and tenant (docs/capacity.md)."""
 
 
-def _capacity_json(record) -> dict:
+def _capacity_json(records) -> str:
+    """Limits as the API answers them (amounts JSON numbers with exact decimals), indented."""
     import msgspec
 
     from api.capacity.views import limit_view
+    from api.responses import encode_json
 
-    return msgspec.to_builtins(limit_view(record))
+    views = [limit_view(r) for r in records] if isinstance(records, list) else limit_view(records)
+    return msgspec.json.format(encode_json(views), indent=2).decode()
 
 
 @capacity.command("set")
@@ -608,7 +611,7 @@ def capacity_set(target_id: str | None, month: str | None, tenant_name: str | No
 
     record, created = _tenant_command(setting)
     click.echo(f"capacity limit {record.id} {'set' if created else 'changed'}: {record.key.label()}", err=True)
-    click.echo(json.dumps(_capacity_json(record), indent=2, default=str))
+    click.echo(_capacity_json(record))
 
 
 @capacity.command("list")
@@ -617,7 +620,7 @@ def capacity_list() -> None:
     from models.db import capacity as capacity_db
 
     records = _tenant_command(capacity_db.list_limits)
-    click.echo(json.dumps([_capacity_json(r) for r in records], indent=2, default=str))
+    click.echo(_capacity_json(list(records)))
 
 
 @main.group()

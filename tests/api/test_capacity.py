@@ -250,7 +250,8 @@ async def test_the_cli_sets_changes_and_lists_limits(operations_staff, make_tena
     assert first.returncode == 0, first.stderr
     created = json.loads(first.stdout)
     assert created["tenantId"] == owner.id and created["month"] == MARCH and created["monitoringTargetId"] == TARGET
-    assert Decimal(created["limit"]["amount"]) == 250000 and created["used"]["amount"] == "0.00"
+    assert created["limit"]["amount"] == 250000 and created["used"]["amount"] == 0  # numbers, as the API has them
+    assert created == await limit_now(operations_staff, created["id"])  # the API's answer, field for field
     assert "set" in first.stderr
 
     second = run_cli("capacity", "set", "--tenant", name, "--month", MARCH, "--target", TARGET, "--limit", "300000.50")
@@ -260,7 +261,8 @@ async def test_the_cli_sets_changes_and_lists_limits(operations_staff, make_tena
 
     listed = run_cli("capacity", "list")
     assert listed.returncode == 0, listed.stderr
-    assert created["id"] in {x["id"] for x in json.loads(listed.stdout)}
+    from_cli = {x["id"]: x for x in json.loads(listed.stdout)}
+    assert from_cli[created["id"]] == await limit_now(operations_staff, created["id"])
 
     for args, named in [(("--month", f"{YEAR}-13"), "--month"), (("--tenant", "nobody-of-that-name"), "nobody"),
                         (("--target", "IN-00.000N-000.000E"), "IN-00.000N-000.000E")]:

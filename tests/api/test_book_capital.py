@@ -23,7 +23,7 @@ from tests.api.test_fast_quotes import new_fast_quote, wait_for_state
 
 A = "IN-26.875N-080.875E"  # Lucknow
 B = "IN-22.625N-088.375E"  # Kolkata
-WIDER = ("IN-26.875N-075.875E", "IN-18.625N-073.875E")  # Jaipur, Pune
+WIDER = ("IN-23.125N-072.625E", "IN-25.625N-085.125E")  # Ahmedabad, Patna: targets no other test prices
 YEAR = dt.date.today().year + 1
 JULY = (f"{YEAR}-07-01", f"{YEAR}-07-31")
 QUOTE_SUM = 100_000
@@ -89,11 +89,11 @@ async def priced(no_stored_book, make_tenant, operations_staff):
     after_fast = {t: await fast_quote(owner, partner_id, after[t]) for t in (A, B)}
     after_views = {t: (await owner.get(f"/internal/quotes/{after[t]['id']}")).json() for t in (A, B)}
 
-    # A wider book: the monsoon (June to September) at two more targets, as large: its tail is
+    # A wider book: the monsoon (July to September) at two more targets, as large: its tail is
     # no longer flat.
     policies = [policy_id]
     for target in WIDER:
-        year = await tenant_quote(owner, target, BOOK_SUM, (f"{YEAR}-06-01", f"{YEAR}-09-30"))
+        year = await tenant_quote(owner, target, BOOK_SUM, (f"{YEAR}-07-01", f"{YEAR}-09-30"))
         draft = await owner.patch(f"/quotes/{year['id']}")
         assert draft.status_code == 200, draft.text
         policies.append(draft.json()["id"])

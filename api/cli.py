@@ -610,7 +610,7 @@ def capacity_set(target_id: str | None, month: str | None, tenant_name: str | No
         return await capacity_db.create_limit(key, currency, limit_minor, "parametric capacity set"), True
 
     record, created = _tenant_command(setting)
-    click.echo(f"capacity limit {record.id} {'set' if created else 'changed'}: {record.key.label()}", err=True)
+    click.echo(f"capacity limit {record.id} {'set' if created else 'changed'}: {record.key.label(record.tenant_name)}", err=True)
     click.echo(_capacity_json(record))
 
 

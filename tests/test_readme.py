@@ -75,6 +75,7 @@ async def test_the_readme_blocks_run_as_pasted(service, tmp_path):
     # demo's policy is in the risk bordereau of the month it was bound in.
     assert read("refused.json")["type"].endswith("/capacity-exceeded")
     assert read("refused.json")["remaining"]["amount"] == 150000 and read("refused.json")["required"]["amount"] == 250000
+    assert f"month {read('limit-month.json')['month']}, tenant acme-{demo} (" in read("refused.json")["detail"]  # by name
     portfolio = read("portfolio.json")
     assert portfolio["status"] == "CURRENT" and portfolio["aep"] and portfolio["asIfYears"]
     assert f"{settled['policyId']},Original Premium," in out

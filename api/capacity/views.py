@@ -21,10 +21,11 @@ def _money(minor: int, currency: str) -> Money:
     return Money(amount=from_minor(minor, currency), currency=currency)
 
 
-def key_view(limit_id: uuid.UUID, key: LimitKey, limit_minor: int, currency: str) -> CapacityLimitKey:
+def key_view(limit_id: uuid.UUID, key: LimitKey, limit_minor: int, currency: str,
+             tenant_name: str | None = None) -> CapacityLimitKey:
     return CapacityLimitKey(
         id=limit_id, monitoring_target_id=key.monitoring_target_id, month=key.month, tenant_id=key.tenant_id,
-        description=key.label(), limit=_money(limit_minor, currency),
+        description=key.label(tenant_name), limit=_money(limit_minor, currency),
     )
 
 
@@ -32,7 +33,7 @@ def limit_view(record: capacity_db.LimitRecord) -> CapacityLimitView:
     key = record.key
     return CapacityLimitView(
         id=record.id, monitoring_target_id=key.monitoring_target_id, month=key.month, tenant_id=key.tenant_id,
-        description=key.label(), limit=_money(record.limit_minor, record.currency),
+        description=key.label(record.tenant_name), limit=_money(record.limit_minor, record.currency),
         used=_money(record.used_minor, record.currency), remaining=_money(record.remaining_minor, record.currency),
         created_by=shown_actor(record.created_by) or "", created_at=record.created_at, updated_at=record.updated_at,
     )
@@ -49,7 +50,7 @@ async def quote_capacity(tenant_id: str, row: QuoteRow) -> QuoteCapacity | None:
     limit = fit.limit
     return QuoteCapacity(
         fits=fit.fits,
-        limit=key_view(limit.id, limit.key, limit.limit_minor, limit.currency),
+        limit=key_view(limit.id, limit.key, limit.limit_minor, limit.currency, limit.tenant_name),
         remaining=_money(limit.remaining_minor, limit.currency),
         required=_money(fit.required_minor, limit.currency),
     )
@@ -64,7 +65,7 @@ class CapacityExceeded(Conflict):
     def __init__(self, refusal: CapacityRefusal):
         currency = refusal.currency
         super().__init__(refusal.message(), extensions={
-            "limit": key_view(refusal.limit_id, refusal.key, refusal.limit_minor, currency),
+            "limit": key_view(refusal.limit_id, refusal.key, refusal.limit_minor, currency, refusal.tenant_name),
             "remaining": _money(refusal.remaining_minor, currency),
             "required": _money(refusal.required_minor, currency),
         })

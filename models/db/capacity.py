@@ -21,6 +21,7 @@ by both or neither.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import uuid
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ from typing import Any
 
 from models.clock import utcnow
 from models.db.core import is_sqlite, scoped_select, write_transaction
-from models.db.tables import CapacityLimit, LineItem, Policy, Quote
+from models.db.tables import CapacityLimit, LineItem, Policy, Quote, Tenant
 from models.domain.capacity import (
     CapacityRefusal,
     Exposure,
@@ -70,6 +71,7 @@ class LimitRecord:
     created_by: str
     created_at: dt.datetime
     updated_at: dt.datetime
+    tenant_name: str | None = None  # the key's tenant by name (read with it), for people
 
     @property
     def remaining_minor(self) -> int:
@@ -100,6 +102,19 @@ def _record(row: dict[str, Any]) -> LimitRecord:
         created_at=row["created_at"],
         updated_at=row["updated_at"],
     )
+
+
+async def _tenant_names(ids) -> dict[uuid.UUID, str]:
+    ids = sorted({i for i in ids if i is not None}, key=str)
+    if not ids:
+        return {}
+    return {r["id"]: r["name"] for r in await Tenant.select(Tenant.id, Tenant.name).where(Tenant.id.is_in(ids))}
+
+
+async def _named(records: list[LimitRecord]) -> list[LimitRecord]:
+    """The records with their tenants' names (one read)."""
+    names = await _tenant_names(r.key.tenant_id for r in records)
+    return [dataclasses.replace(r, tenant_name=names.get(r.key.tenant_id)) if r.key.tenant_id else r for r in records]
 
 
 def exposures(items) -> list[Exposure]:
@@ -180,17 +195,17 @@ async def delete_limit(limit_id: uuid.UUID) -> bool:
 
 async def get_limit(limit_id: uuid.UUID) -> LimitRecord | None:
     row = await CapacityLimit.select().where(CapacityLimit.id == limit_id).first()
-    return _record(row) if row else None
+    return (await _named([_record(row)]))[0] if row else None
 
 
 async def limit_on(key: LimitKey) -> LimitRecord | None:
     row = await CapacityLimit.select().where(CapacityLimit.key == key.text()).first()
-    return _record(row) if row else None
+    return (await _named([_record(row)]))[0] if row else None
 
 
 async def list_limits() -> list[LimitRecord]:
     """Every limit: the whole book first, then by target, month and tenant (nulls first)."""
-    rows = [_record(r) for r in await CapacityLimit.select()]
+    rows = await _named([_record(r) for r in await CapacityLimit.select()])
     return sorted(rows, key=lambda r: (r.key.monitoring_target_id or "", r.key.month or "", str(r.key.tenant_id or ""), str(r.id)))
 
 
@@ -232,6 +247,7 @@ async def reserve(tenant_id: str | uuid.UUID, target_id: str | None, currency: s
                 limit_id=limit.id, monitoring_target_id=limit.key.monitoring_target_id, month=limit.key.month,
                 tenant_id=limit.key.tenant_id, currency=currency, limit_minor=int(now["limit_minor"]),
                 remaining_minor=max(0, int(now["limit_minor"]) - int(now["used_minor"])), required_minor=need,
+                tenant_name=(await _tenant_names([limit.key.tenant_id])).get(limit.key.tenant_id),
             ))
 
 
@@ -275,4 +291,4 @@ async def fit(tenant_id: str | uuid.UUID, target_id: str | None, currency: str, 
             best = (left, limit, need)
     if best is None:
         return Fit(fits=True)
-    return Fit(fits=fits, limit=best[1], required_minor=best[2])
+    return Fit(fits=fits, limit=(await _named([best[1]]))[0], required_minor=best[2])

@@ -38,6 +38,7 @@ class CapacityRefusal(msgspec.Struct, frozen=True):
     limit_minor: int
     remaining_minor: int
     required_minor: int
+    tenant_name: str | None = None  # the key's tenant by name, for people
 
     @property
     def key(self) -> "LimitKey":
@@ -45,7 +46,7 @@ class CapacityRefusal(msgspec.Struct, frozen=True):
 
     def message(self) -> str:
         return (
-            f"the capacity limit on {self.key.label()} ({self.limit_id}) has {_amount(self.remaining_minor)} "
+            f"the capacity limit on {self.key.label(self.tenant_name)} ({self.limit_id}) has {_amount(self.remaining_minor)} "
             f"{self.currency} remaining; this policy needs {_amount(self.required_minor)} {self.currency} of it"
         )
 
@@ -68,14 +69,15 @@ class LimitKey:
         """The canonical key, unique per limit in the database (one limit per key)."""
         return f"target={self.monitoring_target_id or '*'};month={self.month or '*'};tenant={self.tenant_id or '*'}"
 
-    def label(self) -> str:
-        """In words: "monitoring target X, month 2027-01, all tenants"."""
+    def label(self, tenant_name: str | None = None) -> str:
+        """In words: "monitoring target X, month 2027-01, all tenants" (the tenant by its name
+        when given, else by its id)."""
         if not (self.monitoring_target_id or self.month or self.tenant_id):
             return "the whole book"
         return ", ".join([
             f"monitoring target {self.monitoring_target_id}" if self.monitoring_target_id else "all targets",
             f"month {self.month}" if self.month else "all months",
-            f"tenant {self.tenant_id}" if self.tenant_id else "all tenants",
+            f"tenant {tenant_name or self.tenant_id}" if self.tenant_id else "all tenants",
         ])
 
 

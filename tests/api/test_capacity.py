@@ -65,7 +65,8 @@ async def priced(tenant):
 
 
 async def test_operations_staff_set_list_change_and_remove_limits(operations_staff, tenant, make_tenant, actuary):
-    owner = await make_tenant(internal=True)
+    owner_name = f"growers-{uuid.uuid4().hex[:6]}"
+    owner = await make_tenant(internal=True, name=owner_name)
     body = {"tenantId": owner.id, "month": f"{YEAR}-05", "monitoringTargetId": TARGET, "limit": inr(500000)}
     for stranger in (tenant, actuary):  # a tenant's internal client, another staff role
         assert_problem(await stranger.post(PATH, json=body), 403)
@@ -78,7 +79,7 @@ async def test_operations_staff_set_list_change_and_remove_limits(operations_sta
     assert limit["tenantId"] == owner.id and limit["month"] == f"{YEAR}-05" and limit["monitoringTargetId"] == TARGET
     assert limit["limit"] == inr(500000) and limit["used"] == inr(0) and limit["remaining"] == inr(500000)
     assert limit["createdBy"] == "olga"
-    assert limit["description"] == f"monitoring target {TARGET}, month {YEAR}-05, tenant {owner.id}"
+    assert limit["description"] == f"monitoring target {TARGET}, month {YEAR}-05, tenant {owner_name}"
 
     # One limit per key: a second POST names the one in place.
     again = await operations_staff.post(PATH, json={**body, "limit": inr(1)})
@@ -118,7 +119,8 @@ async def test_operations_staff_set_list_change_and_remove_limits(operations_sta
 async def test_a_bind_that_does_not_fit_is_refused_naming_the_limit_and_cancellation_gives_it_back(
     operations_staff, make_tenant, priced
 ):
-    owner = await make_tenant(internal=True)
+    owner_name = f"farmers-{uuid.uuid4().hex[:6]}"
+    owner = await make_tenant(internal=True, name=owner_name)
     # Two months (two line items of 100,000, each with two covers of 100,000 limit per unit):
     # the policy can pay at most 200,000 (each line item's cap), 100,000 in each month.
     spanning = await new_quote(owner, start=f"{MARCH}-01", end=f"{YEAR}-04-30")
@@ -152,6 +154,10 @@ async def test_a_bind_that_does_not_fit_is_refused_naming_the_limit_and_cancella
     assert problem["limit"]["tenantId"] == owner.id and problem["limit"]["limit"] == inr(150000)
     assert problem["remaining"] == inr(50000) and problem["required"] == inr(100000)
     assert march["id"] in problem["detail"] and "50,000.00" in problem["detail"]
+    # the tenant by its name, for people (its id is in the limit's tenantId)
+    assert problem["limit"]["description"] == f"all targets, month {MARCH}, tenant {owner_name}"
+    assert f"tenant {owner_name}" in problem["detail"] and march["description"] == problem["limit"]["description"]
+    assert capacity["limit"]["description"] == problem["limit"]["description"]
     assert (await owner.get(f"/quotes/{second['id']}")).json()["status"] == "CREATED"
     assert await Policy.count().where(Policy.tenant_id == uuid.UUID(owner.id)) == 1
     assert (await limit_now(operations_staff, march["id"]))["used"] == inr(100000)
@@ -252,6 +258,8 @@ async def test_the_cli_sets_changes_and_lists_limits(operations_staff, make_tena
     assert created["tenantId"] == owner.id and created["month"] == MARCH and created["monitoringTargetId"] == TARGET
     assert created["limit"]["amount"] == 250000 and created["used"]["amount"] == 0  # numbers, as the API has them
     assert created == await limit_now(operations_staff, created["id"])  # the API's answer, field for field
+    assert created["description"] == f"monitoring target {TARGET}, month {MARCH}, tenant {name}"
+    assert f"tenant {name}" in first.stderr
     assert "set" in first.stderr
 
     second = run_cli("capacity", "set", "--tenant", name, "--month", MARCH, "--target", TARGET, "--limit", "300000.50")

@@ -240,15 +240,8 @@ async def whole_life(args, client, pids, sem) -> None:
 
 async def policy_variants(args, client, pids, sem) -> list:
     from temporalio.client import WithStartWorkflowOperation
-    from temporalio.common import (
-        SearchAttributeKey,
-        SearchAttributePair,
-        TypedSearchAttributes,
-        WorkflowIDConflictPolicy,
-    )
+    from temporalio.common import WorkflowIDConflictPolicy
 
-    keyword = SearchAttributeKey.for_keyword
-    when = SearchAttributeKey.for_datetime
     rows = []
     for label, (variant, with_attributes) in POLICY_VARIANTS.items():
         wanted = args.updates + args.warmup
@@ -267,18 +260,7 @@ async def policy_variants(args, client, pids, sem) -> list:
 
         await asyncio.wait_for(asyncio.gather(*(settled(h) for h in quotes)), 300)
         pending = list(range(wanted))
-        now = dt.datetime.now(dt.timezone.utc)
-        attributes = TypedSearchAttributes(
-            [
-                SearchAttributePair(keyword("TenantId"), "bench"),
-                SearchAttributePair(keyword("PolicyStatus"), "CREATED"),
-                SearchAttributePair(keyword("QuoteId"), "q"),
-                SearchAttributePair(keyword("MonitoringTargetId"), "IN-12.875N-077.625E"),
-                SearchAttributePair(keyword("ExternalRef"), "bench"),
-                SearchAttributePair(when("RiskPeriodStart"), now),
-                SearchAttributePair(when("RiskPeriodEnd"), now),
-            ]
-        )
+        attributes = _policy_attributes()
 
         async def convert(variant=variant, with_attributes=with_attributes, prefix=prefix) -> bool:
             i = pending.pop()

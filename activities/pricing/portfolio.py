@@ -575,32 +575,25 @@ def _tvar(values: np.ndarray, level: float) -> float:
     return tail_weights(values, level)[1]
 
 
-def quote_capital(
-    book: Sequence[BookTarget],
-    quote: BookTarget,
-    level: float = 0.99,
-    capital_cost_rate: float = 0.06,
-    currency: str = "INR",
-    n: int = PORTFOLIO_PATHS,
-    seed: int = 0,
-    method: str = DEFAULT_METHOD,
-    batches: int = DEFAULT_BATCHES,
-) -> QuoteCapital:
+def quote_capital(book: Sequence[BookTarget], quote: BookTarget, **options) -> QuoteCapital:
     """The capital of `quote` (its line items at its target) as its contribution to the
     book's tail (:class:`QuoteCapital`). The quote's covers are simulated with the book's
     line items at its target on the same paths (the model's dependence there); the other
-    targets as the book's run simulates them (independent of the quote's)."""
+    targets as the book's run simulates them (independent of the quote's). ``options``:
+    :func:`capital_against`'s (level, capital_cost_rate, currency, n, seed, method, batches)."""
     if not quote.line_items:
         raise ValueError("the quote has no line items")
+    simulation = {"n": PORTFOLIO_PATHS, "seed": 0, "method": DEFAULT_METHOD, "batches": DEFAULT_BATCHES,
+                  "currency": "INR"}
+    simulation.update((k, v) for k, v in options.items() if k in simulation)
     others = None
     for target in sorted(book, key=lambda t: t.target_id):
         if target.target_id == quote.target_id or not target.line_items:
             continue
-        paths, _ = simulate_target(target, n, seed, method, batches, currency)
+        paths, _ = simulate_target(target, **simulation)
         others = paths.aggregate if others is None else others + paths.aggregate
     here = next((t for t in book if t.target_id == quote.target_id), None)
-    return capital_against(others, here.line_items if here is not None else (), quote, level, capital_cost_rate,
-                           currency, n, seed, method, batches)
+    return capital_against(others, here.line_items if here is not None else (), quote, **options)
 
 
 def capital_against(

@@ -25,7 +25,8 @@ from models.db import policies as policies_db
 from models.db import portfolio_reports
 from models.db import pricing as pricing_db
 from models.db import quotes as quotes_db
-from models.db.files import file_id_for, file_meta, schedule_file_id, store_file
+from models.db.files import file_id_for, file_meta, publish_files, schedule_file_id, store_file
+from models.domain.file_access import Readers
 from models.db.tables import (
     MonitoringTarget,
     PincodeMapping,
@@ -93,6 +94,8 @@ async def _coverage_documents(coverage_id: uuid.UUID, version: int) -> CoverageD
     suffix = "" if published else "-candidate"
     fact_id = file_id_for("fact-sheet", coverage_id, stage)
     report_id = file_id_for("technical-pricing-report", coverage_id, stage)
+    # A candidate's documents are the actuaries' until the run is published, then the catalogue's.
+    readers = Readers.catalogue() if published else Readers.staff("actuary")
     if await file_meta(fact_id) is None or await file_meta(report_id) is None:
         coverage = await catalogue_db.coverage_row(coverage_id)
         target = await _target(coverage.monitoring_target_id)
@@ -102,18 +105,21 @@ async def _coverage_documents(coverage_id: uuid.UUID, version: int) -> CoverageD
         cover = coverage_cover_facts(coverage, run, target, tuple(p["pin_code"] for p in pins))
         index_code = BY_ID[coverage.index_definition_id].code
         fact_pdf = await asyncio.to_thread(render_fact_sheet, fact_sheet_input(cover, run, fact_id))
-        await store_file(fact_id, None, "fact-sheet", f"fact-sheet-{coverage_id}-v{version}{suffix}.pdf", PDF, fact_pdf)
+        await store_file(fact_id, readers, "fact-sheet", f"fact-sheet-{coverage_id}-v{version}{suffix}.pdf", PDF, fact_pdf)
         report_pdf = await asyncio.to_thread(
             render_technical_pricing_report, technical_report_input(cover, index_code, run, report_id)
         )
         await store_file(
             report_id,
-            None,
+            readers,
             "technical-pricing-report",
             f"technical-pricing-report-{coverage_id}-v{version}{suffix}.pdf",
             PDF,
             report_pdf,
         )
+    if published:
+        await publish_files([file_id_for(kind, coverage_id, f"{version}-candidate")
+                             for kind in ("fact-sheet", "technical-pricing-report")])
     await pricing_db.attach_documents(coverage_id, version, fact_id, report_id, published=published)
     return CoverageDocuments(fact_sheet_file_id=fact_id, technical_report_file_id=report_id)
 
@@ -136,7 +142,7 @@ async def render_policy_schedule(request: PolicyScheduleRequest) -> uuid.UUID:
             policy, items, target, tenant["name"] if tenant else request.tenant_id, load_settings().risk_carrier, file_id
         )
         pdf = await asyncio.to_thread(render, data)
-        await store_file(file_id, request.tenant_id, "policy-schedule", f"policy-schedule-{request.policy_id}.pdf", PDF, pdf)
+        await store_file(file_id, Readers.owner(request.tenant_id), "policy-schedule", f"policy-schedule-{request.policy_id}.pdf", PDF, pdf)
     mine = (Policy.id == request.policy_id) & (Policy.tenant_id == uuid.UUID(request.tenant_id))
     if file_id != schedule_file_id(request.policy_id, True):  # never over the cancelled policy's
         mine &= Policy.schedule_file_id.is_null() | (Policy.schedule_file_id != schedule_file_id(request.policy_id, True))
@@ -154,15 +160,15 @@ async def render_claim_report(request: ClaimReportRequest) -> uuid.UUID:
     if await file_meta(file_id) is None:
         data = await claim_report_input(request.tenant_id, request.event_id)
         pdf = await asyncio.to_thread(render, data)
-        await store_file(file_id, request.tenant_id, "claim-report", f"claim-report-{request.event_id}.pdf", PDF, pdf)
+        await store_file(file_id, Readers.owner(request.tenant_id), "claim-report", f"claim-report-{request.event_id}.pdf", PDF, pdf)
     return file_id
 
 
 @activity.defn
 async def render_portfolio_report(request: PortfolioReportRequest) -> uuid.UUID:
-    """The portfolio risk report of one stored result (docs/documents.md), stored as the
-    owner's document (the tenant's; the whole book's as the platform tenant's, so no tenant
-    reads it through /internal/files); rendered once: a result never changes."""
+    """The portfolio risk report of one stored result (docs/documents.md): a tenant's book's
+    readable by the tenant and operations staff, the whole book's by operations staff only;
+    rendered once: a result never changes."""
     from reports import render_portfolio_report as render
 
     file_id = portfolio_reports.report_file_id(request.scope, request.version)
@@ -172,6 +178,9 @@ async def render_portfolio_report(request: PortfolioReportRequest) -> uuid.UUID:
             raise ApplicationError(f"no portfolio result {request.version} of {request.scope}",
                                    type="PortfolioResultMissing", non_retryable=True)
         pdf = await asyncio.to_thread(render, data)
-        await store_file(file_id, request.owner_tenant_id, portfolio_reports.KIND,
+        # The whole book's: the operations staff's; a tenant's book's: the tenant's and theirs.
+        readers = (Readers.staff("operations") if request.scope == portfolio_reports.ALL
+                   else Readers.owner(request.scope, "operations"))
+        await store_file(file_id, readers, portfolio_reports.KIND,
                          portfolio_reports.report_filename(request.scope, request.version), PDF, pdf)
     return file_id

@@ -34,6 +34,7 @@ from models.clock import utcnow
 from models.db import quotes as quotes_db
 from models.db.core import run_sync
 from models.db.files import file_id_for, file_meta, store_file
+from models.domain.file_access import Readers
 from models.db.tables import BusinessPartner, MonitoringTarget
 from models.domain.money import allocate_minor, from_minor
 from models.domain.packages import package_risk_premium_minor, priced_line_items
@@ -159,7 +160,7 @@ async def render_fast_quote_document(request: FastQuoteDocumentInput) -> uuid.UU
         ).first()
         data = _document_input(quote, items, target, partner, request.pricing, load_settings().risk_carrier, file_id)
         pdf = await asyncio.to_thread(render_quote_document, data)
-        await store_file(file_id, request.tenant_id, "quote-document", f"quote-{request.quote_id}.pdf", PDF, pdf)
+        await store_file(file_id, Readers.owner(request.tenant_id), "quote-document", f"quote-{request.quote_id}.pdf", PDF, pdf)
     return file_id
 
 

@@ -111,6 +111,10 @@ class Settings:
     # one kept in var/keys/webhook-secrets.key); the Web UI port webhooks never reach.
     webhook_allow_loopback: bool = False
     webhook_secrets_key: str | None = None
+    # The key of documents' ids (FILE_ID_KEY, base64 of 32 bytes; unset: derived from the
+    # secrets key's first key): an id is an HMAC of what the document is, so a retried render
+    # stores once, and nobody without the key computes another's (models/db/files.py).
+    file_id_key: str | None = None
     temporal_ui_port: int = 8233
     # Seconds a stopping worker (SIGTERM) gives the activities in flight to finish.
     worker_shutdown_seconds: float = 30.0
@@ -198,6 +202,7 @@ def load_settings() -> Settings:
         external_platform_tenant=os.environ.get("AUTH_PLATFORM_TENANT") or None,
         webhook_allow_loopback=_env("WEBHOOK_ALLOW_LOOPBACK", "0").lower() in ("1", "true", "yes"),
         webhook_secrets_key=os.environ.get("SECRETS_KEY") or os.environ.get("WEBHOOK_SECRETS_KEY") or None,
+        file_id_key=os.environ.get("FILE_ID_KEY") or None,
         temporal_ui_port=int(_env("TEMPORAL_UI_PORT", "8233")),
         trusted_proxies=tuple(p.strip() for p in _env("TRUSTED_PROXIES", "").split(",") if p.strip()),
         trusted_proxy_header=_env("TRUSTED_PROXY_HEADER", "x-forwarded-for").strip().lower(),

@@ -11,6 +11,7 @@ from api.idempotency import Idempotency
 from api.problems import Conflict
 from models.db import pricing as pricing_db
 from models.db.files import file_id_for, store_file
+from models.domain.file_access import Readers
 from models.db.tables import IdempotencyRecord, PricingRun, StoredFile
 
 
@@ -33,7 +34,7 @@ async def test_ensuring_a_pricing_run_twice_keeps_one(database):
 
 async def test_a_file_stored_concurrently_is_stored_once(database):
     file_id = file_id_for("test", uuid.uuid4())
-    metas = await asyncio.gather(*(store_file(file_id, None, "test", "a.txt", "text/plain", b"abc") for _ in range(4)))
+    metas = await asyncio.gather(*(store_file(file_id, Readers.staff("actuary"), "test", "a.txt", "text/plain", b"abc") for _ in range(4)))
     assert {m["id"] for m in metas} == {file_id}
     assert await StoredFile.count().where(StoredFile.id == file_id) == 1
 

@@ -1,5 +1,7 @@
-"""Document downloads: catalogue documents and the tenant's own (quote documents, policy
-schedules). Another tenant's file answers 404."""
+"""Document downloads, each checked against the file's readers (models/domain/file_access.py):
+catalogue documents, the tenant's own (quote documents, policy schedules, claim reports), the
+staff's (a candidate run's documents, the whole book's portfolio report). A file the caller
+may not read answers 404, as one that does not exist."""
 
 from __future__ import annotations
 
@@ -12,8 +14,16 @@ from litestar.params import FromPath
 from api.auth.tokens import Principal
 from api.openapi_docs import AUTHED, problems, tenant_header
 from api.problems import NotFound
-from models.db.files import readable_file
 from api.auth.roles import Caller, callers
+from api.auth.tokens import STAFF_ROLES
+from models.db.files import readable_file
+from models.domain.file_access import Reader
+
+
+def reader_of(principal: Principal) -> Reader:
+    """The principal as a file's reader: a staff member by its roles, a tenant's client by its
+    tenant."""
+    return Reader(tenant_id=principal.tenant_id, staff_roles=frozenset(principal.roles) & STAFF_ROLES)
 
 
 def file_response(request: Request, row: dict | None, file_id: uuid.UUID) -> Response[bytes]:
@@ -49,11 +59,7 @@ class InternalFileController(Controller):
     async def download(
         self, request: Request, file_id: FromPath[uuid.UUID], principal: NamedDependency[Principal]
     ) -> Response[bytes]:
-        return file_response(request, await readable_file(file_id, principal.tenant_id, include_catalogue=True), file_id)
-
-
-# Catalogue documents a tenant-surface client may read: the fact sheet of each cover it buys.
-TENANT_CATALOGUE_KINDS = ("fact-sheet",)
+        return file_response(request, await readable_file(file_id, reader_of(principal)), file_id)
 
 
 class TenantFileController(Controller):
@@ -73,7 +79,4 @@ class TenantFileController(Controller):
     async def download(
         self, request: Request, file_id: FromPath[uuid.UUID], principal: NamedDependency[Principal]
     ) -> Response[bytes]:
-        file = await readable_file(file_id, principal.tenant_id, include_catalogue=True)
-        if file is not None and file["tenant_id"] is None and file["kind"] not in TENANT_CATALOGUE_KINDS:
-            file = None  # the actuaries' technical pricing report stays on the internal surface
-        return file_response(request, file, file_id)
+        return file_response(request, await readable_file(file_id, reader_of(principal), tenant_surface=True), file_id)

@@ -15,7 +15,7 @@ from temporalio.client import Client
 
 from api.auth.tokens import Principal
 from api.deps import provide_temporal
-from api.documents.controller import file_response
+from api.documents.controller import file_response, reader_of
 from api.documents.on_demand import rendered, still_rendering
 from api.lifecycle import transition_key
 from api.openapi_docs import AUTHED, problems, tenant_header
@@ -112,7 +112,7 @@ class PolicyController(Controller):
         if row.status == PolicyStatus.CANCELED and row.schedule_file_id != schedule_file_id(policy_id, True):
             # cancelled since its schedule was issued: the schedule is issued again, saying so
             return await _reissued_schedule(request, principal, policy_id, temporal, settings)
-        file = await readable_file(row.schedule_file_id, principal.tenant_id, include_catalogue=False)
+        file = await readable_file(row.schedule_file_id, reader_of(principal))
         return file_response(request, file, row.schedule_file_id)
 
     @get(
@@ -180,4 +180,4 @@ async def _reissued_schedule(request: Request, principal: Principal, policy_id: 
             detail="the cancelled policy's schedule is being issued; retry after the number of seconds in Retry-After",
         ))
     file_id = schedule_file_id(policy_id, True)
-    return file_response(request, await readable_file(file_id, principal.tenant_id, include_catalogue=False), file_id)
+    return file_response(request, await readable_file(file_id, reader_of(principal)), file_id)

@@ -31,7 +31,7 @@ from api.auth.roles import Caller, callers
 from api.auth.scopes import tenant_scope
 from api.auth.tokens import Principal
 from api.deps import provide_temporal
-from api.documents.controller import file_response
+from api.documents.controller import file_response, reader_of
 from api.documents.on_demand import rendered, still_rendering
 from api.openapi_docs import AUTHED, problems, tenant_header
 from api.problems import NotFound, Unavailable
@@ -151,10 +151,11 @@ class PortfolioController(Controller):
             book = "the whole book" if tenant is None else f"the book of tenant {tenant}"
             raise NotFound(f"{book} has no computed risk yet: ask GET /internal/portfolio first (it starts the "
                            "computation), then ask for the report once it answers 200")
-        # The whole book's report is the platform tenant's document, a tenant's book's the tenant's.
+        # Who reads the stored report follows its scope (activities/documents.py): the whole
+        # book's operations staff only, a tenant's book's the tenant and operations staff.
         owner = principal.tenant_id if tenant is None else str(tenant)
         file_id = portfolio_reports.report_file_id(scope, version)
-        file = await readable_file(file_id, owner, include_catalogue=False)
+        file = await readable_file(file_id, reader_of(principal))
         if file is None:
             try:
                 done = await rendered(temporal, settings, PORTFOLIO_REPORT_WORKFLOW,
@@ -169,5 +170,5 @@ class PortfolioController(Controller):
                     status="RENDERING", document=portfolio_reports.KIND, tenant_id=tenant, version=version,
                     detail="the portfolio risk report is being rendered; retry after the number of seconds in Retry-After",
                 ))
-            file = await readable_file(file_id, owner, include_catalogue=False)
+            file = await readable_file(file_id, reader_of(principal))
         return file_response(request, file, file_id)

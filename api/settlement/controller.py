@@ -27,7 +27,7 @@ from api.settlement.observations import submit as submit_observations
 from models.db import observations as observations_db
 from models.db import settlement as settlement_db
 from models.domain.observations import ObservationIn, Provenance
-from api.documents.controller import file_response
+from api.documents.controller import file_response, reader_of
 from api.documents.on_demand import rendered, still_rendering
 from models.db.files import file_id_for, readable_file
 from models.settings import Settings
@@ -147,7 +147,7 @@ async def _claim_report(request: Request, principal: Principal, event_id: uuid.U
     if await settlement_db.event_of(principal.tenant_id, event_id) is None:
         raise NotFound(f"event {event_id} does not exist")
     file_id = file_id_for("claim-report", event_id)
-    file = await readable_file(file_id, principal.tenant_id, include_catalogue=False)
+    file = await readable_file(file_id, reader_of(principal))
     if file is None:
         done = await rendered(temporal, settings, CLAIM_REPORT_WORKFLOW,
                               ClaimReportRequest(tenant_id=principal.tenant_id, event_id=event_id),
@@ -155,7 +155,7 @@ async def _claim_report(request: Request, principal: Principal, event_id: uuid.U
         if not done:
             return still_rendering({"eventId": str(event_id), "document": "claim-report", "status": "RENDERING",
                                     "detail": "the claim report is being rendered; retry after the number of seconds in Retry-After"})
-        file = await readable_file(file_id, principal.tenant_id, include_catalogue=False)
+        file = await readable_file(file_id, reader_of(principal))
     return file_response(request, file, file_id)
 
 

@@ -380,10 +380,14 @@ class SettlementIndex(Table, tablename="settlement_index"):
 
 
 class StoredFile(Table, tablename="stored_file"):
-    """A rendered document. `tenant_id` null means a catalogue document (all tenants)."""
+    """A rendered document and who may read it (models/domain/file_access.py): `audience`
+    OWNER (`tenant_id`'s clients, and staff of `staff_roles`), STAFF (staff of `staff_roles`)
+    or CATALOGUE (everyone). The default reads as nobody's (OWNER of no tenant)."""
 
     id = UUID(primary_key=True)
     tenant_id = UUID(null=True, default=None, index=True)
+    audience = Varchar(length=20, default="OWNER")
+    staff_roles = Varchar(length=100, default="")  # comma-separated staff roles
     kind = Varchar(length=40)
     filename = Varchar(length=200)
     media_type = Varchar(length=100)

@@ -48,25 +48,34 @@ async def quote_capacity(tenant_id: str, row: QuoteRow) -> QuoteCapacity | None:
     if fit.limit is None:
         return QuoteCapacity(fits=True)
     limit = fit.limit
+    # A limit shared by all tenants: what it has left would show what the others bind.
+    own_book = limit.key.tenant_id is not None
     return QuoteCapacity(
         fits=fit.fits,
         limit=key_view(limit.id, limit.key, limit.limit_minor, limit.currency, limit.tenant_name),
-        remaining=_money(limit.remaining_minor, limit.currency),
+        remaining=_money(limit.remaining_minor, limit.currency) if own_book else None,
         required=_money(fit.required_minor, limit.currency),
+        used=_money(fit.own_used_minor, limit.currency),
     )
 
 
 class CapacityExceeded(Conflict):
     """409 `capacity-exceeded`: the bind would take more of a limit than it has left; the
-    problem names the limit (`limit`: its id and key), `remaining` and `required`."""
+    problem names the limit (`limit`: its id and key), `required` and `used` (what the tenant's
+    own policies take of it), and `remaining` only on a limit on the tenant's own book (never
+    what a limit shared by all tenants has left: that would show what the others bind)."""
 
     slug, title = "capacity-exceeded", "Capacity limit exceeded"
 
     def __init__(self, refusal: CapacityRefusal):
         currency = refusal.currency
-        super().__init__(refusal.message(), extensions={
+        extensions = {
             "limit": key_view(refusal.limit_id, refusal.key, refusal.limit_minor, currency, refusal.tenant_name),
-            "remaining": _money(refusal.remaining_minor, currency),
             "required": _money(refusal.required_minor, currency),
-        })
+        }
+        if refusal.tenants_own:
+            extensions["remaining"] = _money(refusal.remaining_minor, currency)
+        if refusal.own_used_minor is not None:
+            extensions["used"] = _money(refusal.own_used_minor, currency)
+        super().__init__(refusal.message(), extensions=extensions)
         self.refusal = refusal

@@ -81,12 +81,17 @@ class LimitRecord:
 
 @dataclass(frozen=True, slots=True)
 class Fit:
-    """Whether a quote would fit every limit that applies, and the tightest of them (the one
-    with the least left after the quote), None when no limit applies."""
+    """Whether a tenant's quote would fit every limit that applies, and the one it names (None
+    when no limit applies): when it does not fit, the first that lacks room (in id order, the
+    one a bind would be refused on); when it fits, the one with the least left after the quote
+    as far as the tenant's own book goes (limit - own usage - required), so that what other
+    tenants bind never changes what a tenant is shown but fits / does not fit. `own_used_minor`:
+    what the tenant's own policies take of that limit."""
 
     fits: bool
     limit: LimitRecord | None = None
     required_minor: int = 0
+    own_used_minor: int = 0
 
 
 def _record(row: dict[str, Any]) -> LimitRecord:
@@ -136,9 +141,11 @@ async def _lock(mode: str) -> None:
 # --- the limits -----------------------------------------------------------------------------------
 
 
-async def counted(key: LimitKey, currency: str) -> int:
+async def counted(key: LimitKey, currency: str, exclude_policy: uuid.UUID | None = None) -> int:
     """What the policies in draft or in force take of a limit on `key` now (minor units),
-    from their line items: the count a new limit starts from, and the check of `used_minor`."""
+    from their line items: the count a new limit starts from, and the check of `used_minor`;
+    with the key's tenant set, what that tenant's own policies take of a limit on the key
+    without it (`exclude_policy`: but that one)."""
     sql = (
         "SELECT COALESCE(SUM(li.total_sum_insured_minor), 0) AS used FROM line_item li "
         "JOIN policy p ON li.policy_id = p.id JOIN quote q ON q.id = p.quote_id "
@@ -151,6 +158,9 @@ async def counted(key: LimitKey, currency: str) -> int:
     if key.tenant_id is not None:
         sql += " AND p.tenant_id = {}"
         values.append(key.tenant_id)
+    if exclude_policy is not None:
+        sql += " AND p.id <> {}"
+        values.append(exclude_policy)
     if key.month is not None:
         first, last = month_bounds(key.month)
         sql += " AND li.period_start <= {} AND li.period_end >= {}"
@@ -226,9 +236,16 @@ async def _applying(tenant_id: uuid.UUID, target_id: str | None, currency: str, 
     return sorted((_record(r) for r in await query), key=lambda r: str(r.id))
 
 
-async def reserve(tenant_id: str | uuid.UUID, target_id: str | None, currency: str, items: list[Exposure]) -> None:
+def own_key(key: LimitKey, tenant: uuid.UUID) -> LimitKey:
+    """The part of a limit's key that is `tenant`'s own book (counted on it: its own usage)."""
+    return LimitKey(key.monitoring_target_id, key.month, tenant)
+
+
+async def reserve(tenant_id: str | uuid.UUID, target_id: str | None, currency: str, items: list[Exposure],
+                  policy_id: uuid.UUID | None = None) -> None:
     """Take a policy's share of every limit that applies, inside the binding's write
-    transaction; CapacityExceeded (the transaction rolls back) on the first that lacks room."""
+    transaction; CapacityExceeded (the transaction rolls back) on the first that lacks room,
+    with what the tenant's own other policies take of it (`policy_id`: the one being bound)."""
     tenant = tenant_id if isinstance(tenant_id, uuid.UUID) else uuid.UUID(str(tenant_id))
     await _lock("ROW EXCLUSIVE")
     for limit in await _applying(tenant, target_id, currency, items):
@@ -248,6 +265,7 @@ async def reserve(tenant_id: str | uuid.UUID, target_id: str | None, currency: s
                 tenant_id=limit.key.tenant_id, currency=currency, limit_minor=int(now["limit_minor"]),
                 remaining_minor=max(0, int(now["limit_minor"]) - int(now["used_minor"])), required_minor=need,
                 tenant_name=(await _tenant_names([limit.key.tenant_id])).get(limit.key.tenant_id),
+                own_used_minor=await counted(own_key(limit.key, tenant), currency, exclude_policy=policy_id),
             ))
 
 
@@ -279,16 +297,20 @@ async def release_policy(tenant_id: str | uuid.UUID, policy_id: uuid.UUID) -> No
 async def fit(tenant_id: str | uuid.UUID, target_id: str | None, currency: str, items: list[Exposure]) -> Fit:
     """Whether a quote would fit now (a read: binding decides, under the lock)."""
     tenant = tenant_id if isinstance(tenant_id, uuid.UUID) else uuid.UUID(str(tenant_id))
-    best: tuple[int, LimitRecord, int] | None = None
-    fits = True
-    for limit in await _applying(tenant, target_id, currency, items):
-        need = required(limit.key, tenant, target_id, items)
-        if need <= 0:
-            continue
-        left = limit.limit_minor - limit.used_minor - need
-        fits = fits and left >= 0
-        if best is None or left < best[0]:
-            best = (left, limit, need)
-    if best is None:
+    applying = [(limit, need) for limit in await _applying(tenant, target_id, currency, items)
+                if (need := required(limit.key, tenant, target_id, items)) > 0]
+    if not applying:
         return Fit(fits=True)
-    return Fit(fits=fits, limit=(await _named([best[1]]))[0], required_minor=best[2])
+    refusing = [(limit, need) for limit, need in applying if limit.limit_minor - limit.used_minor - need < 0]
+    if refusing:
+        limit, need = refusing[0]
+        own = await counted(own_key(limit.key, tenant), currency)
+        return Fit(fits=False, limit=(await _named([limit]))[0], required_minor=need, own_used_minor=own)
+    best: tuple[int, LimitRecord, int, int] | None = None
+    for limit, need in applying:
+        own = await counted(own_key(limit.key, tenant), currency)
+        left = limit.limit_minor - own - need
+        if best is None or left < best[0]:
+            best = (left, limit, need, own)
+    _, limit, need, own = best
+    return Fit(fits=True, limit=(await _named([limit]))[0], required_minor=need, own_used_minor=own)

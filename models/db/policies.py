@@ -158,7 +158,8 @@ async def _write_conversion(
         )
         # Capacity last, after the counter row's lock (a release takes them in this order too):
         # each limit that applies, with one conditional UPDATE; one without room rolls back all.
-        await capacity_db.reserve(tenant, quote.monitoring_target_id, quote.currency, capacity_db.exposures(items))
+        await capacity_db.reserve(tenant, quote.monitoring_target_id, quote.currency, capacity_db.exposures(items),
+                                  policy_id=policy_id)
     return True
 
 

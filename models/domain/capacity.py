@@ -39,15 +39,26 @@ class CapacityRefusal(msgspec.Struct, frozen=True):
     remaining_minor: int
     required_minor: int
     tenant_name: str | None = None  # the key's tenant by name, for people
+    # What the binding tenant's own policies (draft or in force) take of the limit; None in
+    # refusals recorded before it was added.
+    own_used_minor: int | None = None
 
     @property
     def key(self) -> "LimitKey":
         return LimitKey(self.monitoring_target_id, self.month, self.tenant_id)
 
+    @property
+    def tenants_own(self) -> bool:
+        """The limit is on the binding tenant's own book (a limit applies to a tenant only when
+        its key names that tenant or all): what it has left tells of no other tenant. A limit
+        shared by all tenants' `remaining` is never shown to a tenant (issue 33)."""
+        return self.tenant_id is not None
+
     def message(self) -> str:
+        left = f"has {_amount(self.remaining_minor)} {self.currency} remaining" if self.tenants_own else "has not that much left"
         return (
-            f"the capacity limit on {self.key.label(self.tenant_name)} ({self.limit_id}) has {_amount(self.remaining_minor)} "
-            f"{self.currency} remaining; this policy needs {_amount(self.required_minor)} {self.currency} of it"
+            f"the capacity limit on {self.key.label(self.tenant_name)} ({self.limit_id}) {left}; "
+            f"this policy needs {_amount(self.required_minor)} {self.currency} of it"
         )
 
 

@@ -56,13 +56,17 @@ class CapacityLimitView(CamelStruct):
 
 
 class QuoteCapacity(CamelStruct):
-    """Whether the quote fits the capacity limits now (binding decides, atomically): `limit`
-    is the tightest limit that applies (the least left after this quote), `remaining` what it
-    has left now and `required` what this quote would take of it; all three null when no limit
-    applies. Null on a quote that can no longer be bound."""
+    """Whether the quote fits the capacity limits now (binding decides, atomically), as its
+    tenant may see it: never what other tenants hold of a limit (docs/capacity.md). `limit` is
+    the limit it would be refused on (when it does not fit) or the tightest for the tenant's
+    own book (when it fits); `required` what this quote would take of it; `used` what the
+    tenant's own policies (draft or in force) take of it; `remaining` what it has left, only
+    on a limit on the tenant's own book (null on a limit shared by all tenants). All null when
+    no limit applies. Null on a quote that can no longer be bound."""
 
     fits: bool
     limit: CapacityLimitKey | None = None
     remaining: Money | None = None
     required: Money | None = None
+    used: Money | None = None
 

@@ -124,7 +124,7 @@ async def test_a_bind_that_does_not_fit_is_refused_naming_the_limit_and_cancella
     # Two months (two line items of 100,000, each with two covers of 100,000 limit per unit):
     # the policy can pay at most 200,000 (each line item's cap), 100,000 in each month.
     spanning = await new_quote(owner, start=f"{MARCH}-01", end=f"{YEAR}-04-30")
-    assert spanning["capacity"] == {"fits": True, "limit": None, "remaining": None, "required": None}
+    assert spanning["capacity"] == {"fits": True, "limit": None, "remaining": None, "required": None, "used": None}
     draft = await owner.patch(f"/quotes/{spanning['id']}")
     assert draft.status_code == 200, draft.text
     draft = draft.json()
@@ -207,7 +207,8 @@ async def test_twenty_concurrent_binds_against_room_for_ten_bind_exactly_ten(ope
             if r.status_code == 409:
                 problem = assert_problem(r, 409)
                 assert problem["type"].endswith("/capacity-exceeded") and problem["limit"]["id"] == limit["id"]
-                assert problem["remaining"] == inr(0) and problem["required"] == inr(100000)
+                # a limit of all tenants: what it has left is never a tenant's to see (issue 33)
+                assert "remaining" not in problem and problem["required"] == inr(100000)
         bound = 0
         for owner in owners:
             bound += await Policy.count().where(Policy.tenant_id == uuid.UUID(owner.id))
@@ -215,6 +216,43 @@ async def test_twenty_concurrent_binds_against_room_for_ten_bind_exactly_ten(ope
         now = await limit_now(operations_staff, limit["id"])
         assert amount(now["used"]) == room and now["remaining"] == inr(0)
         assert await capacity_db.counted(LimitKey(TARGET, MARCH, None), "INR") == room * 100
+    finally:
+        assert (await operations_staff.delete(f"{PATH}/{limit['id']}")).status_code == 204
+
+
+async def test_a_tenant_never_sees_what_other_tenants_take_of_a_shared_limit(operations_staff, make_tenant, priced):
+    """Issue 33: a quote's `capacity` and the 409 reported `remaining` on a limit of all
+    tenants, and a tenant watched a competitor bind as a drop of exactly that amount. A tenant
+    sees fits / does not fit and its own usage; its view does not move when another binds."""
+    watcher, competitor = await make_tenant(internal=True), await make_tenant(internal=True)
+    mine = await new_quote(watcher)
+    theirs = [await new_quote(competitor, sum_insured=s) for s in (100000, 120000)]
+    # A limit on Bengaluru in March for all tenants, with room for 250,000 more.
+    limit = await set_limit(operations_staff, 0, monitoringTargetId=TARGET, month=MARCH)
+    room = amount(limit["used"]) + 250000
+    r = await operations_staff._http.put(f"{PATH}/{limit['id']}", json={"limit": inr(str(room))},
+                                         headers=await operations_staff.headers())
+    assert r.status_code == 200, r.text
+    try:
+        before = (await watcher.get(f"/quotes/{mine['id']}")).json()["capacity"]
+        assert before["fits"] is True and before["limit"]["id"] == limit["id"]
+        assert before["remaining"] is None  # never what a shared limit has left
+        assert before["used"] == inr(0) and before["required"] == inr(100000)
+        assert (await competitor.patch(f"/quotes/{theirs[0]['id']}")).status_code == 200  # 150,000 left
+        assert (await watcher.get(f"/quotes/{mine['id']}")).json()["capacity"] == before  # nothing moved
+        assert (await competitor.patch(f"/quotes/{theirs[1]['id']}")).status_code == 200  # 30,000 left
+        after = (await watcher.get(f"/quotes/{mine['id']}")).json()["capacity"]
+        assert after == {**before, "fits": False}  # only whether it fits
+        problem = assert_problem(await watcher.patch(f"/quotes/{mine['id']}"), 409)
+        assert problem["limit"]["id"] == limit["id"] and problem["required"] == inr(100000)
+        assert "remaining" not in problem and problem["used"] == inr(0)
+        assert "30,000" not in problem["detail"] and "remaining" not in problem["detail"]
+        # The competitor's own view counts its own binds.
+        third = await new_quote(competitor, sum_insured=50000)
+        assert third["capacity"]["used"] == inr(220000) and third["capacity"]["remaining"] is None
+        # Operations staff keep the full view.
+        now = await limit_now(operations_staff, limit["id"])
+        assert amount(now["remaining"]) == 30000 and amount(now["used"]) == room - 30000
     finally:
         assert (await operations_staff.delete(f"{PATH}/{limit['id']}")).status_code == 204
 
@@ -299,7 +337,7 @@ async def test_internal_policies_and_travel_acceptance_are_refused_beyond_a_limi
     assert created.status_code == 201, created.text
     fast = await wait_for_state(owner, created.json()["id"], ("completed", "error"))
     assert fast["state"] == "completed", fast
-    assert fast["capacity"] == {"fits": True, "limit": None, "remaining": None, "required": None}
+    assert fast["capacity"] == {"fits": True, "limit": None, "remaining": None, "required": None, "used": None}
     limit = await set_limit(operations_staff, 60000, tenantId=owner.id)
     capacity = (await owner.get(f"/internal/quotes/{fast['id']}")).json()["capacity"]
     assert capacity["fits"] is False and capacity["limit"]["id"] == limit["id"]

@@ -39,7 +39,7 @@ def _money(amount: Decimal) -> str:
     return format_money(amount, "INR")
 
 
-async def test_the_report_of_a_tenants_book_and_of_the_whole_book(make_tenant, operations_staff):
+async def test_the_report_of_a_tenants_book_and_of_the_whole_book(make_tenant, operations_staff, data_staff, actuary):
     acme = await make_tenant(internal=True, name=f"Acme Agri Risk {uuid.uuid4().hex[:6]}")
     globex = await make_tenant(internal=True)
     a, b = await _targets()
@@ -92,6 +92,22 @@ async def test_the_report_of_a_tenants_book_and_of_the_whole_book(make_tenant, o
     # a tenant's client never gets the whole book's: its own book instead
     own = await acme.get("/internal/portfolio/report.pdf")
     assert own.content == r.content
+
+    # Read by id (issue 33: data and actuary staff read the whole book's at /internal/files,
+    # though this route refuses them): the whole book's is the operations staff's only, a
+    # tenant's book's the tenant's and theirs.
+    from models.db import portfolio_reports
+
+    whole_id = portfolio_reports.report_file_id("all", whole["version"])
+    assert (await operations_staff.get(f"/internal/files/{whole_id}")).content == book.content
+    for client in (data_staff, actuary, acme, globex):
+        assert_problem(await client.get(f"/internal/files/{whole_id}"), 404)
+    assert_problem(await acme.get(f"/files/{whole_id}"), 404)
+    acme_id = portfolio_reports.report_file_id(acme.id, 1)
+    assert (await acme.get(f"/internal/files/{acme_id}")).content == r.content
+    assert (await operations_staff.get(f"/internal/files/{acme_id}")).content == r.content
+    for client in (data_staff, actuary, globex):
+        assert_problem(await client.get(f"/internal/files/{acme_id}"), 404)
 
 
 async def _tenant_name(client) -> str:

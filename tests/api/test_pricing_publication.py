@@ -92,7 +92,7 @@ async def wait_document(client, path: str, field: str, not_id: str | None = None
 
 
 async def test_a_rerun_is_a_candidate_until_a_second_actuary_publishes_it(
-    catalogue, tenant, other_tenant, make_tenant, actuary, second_actuary
+    catalogue, tenant, other_tenant, make_tenant, actuary, second_actuary, data_staff, operations_staff
 ):
     target = catalogue[0]["monitoringTargetId"]
     before = await quote(other_tenant, target)
@@ -131,9 +131,15 @@ async def test_a_rerun_is_a_candidate_until_a_second_actuary_publishes_it(
     # The candidate's documents are there to review, and say what they are.
     report_id, text = await wait_document(actuary, run_path, "technicalPricingReportFileId")
     assert "Run by arun" in text and "not yet published" in text.lower()
-    _, fact = await wait_document(actuary, run_path, "factSheetReportFileId")
+    fact_id, fact = await wait_document(actuary, run_path, "factSheetReportFileId")
     assert "not yet published" in fact.lower()
     assert (await tenant.get(coverage_path)).json()["technicalPricingReportFileId"] != report_id
+    # ... by actuaries only (issue 33: any tenant read them at /files and /internal/files).
+    for draft in (report_id, fact_id):
+        for client in (tenant, other_tenant, data_staff, operations_staff):
+            assert_problem(await client.get(f"/internal/files/{draft}"), 404)
+        assert_problem(await tenant.get(f"/files/{draft}"), 404)
+        assert (await second_actuary.get(f"/internal/files/{draft}")).status_code == 200
 
     # Four eyes: not the one who ran it, not a tenant.
     publish = f"{run_path}/publish"
@@ -174,6 +180,9 @@ async def test_a_rerun_is_a_candidate_until_a_second_actuary_publishes_it(
         await asyncio.sleep(0.5)
     else:
         raise AssertionError("the coverage does not link the published documents")
+    # Published: the candidate's documents are the catalogue's too.
+    assert (await other_tenant.get(f"/internal/files/{report_id}")).status_code == 200
+    assert (await other_tenant.get(f"/files/{fact_id}")).status_code == 200
 
 
 async def test_publishing_what_is_no_candidate(catalogue, actuary, second_actuary, tenant):

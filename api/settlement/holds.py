@@ -1,5 +1,7 @@
 """Payout holds (docs/roles.md, "Payout holds"): operations staff hold a policy's payouts
-and release them; a tenant's internal client reads the holds on its own policies.
+and release them; a tenant's internal client reads the holds on its own policies, as
+`TenantPayoutHoldView`: that its payouts are held and since when, never the reason or who
+placed it (a tenant told "sanctions screening: payee name matches …" could tip the payee off).
 
 While a policy is held, settlement goes on (events and payouts are recorded exactly once as
 always) and its `payout.recorded` / `adjustment.recorded` messages, the instruction to pay,
@@ -33,7 +35,7 @@ from models.domain.money import from_minor
 from models.settings import Settings
 from models.temporal.queues import task_queue
 from models.temporal.webhooks import WEBHOOK_DISPATCH_WORKFLOW, DispatchInput
-from models.wire.settlement import NewPayoutHold, PayoutHoldRelease, PayoutHoldView, SignedAmount
+from models.wire.settlement import NewPayoutHold, PayoutHoldRelease, PayoutHoldView, SignedAmount, TenantPayoutHoldView
 
 log = logging.getLogger("parametric.payout_holds")
 
@@ -47,6 +49,17 @@ def hold_view(record: holds_db.HoldRecord) -> PayoutHoldView:
         amount_while_held=SignedAmount(amount=from_minor(record.amount_minor, record.currency), currency=record.currency),
         waiting_messages=record.waiting_messages,
     )
+
+
+def tenant_hold_view(record: holds_db.HoldRecord) -> TenantPayoutHoldView:
+    h = record.hold
+    return TenantPayoutHoldView(id=h["id"], policy_id=h["policy_id"], state=h["state"], held_at=h["held_at"],
+                                released_at=h["released_at"])
+
+
+def _view_for(principal: Principal):
+    """The view of a hold this caller reads: the whole for operations staff, the tenant's otherwise."""
+    return hold_view if is_staff(principal, Caller.OPERATIONS) else tenant_hold_view
 
 
 def _scope(principal: Principal) -> uuid.UUID | None:
@@ -85,7 +98,10 @@ class PayoutHoldController(Controller):
         return DecimalNumberResponse(view, status_code=201, headers={"Location": f"{self.path}/{hold_id}"})
 
     @get(operation_id="listPayoutHolds", opt=callers(Caller.TENANT_INTERNAL, Caller.OPERATIONS),
-         summary="Payout holds, newest first (a tenant: those on its own policies)", responses=problems(*AUTHED))
+         summary="Payout holds, newest first (a tenant: those on its own policies, that they are held and since when)",
+         description="Operations staff read each hold whole (`PayoutHoldView`); a tenant's internal client reads "
+                     "`TenantPayoutHoldView`: the policy, the state and since when, never the reason or who placed it.",
+         responses=problems(*AUTHED))
     async def list_holds(
         self,
         principal: NamedDependency[Principal],
@@ -94,18 +110,21 @@ class PayoutHoldController(Controller):
         policy_id: Annotated[uuid.UUID | None, QueryParameter(name="policyId")] = None,
         tenant_filter: Annotated[uuid.UUID | None, QueryParameter(name="tenantId", description="Operations staff: one tenant's")] = None,
         size: Annotated[int, QueryParameter(description="1-100")] = 100,
-    ) -> list[PayoutHoldView]:
+    ) -> list[PayoutHoldView] | list[TenantPayoutHoldView]:
         check_size(size, settings.max_page_size)
         scope = _scope(principal)
         if scope is not None and tenant_filter is not None and tenant_filter != scope:
             raise InvalidInput.of_field("tenantId", "only operations staff read another tenant's holds")
         records = await holds_db.list_holds(state_filter, scope or tenant_filter, policy_id, size)
-        return [hold_view(r) for r in records]
+        view = _view_for(principal)
+        return [view(r) for r in records]
 
     @get("/{hold_id:uuid}", operation_id="getPayoutHold", opt=callers(Caller.TENANT_INTERNAL, Caller.OPERATIONS),
-         summary="One payout hold: what it holds and whether its messages went out", responses=problems(*AUTHED, 404))
-    async def get_hold(self, hold_id: FromPath[uuid.UUID], principal: NamedDependency[Principal]) -> PayoutHoldView:
-        return hold_view(await _hold_or_404(hold_id, principal))
+         summary="One payout hold: what it holds and whether its messages went out (a tenant: that it holds and "
+                 "since when)", responses=problems(*AUTHED, 404))
+    async def get_hold(self, hold_id: FromPath[uuid.UUID],
+                       principal: NamedDependency[Principal]) -> PayoutHoldView | TenantPayoutHoldView:
+        return _view_for(principal)(await _hold_or_404(hold_id, principal))
 
     @post("/{hold_id:uuid}/release", operation_id="releasePayouts", status_code=200,
           summary="Release a hold: the policy's waiting payout messages go out (operations staff)",

@@ -217,6 +217,8 @@ class PayoutHoldRelease(CamelStruct):
 
 
 class PayoutHoldView(CamelStruct):
+    """A payout hold as operations staff read it: why, by whom, what it held."""
+
     id: uuid.UUID
     tenant_id: uuid.UUID
     policy_id: uuid.UUID
@@ -230,3 +232,16 @@ class PayoutHoldView(CamelStruct):
     payouts_while_held: int  # payouts of the policy recorded while it was held
     amount_while_held: SignedAmount  # their sum (adjustments may be negative)
     waiting_messages: int  # its payout and adjustment messages not sent yet
+
+
+class TenantPayoutHoldView(CamelStruct):
+    """A payout hold as the policy's tenant reads it: that its payouts are held and since when
+    (and when released), nothing else. The reason (a sanctions screening's match, a suspected
+    fraud) and who placed it are the operations staff's: telling the payee could tip them off
+    (issue 33)."""
+
+    id: uuid.UUID
+    policy_id: uuid.UUID
+    state: str  # HELD | RELEASED
+    held_at: dt.datetime
+    released_at: dt.datetime | None

@@ -87,9 +87,16 @@ async def test_held_payouts_wait_for_their_release(make_tenant, operations_staff
         view = (await operations_staff.get(f"/internal/payout-holds/{hold['id']}")).json()
         assert view["payoutsWhileHeld"] == 1 and view["amountWhileHeld"] == {"amount": 100000, "currency": "INR"}
         assert view["waitingMessages"] == 1
-        # The policy holder's insurer sees the hold on its policy; nobody else does.
-        assert (await tenant.get(f"/internal/payout-holds/{hold['id']}")).json() == view
-        assert [h["id"] for h in (await tenant.get("/internal/payout-holds?state=HELD")).json()] == [hold["id"]]
+        # The policy holder's insurer sees that its payouts are held and since when, nothing else
+        # (issue 33: it read the reason and the staff member's name: a tipping-off risk); nobody
+        # else sees the hold.
+        theirs = await tenant.get(f"/internal/payout-holds/{hold['id']}")
+        assert theirs.json() == {"id": hold["id"], "policyId": policy["id"], "state": "HELD", "heldAt": view["heldAt"],
+                                 "releasedAt": None}
+        listed = await tenant.get("/internal/payout-holds?state=HELD")
+        assert listed.json() == [theirs.json()]
+        for answer in (theirs, listed):
+            assert "sanctions" not in answer.text and "olga" not in answer.text
         assert_problem(await stranger.get(f"/internal/payout-holds/{hold['id']}"), 404)
         assert (await stranger.get("/internal/payout-holds")).json() == []
         assert_problem(await tenant.get(f"/internal/payout-holds?tenantId={stranger.id}"), 400)
@@ -99,6 +106,9 @@ async def test_held_payouts_wait_for_their_release(make_tenant, operations_staff
                                                json={"reason": "screening cleared"})
         assert released.status_code == 200, released.text
         assert released.json()["state"] == "RELEASED" and released.json()["releasedBy"] == "olga"
+        after = await tenant.get(f"/internal/payout-holds/{hold['id']}")
+        assert after.json() == {**theirs.json(), "state": "RELEASED", "releasedAt": released.json()["releasedAt"]}
+        assert "screening cleared" not in after.text and "olga" not in after.text
         seen = await _received(receiver, policy["id"], {"payout.recorded"}, endpoint["secret"])
         assert seen == {"parametric_event.validated", "payout.recorded"}
         assert_problem(await operations_staff.post(f"/internal/payout-holds/{hold['id']}/release"), 409)

@@ -100,3 +100,69 @@ def test_migrations_go_back_past_the_policy_counters_and_forwards_again(tmp_path
         done = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=120)
     engine = "postgres" if url else "sqlite"
     assert done.returncode == 0 and done.stdout.strip().endswith(f"ok {engine}"), done.stdout[-2000:] + done.stderr[-2000:]
+
+
+READERS_SCRIPT = textwrap.dedent(
+    """
+    import asyncio, datetime as dt, uuid
+    from piccolo.apps.migrations.commands.backwards import BackwardsMigrationManager
+    from models.db.core import migrate
+    from models.db.tables import StoredFile, Tenant
+    from piccolo.engine.finder import engine_finder
+
+    async def main():
+        await migrate()
+        result = await BackwardsMigrationManager(
+            app_name="parametric", migration_id="2026-11-29T08:00:00:000000", auto_agree=True
+        ).run()
+        assert result.success, result.message
+        now = dt.datetime.now(dt.timezone.utc)
+        platform, acme = uuid.uuid4(), uuid.uuid4()
+        for tenant, name, kind in ((platform, "platform", "PLATFORM"), (acme, "acme", "TENANT")):
+            await Tenant.raw("INSERT INTO tenant (id, name, created_at, kind) VALUES ({}, {}, {}, {})",
+                             tenant, name, now, kind)
+        files = {  # as stored before the readers were: (tenant, kind, filename) -> expected
+            "published": ((None, "fact-sheet", "fact-sheet-c-v1.pdf"), ("CATALOGUE", "", None)),
+            "published-report": ((None, "technical-pricing-report", "technical-pricing-report-c-v1.pdf"),
+                                 ("CATALOGUE", "", None)),
+            "candidate": ((None, "fact-sheet", "fact-sheet-c-v2-candidate.pdf"), ("STAFF", "actuary", None)),
+            "candidate-report": ((None, "technical-pricing-report", "technical-pricing-report-c-v2-candidate.pdf"),
+                                 ("STAFF", "actuary", None)),
+            "whole-book": ((platform, "portfolio-risk-report", "portfolio-risk-report-whole-book-v1.pdf"),
+                           ("STAFF", "operations", None)),
+            "tenant-book": ((acme, "portfolio-risk-report", "portfolio-risk-report-acme-v1.pdf"),
+                            ("OWNER", "operations", acme)),
+            "schedule": ((acme, "policy-schedule", "policy-schedule-p.pdf"), ("OWNER", "", acme)),
+            "unknown": ((None, "test", "a.txt"), ("OWNER", "", None)),
+        }
+        ids = {}
+        for name, ((tenant, kind, filename), _) in files.items():
+            ids[name] = uuid.uuid4()
+            await StoredFile.raw(
+                "INSERT INTO stored_file (id, tenant_id, kind, filename, media_type, size_bytes, sha256, content, "
+                "created_at) VALUES ({}, {}, {}, {}, {}, {}, {}, {}, {})",
+                ids[name], tenant, kind, filename, "application/pdf", 3, "0" * 64, b"pdf", now)
+        await migrate()  # forwards again: the backfill gives each its readers
+        for name, (_, (audience, roles, tenant)) in files.items():
+            row = await StoredFile.select(StoredFile.audience, StoredFile.staff_roles, StoredFile.tenant_id).where(
+                StoredFile.id == ids[name]).first()
+            assert (row["audience"], row["staff_roles"], row["tenant_id"]) == (audience, roles, tenant), (name, row)
+        print("ok", engine_finder().engine_type)
+
+    asyncio.run(main())
+    """
+)
+
+
+def test_files_stored_before_their_readers_get_the_most_restrictive_their_kind_allows(tmp_path):
+    """Issue 33: files of no tenant were served to every tenant. The migration that stores each
+    file's readers gives the files stored before it theirs (docs/documents.md, "Who reads what")."""
+    env = {**os.environ, "PARAMETRIC_VAR_DIR": str(tmp_path), "PICCOLO_CONF": "models.db.piccolo_conf"}
+    env.pop("DATABASE_URL", None)
+    with own_database() as url:
+        if url:
+            env["DATABASE_URL"] = url
+        done = subprocess.run([sys.executable, "-c", READERS_SCRIPT], env=env, capture_output=True, text=True,
+                              timeout=120)
+    engine = "postgres" if url else "sqlite"
+    assert done.returncode == 0 and done.stdout.strip().endswith(f"ok {engine}"), done.stdout[-2000:] + done.stderr[-2000:]

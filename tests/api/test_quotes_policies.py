@@ -87,7 +87,7 @@ async def test_get_and_list_quotes(tenant, quote):
         "riskPeriodTo": f"{YEAR}-12-31",
         "sumInsuredForLineItem": {"amount": 250000, "currency": "INR"},
         # whether it fits the capacity limits (docs/capacity.md): no limit applies here
-        "capacity": {"fits": True, "limit": None, "remaining": None, "required": None},
+        "capacity": {"fits": True, "limit": None, "remaining": None, "required": None, "used": None},
     }
     page = (await tenant.get("/quotes")).json()
     assert set(page) == {"content", "totalElements", "totalPages", "size", "number"}

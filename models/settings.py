@@ -20,6 +20,24 @@ def _env(name: str, default: str) -> str:
     return value if value not in (None, "") else default
 
 
+def _file_id_key() -> str | None:
+    """FILE_ID_KEY checked when read (base64 of 32 bytes): a process with a bad key refuses to
+    start instead of failing every document it renders."""
+    import base64
+    import binascii
+
+    text = os.environ.get("FILE_ID_KEY", "").strip()
+    if not text:
+        return None
+    try:
+        key = base64.b64decode(text.replace("-", "+").replace("_", "/") + "=" * (-len(text) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        raise ValueError("FILE_ID_KEY must be base64 of 32 bytes (e.g. `openssl rand -base64 32`)") from None
+    if len(key) != 32:
+        raise ValueError(f"FILE_ID_KEY must be base64 of 32 bytes, not {len(key)}")
+    return text
+
+
 def _path_or_none(name: str) -> Path | None:
     value = os.environ.get(name)
     return Path(value) if value else None
@@ -202,7 +220,7 @@ def load_settings() -> Settings:
         external_platform_tenant=os.environ.get("AUTH_PLATFORM_TENANT") or None,
         webhook_allow_loopback=_env("WEBHOOK_ALLOW_LOOPBACK", "0").lower() in ("1", "true", "yes"),
         webhook_secrets_key=os.environ.get("SECRETS_KEY") or os.environ.get("WEBHOOK_SECRETS_KEY") or None,
-        file_id_key=os.environ.get("FILE_ID_KEY") or None,
+        file_id_key=_file_id_key(),
         temporal_ui_port=int(_env("TEMPORAL_UI_PORT", "8233")),
         trusted_proxies=tuple(p.strip() for p in _env("TRUSTED_PROXIES", "").split(",") if p.strip()),
         trusted_proxy_header=_env("TRUSTED_PROXY_HEADER", "x-forwarded-for").strip().lower(),

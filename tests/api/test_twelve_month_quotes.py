@@ -121,6 +121,8 @@ async def test_a_month_without_a_viable_cover_is_listed_and_a_period_without_any
     assert policy["uncoveredMonths"] == quote["uncoveredMonths"]
     periods = await _monitored_periods(temporal_env.client, tenant, policy)
     assert periods == [("2027-02-01", "2027-02-28"), ("2027-03-01", "2027-03-31")]
+    text = await _schedule_text(tenant, policy)
+    assert "Not covered: Jan 2027" in text and "held for an actuary" in text
 
 
 async def test_a_year_with_one_cover_months_converts_activates_and_prints(tenant, quotes, temporal_env):
@@ -139,6 +141,12 @@ async def test_a_year_with_one_cover_months_converts_activates_and_prints(tenant
     items = await PolicyItem.select(PolicyItem.total_sum_insured_minor).where(PolicyItem.policy_id == policy["id"])
     assert len(items) == 4 + 2 * 8 and sum(i["total_sum_insured_minor"] for i in items) == 12 * 10_000_000
 
+    text = await _schedule_text(tenant, policy)
+    assert "Maximum temperature" in text and "Jan 2027" in text and "Not covered" not in text
+
+
+async def _schedule_text(tenant, policy: dict) -> str:
+    """The activated policy's schedule (PDF) as text, once rendered."""
     for _ in range(900):
         r = await tenant.get(f"/policies/{policy['id']}/schedule", timeout=60)
         if r.status_code == 200:
@@ -146,8 +154,7 @@ async def test_a_year_with_one_cover_months_converts_activates_and_prints(tenant
         assert r.status_code == 202, r.text
         await asyncio.sleep(0.3)
     assert r.status_code == 200 and r.content.startswith(b"%PDF")
-    text = " ".join(" ".join(p.extract_text() for p in PdfReader(io.BytesIO(r.content)).pages).split())
-    assert "Maximum temperature" in text and "Jan 2027" in text
+    return " ".join(" ".join(p.extract_text() for p in PdfReader(io.BytesIO(r.content)).pages).split())
 
 
 async def _convert_and_activate(tenant, quote: dict) -> dict:

@@ -11,7 +11,7 @@ month (2, 1, or 0 for a month without a line item) and the uncovered months with
 then how many were quoted. Unlike bench/quote_months_survey.py (viability alone) this sees what
 the priced catalogue offers: a cover held for an actuary (burn check) is not sold.
 
-    .venv/bin/python bench/quote_months_stack.py [--pins 400001,600001,...] [--parallel 2] [--keep]
+    .venv/bin/python bench/quote_months_stack.py [--pins 400001,600001,...] [--random 40] [--parallel 2] [--keep]
 """
 
 from __future__ import annotations
@@ -33,6 +33,16 @@ from bench.api import Ports, Processes, run_cli, wait_for  # noqa: E402
 from bench.quote_months_survey import PANEL  # noqa: E402
 
 
+def random_pins(n: int) -> list[str]:
+    """A pin code of each of `n` targets drawn from the pin-code mapping (fixed seed: the same
+    draw as bench/quote_months_survey.py --random)."""
+    import random
+
+    from models.db.reference_data import build_targets, read_pin_codes
+
+    return [t.pin_codes[0] for t in random.Random(33).sample(build_targets(read_pin_codes()), n)]
+
+
 def _target_of(pin: str) -> str:
     from models.db.reference_data import build_targets, read_pin_codes
 
@@ -51,9 +61,11 @@ async def run(args, procs: Processes, tmp: Path, ports: Ports, env: dict[str, st
     procs.start("documents", [*cli, "worker", "--queue", "documents"], env)
     procs.start("api", [*cli, "api", "--port", str(ports.api)], env)
     api = f"http://127.0.0.1:{ports.api}"
-    pins = [p for p in args.pins.split(",") if p]
+    pins = [p for p in args.pins.split(",") if p] if not args.random else random_pins(args.random)
     quoted = refused = 0
-    async with httpx.AsyncClient(timeout=httpx.Timeout(1200)) as http:
+    # No kept-alive connections: the API closes an idle one after 5 s, and a pooled one reused
+    # just then fails with ReadError (issue 33, 8); each request here waits minutes anyway.
+    async with httpx.AsyncClient(timeout=httpx.Timeout(1200), limits=httpx.Limits(max_keepalive_connections=0)) as http:
 
         async def up() -> bool:
             try:
@@ -105,6 +117,7 @@ async def run(args, procs: Processes, tmp: Path, ports: Ports, env: dict[str, st
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pins", default=",".join(PANEL), help="pin codes whose targets are quoted (12 months)")
+    ap.add_argument("--random", type=int, default=0, help="quote N targets drawn from the pin-code mapping instead")
     ap.add_argument("--parallel", type=int, default=2, help="quotes in flight at once")
     ap.add_argument("--keep", action="store_true", help="keep the temp dir afterwards")
     args = ap.parse_args()

@@ -17,10 +17,11 @@ from models.domain.actors import shown_actor
 from models.domain.data_sets import DATA_SETS
 from models.domain.index_catalog import BY_CODE
 from models.domain.money import from_minor
+from models.domain.quotes import UncoveredMonth
 from models.domain.statuses import PricingRunStatus
 from models.domain.terms import CoverTerms
 from models.temporal.quotes import CoverSnapshot
-from reports.formatting import format_money
+from reports.formatting import format_money, format_period_short
 from reports.inputs import (
     Approval,
     BandDriverRow,
@@ -364,8 +365,10 @@ def snapshot_facts(cover: CoverSnapshot, target: dict, risk_carrier: str) -> Cov
 
 def policy_schedule_input(
     policy: PolicyRow, line_items: list[LineItemRow], target: dict, tenant_name: str,
-    risk_carrier: str, document_id: uuid.UUID,
+    risk_carrier: str, document_id: uuid.UUID, uncovered: list[UncoveredMonth] | None = None,
 ) -> PolicyScheduleInput:
+    """`uncovered`: the months of its quote's risk period without a line item (the schedule's
+    notes say so, and why: docs/quotes-and-policies.md)."""
     currency = policy.currency
     items = []
     for row in line_items:
@@ -404,6 +407,10 @@ def policy_schedule_input(
         quote_id=str(policy.quote_id),
         external_ref=policy.external_ref,
         local_timezone="Asia/Kolkata",
+        notes=tuple(
+            f"Not covered: {format_period_short(m.start, m.end)}. No line item for these days: {m.detail}."
+            for m in uncovered or ()
+        ),
     )
 
 

@@ -139,7 +139,8 @@ async def render_policy_schedule(request: PolicyScheduleRequest) -> uuid.UUID:
         target = await _target(quote.monitoring_target_id)
         tenant = await Tenant.select(Tenant.name).where(Tenant.id == uuid.UUID(request.tenant_id)).first()
         data = policy_schedule_input(
-            policy, items, target, tenant["name"] if tenant else request.tenant_id, load_settings().risk_carrier, file_id
+            policy, items, target, tenant["name"] if tenant else request.tenant_id, load_settings().risk_carrier, file_id,
+            uncovered=quote.uncovered_months,
         )
         pdf = await asyncio.to_thread(render, data)
         await store_file(file_id, Readers.owner(request.tenant_id), "policy-schedule", f"policy-schedule-{request.policy_id}.pdf", PDF, pdf)

@@ -51,7 +51,8 @@ from bench._stack import run_stack_bench, start_temporal_and_migrate  # noqa: E4
 from bench.api import Ports, Processes, quiesce, run_cli, wait_for  # noqa: E402
 
 # Bengaluru, New Delhi, Jaipur, Kolkata, Hyderabad (the cells of Chennai, Mumbai and Pune have
-# a month with no viable cover under the trigger rules: their 12-month quote answers 400)
+# months with one viable cover: their 12-month quotes, one-cover line items and all, are
+# bench/quote_months_stack.py's)
 TARGETS = "560001,110001,302001,700001,500001"
 STAYS = "560001,700001,752001,403001,600001"  # Bengaluru, Kolkata, Puri, North Goa, Chennai
 PRICING_ACTIVITIES = ("propose_and_price_coverages", "price_package", "price_stay_nights")

@@ -38,6 +38,7 @@ from models.db.records import CoverageRow
 from models.domain.index_catalog import BY_ID
 from models.domain.periods import month_slots
 from models.domain.quotes import offered, pricing_settled
+from models.domain.statuses import CoverageStatus
 from models.domain.terms import CoverageSlot
 from models.settings import Settings
 from models.temporal.catalogue import (
@@ -209,3 +210,10 @@ async def priced_covers(
     # A coverage held for an actuary is skipped like a slot with no viable cover: the quote
     # takes the month's next index instead (docs/catalogue.md, "Held for an actuary").
     return {slot: snapshot(row) for slot, row in rows.items() if offered(row.status, row.pricing_version)}
+
+
+async def held_slots(target_id: str, slots: list[CoverageSlot]) -> set[CoverageSlot]:
+    """The slots among `slots` whose coverage is held for an actuary (REVIEW): a quote says a
+    month is uncovered because of it (models/domain/quotes.py, `uncovered_month`)."""
+    rows = await find_coverages(target_id, slots)
+    return {slot for slot, row in rows.items() if row.status == CoverageStatus.REVIEW}

@@ -15,6 +15,7 @@ from models.db.tables import (
 from models.domain.index_catalog import BY_CODE
 from models.wire.capacity import QuoteCapacity
 from models.wire.common import Money
+from models.domain.quotes import UncoveredMonth
 from models.wire.tenant import (
     IndexDefinitionRef,
     LineItemOut,
@@ -24,6 +25,7 @@ from models.wire.tenant import (
     QuoteOut,
     QuoteRecord,
     TenantCoverage,
+    UncoveredMonthOut,
 )
 
 # --- reads for the API -------------------------------------------------------------------------
@@ -35,6 +37,16 @@ async def _target(target_id: str) -> dict:
 
 def _money(minor: int, currency: str) -> Money:
     return Money.of_minor(minor, currency)
+
+
+def uncovered_out(months: list[UncoveredMonth] | None) -> list[UncoveredMonthOut]:
+    """A quote's months without a line item, as the wire says them (null stored: none)."""
+    return [
+        UncoveredMonthOut(
+            month=f"{m.start:%Y-%m}", period_start=m.start, period_end=m.end, reason=m.reason, detail=m.detail
+        )
+        for m in months or ()
+    ]
 
 
 def line_item_out(row: LineItemRow, target: dict) -> LineItemOut:
@@ -80,6 +92,7 @@ async def quote_out(tenant_id: str, quote_id: uuid.UUID) -> QuoteOut | None:
         total_sum_insured=_money(quote.total_sum_insured_minor, quote.currency),
         gross_premium_amount=_money(quote.gross_premium_minor, quote.currency),
         line_items=[line_item_out(r, target) for r in items],
+        uncovered_months=uncovered_out(quote.uncovered_months),
         capacity=await quote_capacity(tenant_id, quote),
     )
 
@@ -101,6 +114,8 @@ async def policy_out(tenant_id: str, policy_id: uuid.UUID) -> PolicyOut | None:
         total_sum_insured=_money(policy.total_sum_insured_minor, policy.currency),
         gross_premium_amount=_money(policy.gross_premium_minor, policy.currency),
         line_items=[line_item_out(r, target) for r in items],
+        # the months its quote left uncovered: the policy covers the same months
+        uncovered_months=uncovered_out(quote.uncovered_months),
     )
 
 
@@ -113,6 +128,7 @@ def quote_record(row: QuoteRow, capacity: QuoteCapacity | None = None) -> QuoteR
         risk_period_to=row.risk_period_to,
         sum_insured_for_line_item=_money(row.sum_insured_minor, row.currency),
         capacity=capacity,
+        uncovered_months=uncovered_out(row.uncovered_months),
     )
 
 
@@ -123,6 +139,7 @@ def quote_list_item(row: QuoteListRow) -> QuoteListItem:
         monitoring_target_id=row.monitoring_target_id,
         risk_period_from=row.risk_period_from,
         risk_period_to=row.risk_period_to,
+        uncovered_months=uncovered_out(row.uncovered_months),
     )
 
 

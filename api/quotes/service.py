@@ -27,7 +27,7 @@ from temporalio.common import (
 )
 
 from api.admission import PricingAdmission
-from api.catalogue.service import NonViableSlots, priced_covers
+from api.catalogue.service import NonViableSlots, held_slots, priced_covers
 from api.catalogue.window import sellable_window
 from api.idempotency import TransitionKey
 from api.lifecycle import run_update, run_update_with_start, summary, tenant_attributes
@@ -50,6 +50,7 @@ from models.domain.quotes import (
     build_quote,
     check_period,
     fallback_slots,
+    month_covers,
     month_segments,
     slots_for,
 )
@@ -126,13 +127,18 @@ async def create_quote(
     never priced are priced first, once the tenant's pricing quota admits it (`admission`)."""
     await _validate(data, settings)
     target_id, start_day, end_day = data.monitoring_target_id, data.risk_period_from, data.risk_period_to
-    # The two preferred covers of each month; where one is not viable, the next index.
+    # The two preferred covers of each month; where one is not viable, the next index. A month
+    # left with one cover has a one-cover line item, one with none is listed as uncovered.
     slots = slots_for(start_day, end_day)
     gate = {"tenant_id": tenant_id, "admission": admission}
     covers = await priced_covers(temporal, settings, target_id, slots, nonviable, fallbacks=True, **gate)
     extra = fallback_slots(slots, set(covers))
     if extra:
         covers |= await priced_covers(temporal, settings, target_id, extra, nonviable, **gate)
+    segments = month_segments(start_day, end_day)
+    held = set()
+    if any(not month_covers(covers, s, e) for s, e in segments):  # say why those months are uncovered
+        held = await held_slots(target_id, slots + extra)
     # With an Idempotency-Key the id follows from the key: a retry after a timeout finds
     # the first quote (its workflow, or its row) instead of making a second one.
     quote_id = quote_id_for_key(tenant_id, idempotency_key) if idempotency_key is not None else uuid.uuid4()
@@ -140,7 +146,7 @@ async def create_quote(
     try:
         draft = build_quote(
             quote_id=quote_id,
-            line_item_ids=line_item_ids(quote_id, len(month_segments(start_day, end_day))),
+            line_item_ids=line_item_ids(quote_id, len(segments)),
             tenant_id=tenant_id,
             monitoring_target_id=target_id,
             start=start_day,
@@ -150,9 +156,12 @@ async def create_quote(
             external_ref=data.external_ref,
             covers_by_slot=covers,
             today=dt.date.today(),
+            held=held,
         )
     except QuoteError as err:
-        raise InvalidInput(str(err)) from None
+        if err.field is None:
+            raise InvalidInput(str(err)) from None
+        raise InvalidInput(str(err), errors=[FieldError(field=err.field, message=str(err))]) from None
     attributes = [
         *await tenant_attributes(tenant_id),
         SearchAttributePair(QUOTE_STATE, QuoteStatus.CREATED),
@@ -208,8 +217,9 @@ async def convert_quote(
             policy_id=policy_id,
             monitoring_target_id=row.monitoring_target_id,
             external_ref=row.external_ref,
-            # A travel quote's stay is one period, whatever months it spans (its coverage's).
-            periods=[(start, end)] if row.kind == "TRAVEL" else month_segments(start, end),
+            # A travel quote's stay is one period, whatever months it spans (its coverage's); a
+            # tenant quote's periods are its line items' months (not its uncovered ones).
+            periods=[(start, end)] if row.kind == "TRAVEL" else covered_periods(row),
             quote_id=quote_id,
             lapse_at=quote_deadline(row.valid_until, start),
         ),
@@ -228,6 +238,13 @@ async def convert_quote(
     )
     tell_quote_converted(temporal, tenant_id, quote_id, policy_id)
     return policy_id
+
+
+def covered_periods(row: QuoteRow) -> list[tuple[dt.date, dt.date]]:
+    """The risk periods a quote's policy monitors and settles: the calendar-month pieces of its
+    risk period, less the months a tenant quote leaves uncovered (nothing to settle there)."""
+    uncovered = {(m.start, m.end) for m in row.uncovered_months or ()}
+    return [p for p in month_segments(row.risk_period_from, row.risk_period_to) if p not in uncovered]
 
 
 log = logging.getLogger("parametric.api")

@@ -79,6 +79,7 @@ async def insert_quote(draft: QuoteDraft) -> None:
                 risk_premium_minor=draft.risk_premium_minor,
                 valid_until=draft.valid_until,
                 pricing_report=draft.pricing_report,
+                uncovered_months=msgspec.to_builtins(draft.uncovered_months) if draft.uncovered_months else None,
                 created_at=now,
                 updated_at=now,
             )
@@ -198,7 +199,8 @@ async def list_quotes(tenant_id: str, page: int, size: int) -> tuple[list[QuoteL
     """Rows of a page of the tenant-surface quotes, newest first, and the total."""
     where = Quote.kind == "TENANT"
     rows = await scoped_select(
-        Quote, tenant_id, Quote.id, Quote.status, Quote.monitoring_target_id, Quote.risk_period_from, Quote.risk_period_to
+        Quote, tenant_id, Quote.id, Quote.status, Quote.monitoring_target_id, Quote.risk_period_from, Quote.risk_period_to,
+        Quote.uncovered_months,
     ).where(where).order_by(Quote.created_at, ascending=False).order_by(Quote.id).limit(size).offset(page * size)
     total = await scoped_count(Quote, tenant_id).where(where)
     return records(QuoteListRow, rows), total

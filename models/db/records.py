@@ -20,7 +20,7 @@ from models.db.core import json_value
 from models.domain.data_sets import settles_on
 from models.domain.index_catalog import BY_ID
 from models.domain.money import from_minor
-from models.domain.quotes import CoverSnapshot
+from models.domain.quotes import CoverSnapshot, UncoveredMonth
 from models.domain.risk_metrics import RiskMetrics
 from models.domain.statuses import (
     CoverageStatus,
@@ -70,8 +70,9 @@ class QuoteRow(msgspec.Struct, frozen=True):
     created_at: dt.datetime
     updated_at: dt.datetime
     pricing_report: dict | None = None  # a fast quote's aggregated pricing (docs/internal-quotes.md)
+    uncovered_months: list[UncoveredMonth] | None = None  # months without a line item (null: none)
 
-    json_columns: ClassVar[tuple[str, ...]] = ("pricing_report",)
+    json_columns: ClassVar[tuple[str, ...]] = ("pricing_report", "uncovered_months")
 
 
 class QuoteListRow(msgspec.Struct, frozen=True):
@@ -80,6 +81,9 @@ class QuoteListRow(msgspec.Struct, frozen=True):
     monitoring_target_id: str | None
     risk_period_from: dt.date | None
     risk_period_to: dt.date | None
+    uncovered_months: list[UncoveredMonth] | None = None
+
+    json_columns: ClassVar[tuple[str, ...]] = ("uncovered_months",)
 
 
 class LineItemRow(msgspec.Struct, frozen=True):

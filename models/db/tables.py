@@ -162,6 +162,9 @@ class Quote(Table, tablename="quote"):
     created_at = Timestamptz()
     updated_at = Timestamptz()
     pricing_report = JSON(null=True, default=None)  # a fast quote's aggregated pricing
+    # a tenant quote's months without a line item and why ([{start, end, reason, detail}];
+    # null: every month has one), models.domain.quotes.UncoveredMonth
+    uncovered_months = JSON(null=True, default=None)
 
 
 class LineItem(Table, tablename="line_item"):

@@ -82,8 +82,8 @@ def count_payout_exact(days: int, *, payout_per_unit: Decimal, limit: Decimal) -
 
 def line_item_payout(cover_payouts, sum_insured: Decimal) -> Decimal:
     """What a line item pays for its covers' payouts over one risk period: their sum, capped
-    at the line item's sum insured. A tenant line item's two covers each pay up to the sum
-    insured; excess and deficit rainfall never both pay, but a heat (or wind) cover standing
+    at the line item's sum insured. A tenant line item's covers (two, or one in a month with
+    one viable cover) each pay up to the sum insured; excess and deficit rainfall never both pay, but a heat (or wind) cover standing
     in for the deficit cover can pay in the same month as excess rainfall, and the line item
     still pays at most its ``sumInsured`` (docs/quotes-and-policies.md). Money, exact."""
     if sum_insured < 0:

@@ -2,8 +2,12 @@
 
 - One line item per calendar month of the risk period; a partial first or last month is
   its own line item over just those days (docs/quotes-and-policies.md).
-- Two covers per line item: excess and deficit rainfall; where the model finds a deficit
-  cover meaningless (rain too rare in that month), the second cover is maximum temperature.
+- Up to two covers per line item: excess and deficit rainfall; where the model finds one of
+  them meaningless (rain too rare in that month), the next index in COVER_PREFERENCE takes its
+  place (maximum temperature, then wind). A month with only one viable cover gets a line item
+  with that one cover (the same sum insured, quantity, minimum payout and premium rule); a
+  month with none gets no line item and is listed in the quote's `uncovered_months` with why
+  (`UncoveredMonth`). A period with no viable cover in any month is refused (QuoteError).
 - A line item of sum insured S holds quantity = S / unit limit units of each cover and pays
   at most S in all: its covers' payouts summed and capped at S (``line_item_payout``; the
   heat fallback beside excess rainfall can pay in the same month, excess and deficit never
@@ -23,6 +27,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 import msgspec
 
 from models.domain.data_sets import settles_on
+from models.domain.index_catalog import BY_CODE
 from models.domain.money import from_minor
 from models.domain.statuses import CoverageStatus
 from models.domain.terms import CoverageSlot, CoverTerms
@@ -86,6 +91,22 @@ class LineItemDraft(msgspec.Struct, frozen=True):
     covers: list[CoverSnapshot]
 
 
+class UncoveredMonth(msgspec.Struct, frozen=True):
+    """A month (or the partial first or last month) of a quote's risk period that has no line
+    item, and why: `reason` is NO_VIABLE_COVER (no index has a cover with a meaningful trigger
+    at the target that month) or HELD_FOR_REVIEW (a cover exists but its price is held for an
+    actuary, docs/catalogue.md); `detail` says it in words."""
+
+    start: dt.date
+    end: dt.date
+    reason: str
+    detail: str
+
+
+NO_VIABLE_COVER = "NO_VIABLE_COVER"
+HELD_FOR_REVIEW = "HELD_FOR_REVIEW"
+
+
 class QuoteDraft(msgspec.Struct, frozen=True):
     id: uuid.UUID
     tenant_id: str
@@ -106,10 +127,18 @@ class QuoteDraft(msgspec.Struct, frozen=True):
     # a tenant quote's pricing as kept with it: its capital from the book (`bookCapital`,
     # activities/book_capital.py), shown as the internal view's pricingReport
     pricing_report: dict | None = None
+    # the months of the risk period without a line item, in order (tenant quotes; empty for
+    # quotes built before one-cover months were sold, which always covered every month)
+    uncovered_months: list[UncoveredMonth] = []
 
 
 class QuoteError(ValueError):
-    """The request cannot be quoted (message says why, for a 4xx)."""
+    """The request cannot be quoted (message says why, for a 4xx); `field`: the request field
+    the 4xx names, when one does."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 def offered(status: str, pricing_version: int) -> bool:
@@ -180,6 +209,36 @@ def _round(value: Decimal) -> int:
     return int(value.quantize(Decimal(1), rounding=ROUND_HALF_EVEN))
 
 
+def month_covers(
+    covers_by_slot: dict[CoverageSlot, CoverSnapshot], start: dt.date, end: dt.date
+) -> list[CoverSnapshot]:
+    """The covers of the month [start, end]: the viable ones in COVER_PREFERENCE order, at
+    most COVERS_PER_LINE_ITEM (possibly one, possibly none)."""
+    return [
+        covers_by_slot[slot]
+        for code in COVER_PREFERENCE
+        if (slot := CoverageSlot(index_code=code, start=start, end=end)) in covers_by_slot
+    ][:COVERS_PER_LINE_ITEM]
+
+
+def uncovered_month(start: dt.date, end: dt.date, held: set[CoverageSlot]) -> UncoveredMonth:
+    """Why the month [start, end] has no line item: some index's cover is held for an actuary,
+    or no index has a viable cover there."""
+    held_codes = [code for code in COVER_PREFERENCE if CoverageSlot(index_code=code, start=start, end=end) in held]
+    if held_codes:
+        return UncoveredMonth(
+            start=start, end=end, reason=HELD_FOR_REVIEW,
+            detail=f"{' and '.join(BY_CODE[c].name.lower() for c in held_codes)}: "
+            f"{'its price is' if len(held_codes) == 1 else 'their prices are'} held for an actuary's review "
+            "(docs/catalogue.md), and no other index has a viable cover at this target that month",
+        )
+    return UncoveredMonth(
+        start=start, end=end, reason=NO_VIABLE_COVER,
+        detail=f"no index ({', '.join(BY_CODE[c].name.lower() for c in COVER_PREFERENCE)}) has a cover with a "
+        "meaningful trigger at this target that month (docs/payout-structures.md, \"Triggers with meaning\")",
+    )
+
+
 def build_quote(
     *,
     quote_id: uuid.UUID,
@@ -193,29 +252,29 @@ def build_quote(
     external_ref: str | None,
     covers_by_slot: dict[CoverageSlot, CoverSnapshot],
     today: dt.date,
+    held: set[CoverageSlot] | None = None,
 ) -> QuoteDraft:
-    """`covers_by_slot` holds the priced catalogue cover of every viable slot of the period."""
+    """`covers_by_slot` holds the priced catalogue cover of every viable slot of the period;
+    `held`, the slots whose coverage exists but is held for an actuary (only the reason of an
+    uncovered month depends on it). One line item per month with at least one cover (module
+    docstring), positions 0, 1, … over the covered months; QuoteError (naming
+    monitoringTargetId) when no month has one."""
     segments = month_segments(start, end)
     if len(line_item_ids) < len(segments):
         raise ValueError("one line item id per month is needed")
-    items = []
-    for position, (seg_start, seg_end) in enumerate(segments):
-        covers = [
-            covers_by_slot[slot]
-            for code in COVER_PREFERENCE
-            if (slot := CoverageSlot(index_code=code, start=seg_start, end=seg_end)) in covers_by_slot
-        ][:COVERS_PER_LINE_ITEM]
-        if len(covers) < COVERS_PER_LINE_ITEM:
-            # a line item holds two covers; a dry month may offer fewer (no deficit cover, no
+    items: list[LineItemDraft] = []
+    uncovered: list[UncoveredMonth] = []
+    for seg_start, seg_end in segments:
+        covers = month_covers(covers_by_slot, seg_start, seg_end)
+        if not covers:
+            # a dry month may have no cover with meaning at all (no deficit cover, no
             # near-zero excess trigger: docs/payout-structures.md, "Triggers with meaning")
-            raise QuoteError(
-                f"no viable covers at this target for {seg_start:%d-%m-%Y} - {seg_end:%d-%m-%Y}: "
-                f"{len(covers)} of the {COVERS_PER_LINE_ITEM} a line item holds are offered for that month "
-                "(choose a period without it)"
-            )
+            uncovered.append(uncovered_month(seg_start, seg_end, held or set()))
+            continue
         unit = covers[0]
         quantity = Decimal(sum_insured_minor) / Decimal(unit.limit_minor)
         premium = _round(sum(c.gross_premium_pct for c in covers) * sum_insured_minor)
+        position = len(items)
         items.append(
             LineItemDraft(
                 id=line_item_ids[position],
@@ -231,6 +290,13 @@ def build_quote(
                 premium_minor=premium,
                 covers=covers,
             )
+        )
+    if not items:
+        why = uncovered[0].detail if len({u.reason for u in uncovered}) == 1 else "see each month"
+        raise QuoteError(
+            f"no viable covers at this target for {start:%d-%m-%Y} - {end:%d-%m-%Y}: no month of the period "
+            f"has a cover to sell ({why}); choose another period or target",
+            field="monitoringTargetId",
         )
     risk_premium = _round(sum(c.risk_premium_pct for item in items for c in item.covers) * sum_insured_minor)
     return QuoteDraft(
@@ -249,6 +315,7 @@ def build_quote(
         external_ref=external_ref,
         valid_until=today + dt.timedelta(days=QUOTE_VALIDITY_DAYS),
         line_items=items,
+        uncovered_months=uncovered,
     )
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from decimal import Decimal
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 
-from models.wire.capacity import QuoteCapacity
+from models.wire.capacity import Month, QuoteCapacity
 from models.wire.common import CamelStruct, Money, MonitoringTargetOut, ShortText
 
 # --- catalogue ----------------------------------------------------------------------------
@@ -67,9 +67,31 @@ class LineItemOut(CamelStruct):
     total_sum_insured: Money
 
 
+class UncoveredMonthOut(CamelStruct):
+    """A month of the risk period with no line item, and why (docs/quotes-and-policies.md,
+    "Months without a cover"). `periodStart`/`periodEnd`: the days of the risk period in that
+    month (a partial first or last month is only its days). `reason`: NO_VIABLE_COVER (no
+    index has a cover with a meaningful trigger at the target that month: nothing to sell) or
+    HELD_FOR_REVIEW (a cover exists but its price awaits an actuary; a quote made after it is
+    published may cover the month). `detail`: the same in words."""
+
+    month: Month
+    period_start: dt.date
+    period_end: dt.date
+    reason: Literal["NO_VIABLE_COVER", "HELD_FOR_REVIEW"]
+    detail: str
+
+
+UncoveredMonths = Annotated[list[UncoveredMonthOut], msgspec.Meta(
+    description="The months of the risk period without a line item, in order, and why; empty when every "
+    "month has one. A month with one viable cover is not listed: its line item holds that one cover."
+)]
+
+
 class PolicyOut(CamelStruct):
     """A policy (conversion, activation, cancellation); a quote as created has this shape and
-    its capacity (QuoteOut)."""
+    its capacity (QuoteOut). `lineItems`: one per month of the risk period that has a viable
+    cover (one or two covers each); `uncoveredMonths`: the other months and why."""
 
     id: uuid.UUID
     inception_date: dt.date
@@ -80,6 +102,7 @@ class PolicyOut(CamelStruct):
     total_sum_insured: Money
     gross_premium_amount: Money
     line_items: list[LineItemOut]
+    uncovered_months: UncoveredMonths = []
 
 
 class QuoteOut(PolicyOut):
@@ -99,6 +122,7 @@ class QuoteRecord(CamelStruct):
     risk_period_to: dt.date
     sum_insured_for_line_item: Money
     capacity: QuoteCapacity | None = None  # whether it fits the capacity limits now (null once decided)
+    uncovered_months: UncoveredMonths = []
 
 
 class QuoteListItem(CamelStruct):
@@ -107,6 +131,7 @@ class QuoteListItem(CamelStruct):
     monitoring_target_id: str
     risk_period_from: dt.date
     risk_period_to: dt.date
+    uncovered_months: UncoveredMonths = []
 
 
 class PolicyListItem(CamelStruct):

@@ -4,8 +4,8 @@ an older model version (issue 26, findings 1 and 3), over HTTP with a real Tempo
 Chennai's January excess cover: the record's full 115 years pay it far more often than the
 model's level for 2027 (the last 30 years' climate) says; the view lies above the parameter
 band by more than its sampling error, so the catalogue's run is HELD and the coverage is
-REVIEW: not in a tenant's quote, refused by a fast quote, until ONE actuary publishes it
-(no human ran it); then it is offered at its price."""
+REVIEW: not in a tenant's quote (its January holds the heat cover alone), refused by a fast
+quote, until ONE actuary publishes it (no human ran it); then it is offered at its price."""
 
 from __future__ import annotations
 
@@ -61,12 +61,16 @@ async def test_a_held_coverage_is_not_offered_until_an_actuary_publishes_it(
     assert (await tenant.get(runs_path)).json() == []
     assert_problem(await tenant.get(f"{runs_path}/1"), 404)
 
-    # Not sold: the tenant quote has no excess cover for January (the deficit is not viable
-    # there either, so the month has too few covers), and a fast quote refuses it.
+    # Not sold: the tenant quote's January holds the month's other viable cover alone (the
+    # deficit is not viable there; issue 33: a one-cover month is quoted, no longer refused),
+    # not the held excess cover; and a fast quote refuses it.
     target = held["monitoringTargetId"]
     r = await other_tenant.post("/quotes", json=_quote(target), timeout=600)
-    assert_problem(r, 400)
-    assert "no viable covers" in r.json()["detail"]
+    assert r.status_code == 200, r.text
+    (item,) = r.json()["lineItems"]
+    (alone,) = item["coverages"]
+    assert alone["id"] != held["id"] and alone["triggerUnit"] == "°C"
+    assert r.json()["uncoveredMonths"] == []
     partner = (await tenant.post("/internal/business-partners", json=PARTNER)).json()["id"]
     r = await tenant.post("/internal/fast-quotes", json=new_fast_quote(partner, [held["id"]]))
     assert_problem(r, 400)

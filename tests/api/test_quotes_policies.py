@@ -88,12 +88,15 @@ async def test_get_and_list_quotes(tenant, quote):
         "sumInsuredForLineItem": {"amount": 250000, "currency": "INR"},
         # whether it fits the capacity limits (docs/capacity.md): no limit applies here
         "capacity": {"fits": True, "limit": None, "remaining": None, "required": None, "used": None},
+        "uncoveredMonths": [],  # every month has a line item (tests/api/test_twelve_month_quotes.py)
     }
     page = (await tenant.get("/quotes")).json()
     assert set(page) == {"content", "totalElements", "totalPages", "size", "number"}
     assert page["size"] == 20 and page["number"] == 0
     assert any(q["id"] == quote["id"] for q in page["content"])
-    assert set(page["content"][0]) == {"id", "status", "monitoringTargetId", "riskPeriodFrom", "riskPeriodTo"}
+    assert set(page["content"][0]) == {
+        "id", "status", "monitoringTargetId", "riskPeriodFrom", "riskPeriodTo", "uncoveredMonths"
+    }
 
 
 async def test_quote_is_a_workflow_with_search_attributes(quote, tenant, temporal_env):

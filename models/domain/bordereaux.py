@@ -22,8 +22,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from models.domain.money import from_minor, minor_units
 from models.domain.dates import month_outside
+from models.domain.money import from_minor, minor_units
 
 MONTH_RE = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
 KINDS = ("risk", "claims")

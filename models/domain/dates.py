@@ -4,8 +4,8 @@ Every date, month or date-time a client sends (path, query, body, CSV, command l
 checked against this range before anything computes with it, and refused in words naming
 its field outside it. At the edges of Python's calendar (years 1 and 9999) the next day or
 the month after does not exist: `GET /internal/bordereaux/9999-12/risk.csv` answered 500
-(`year 10000 is out of range`), and a capacity limit for month 0000-01 would have been
-stored and broken every later read of the limits.
+(`year 10000 is out of range`), a capacity limit for month 9999-12 or 0000-01 too, and one for
+0001-01 was stored.
 
 Routes narrow this further with ranges of their own (the sellable window of quotes and the
 catalogue, observations never in the future, bordereaux from 2000 and only for months that

@@ -70,6 +70,9 @@ def api(host: str | None, port: int | None, workers: int) -> None:
         # api/peer.py), not believed from any local peer as uvicorn does by default.
         server_header=False,
         proxy_headers=False,
+        # Longer than the idle timeout of the load balancer or client pool in front, so an
+        # idle connection is closed by them, not under their next request (docs/deployment.md).
+        timeout_keep_alive=settings.api_keep_alive_seconds,
     )
 
 

@@ -188,7 +188,7 @@ def _field_errors(extra: Any, request: Request | None = None) -> list[FieldError
 def _body_errors(request: Request) -> list[FieldError] | None:
     """Every bad field of the refused JSON body, in words (api/validation.py), when the
     handler takes a Struct body; None when that cannot be said (no body, not JSON)."""
-    from api.validation import body_errors, struct_of
+    from api.validation import body_errors, own_check_errors, struct_of
 
     body = getattr(getattr(request, "_connection_state", None), "body", None)
     if not isinstance(body, (bytes, bytearray)) or not body:
@@ -199,7 +199,9 @@ def _body_errors(request: Request) -> list[FieldError] | None:
         data = msgspec.json.decode(body) if struct is not None else None
     except (AttributeError, msgspec.DecodeError):
         return None
-    return (body_errors(struct, data) or None) if struct is not None else None
+    if struct is None:
+        return None
+    return body_errors(struct, data) or own_check_errors(struct, data) or None
 
 
 def handle_validation(request: Request, exc: ValidationException) -> Response[Any]:

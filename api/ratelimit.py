@@ -319,13 +319,6 @@ class RateLimiter:
             return None
         return self._quota(self.store.take(f"{self.name}:{key}", self.per_second, self.burst, 0)[1])
 
-    def refuse_if_spent(self, key: str, what: str) -> None:
-        """429 when `key` has not one token left (taking nothing)."""
-        if self.enabled:
-            tokens = self.store.take(f"{self.name}:{key}", self.per_second, self.burst, 0)[1]
-            if tokens < 1:
-                raise self.refusal(tokens, what)
-
     def charge(self, key: str) -> tuple[bool, float]:
         """Take one token for `key` if it has one (a failure to count, never refused here):
         whether it had one, and what is left (True when the limit is off)."""
@@ -360,17 +353,14 @@ class Limits:
         syncing = getattr(self.store, "syncing", None)
         return syncing() if syncing is not None else contextlib.nullcontext()
 
-    def refuse_failing(self, scope: Scope) -> None:
-        """429 for a peer address that spent its budget of failed authentications (its own
-        failures): refused before its credential is looked at."""
-        self.failures.refuse_if_spent(f"peer:{peer_key(scope)}", "failed authentications from this address")
-
     def failed(self, scope: Scope, *claimed: str) -> RateLimited | None:
         """Count one failed authentication against the peer address and the claimed clients
         (normalised ids: api/auth/controller.py); the 429 to answer instead of the 401 when
-        one of them had spent its budget already. A claimed client's budget only ever
-        refuses callers that fail for it: whoever knows a client id cannot keep the client
-        itself, with its right secret, from its tokens."""
+        one of them had spent its budget already. Only failures are counted and only failing
+        attempts refused: the caller checks the credential first (a JWT check, a SHA-256
+        compare: microseconds), and a good one is never refused for anyone's failures, its
+        address's or its client's (issue 33, section 4: one misconfigured client behind a NAT
+        locked every good client at that address out)."""
         refusal = None
         counted = [(f"peer:{peer_key(scope)}", "failed authentications from this address")]
         counted += [(f"client:{client}", "failed authentications for this client") for client in claimed]

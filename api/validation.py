@@ -108,7 +108,8 @@ def _at(message: str) -> tuple[str, str]:
     m = re.search(r"\s*-\s*at `\$(?P<path>[^`]*)`\s*$", message)
     if not m:
         return "", message
-    return m.group("path").lstrip(".").replace("[", ".").replace("]", ""), message[: m.start()]
+    # "$[0].day" (an item of a list field) is "0.day": index first, then the leading dot.
+    return re.sub(r"\[(\d+)\]", r".\1", m.group("path")).lstrip("."), message[: m.start()]
 
 
 def _check(tp: Any, value: Any, path: str) -> list[FieldError]:
@@ -126,10 +127,29 @@ def _check(tp: Any, value: Any, path: str) -> list[FieldError]:
         if missing:
             return [FieldError(".".join(p for p in (path, where, missing.group(1)) if p), "is required")]
         if inner is not None and not where:  # the nested Struct's own check names its field first
-            named = next((f.encode_name for f in msgspec.structs.fields(inner)
-                          if re.match(rf"{re.escape(f.encode_name)}\b", message)), None)
-            where = named or ""
+            where = _leading_field(inner, message) or ""
         return [FieldError(".".join(p for p in (path, where) if p) or "body", in_words(message, tp if not where else Any))]
+    except (msgspec.EncodeError, TypeError, ValueError):
+        return []
+    return []
+
+
+def _leading_field(struct_type: type[msgspec.Struct], message: str) -> str | None:
+    """The wire name of the field a Struct's own check begins its sentence with, if any."""
+    return next((f.encode_name for f in msgspec.structs.fields(struct_type)
+                 if re.match(rf"{re.escape(f.encode_name)}\b", message)), None)
+
+
+def own_check_errors(struct_type: type[msgspec.Struct], data: Any) -> list[FieldError]:
+    """The Struct's own cross-field check (a `__post_init__` sentence such as "riskPeriodTo
+    is before riskPeriodFrom"), named by the field its sentence begins with; empty when the
+    data decodes or the sentence names no field."""
+    try:
+        msgspec.json.decode(msgspec.json.encode(data), type=struct_type)
+    except msgspec.ValidationError as exc:
+        where, message = _at(str(exc))
+        named = None if where else _leading_field(struct_type, message)
+        return [FieldError(named, message.strip())] if named else []
     except (msgspec.EncodeError, TypeError, ValueError):
         return []
     return []

@@ -108,6 +108,12 @@ class Settings:
     trusted_proxies: tuple[str, ...] = ()
     # The one forwarding header those proxies write: x-forwarded-for (default) or forwarded.
     trusted_proxy_header: str = "x-forwarded-for"
+    # How long the API keeps an idle HTTP/1.1 connection open for the client's next request
+    # (seconds; uvicorn's default is 5). Longer than the idle timeout of whatever pools
+    # connections to it (a load balancer: 60 s on AWS ALB; a client library's pool), so they,
+    # never the API, close an idle connection: closed by the API, it races the client's next
+    # request (docs/deployment.md, "Keep-alive").
+    api_keep_alive_seconds: int = 75
     peer_rate_per_second: float = 400.0  # every request, per peer address; 0 turns it off
     peer_rate_burst: int = 800
     # Failed authentications (bad client secret, bad or expired token, unknown API key), per
@@ -224,6 +230,7 @@ def load_settings() -> Settings:
         temporal_ui_port=int(_env("TEMPORAL_UI_PORT", "8233")),
         trusted_proxies=tuple(p.strip() for p in _env("TRUSTED_PROXIES", "").split(",") if p.strip()),
         trusted_proxy_header=_env("TRUSTED_PROXY_HEADER", "x-forwarded-for").strip().lower(),
+        api_keep_alive_seconds=int(_env("API_KEEP_ALIVE_SECONDS", "75")),
         # One peer address may be many clients (a NAT): by default four clients' worth.
         peer_rate_per_second=float(_env("PEER_RATE_PER_SECOND", str(4 * float(_env("RATE_LIMIT_PER_SECOND", "100"))))),
         peer_rate_burst=int(_env("PEER_RATE_BURST", str(4 * int(_env("RATE_LIMIT_BURST", "200"))))),

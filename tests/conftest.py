@@ -74,6 +74,7 @@ import httpx  # noqa: E402
 import uvicorn  # noqa: E402
 
 from models.settings import Settings, load_settings  # noqa: E402
+from tests.http_client import api_client  # noqa: E402
 
 
 def temporal_binary() -> str:
@@ -120,14 +121,19 @@ async def temporal_env():
 
 
 class Server:
-    """A uvicorn server for an app, in this event loop, on a free loopback port."""
+    """A uvicorn server for an app, in this event loop, on a free loopback port. Idle
+    connections are kept `keep_alive` seconds (default API_KEEP_ALIVE_SECONDS, as
+    `parametric api` keeps them): longer than the suite's client pool keeps them
+    (tests/http_client.py), so the client closes an idle connection first."""
 
-    def __init__(self, app, port: int) -> None:
+    def __init__(self, app, port: int, keep_alive: int | None = None) -> None:
         self.port = port
         self.base_url = f"http://127.0.0.1:{port}"
+        self.keep_alive = load_settings().api_keep_alive_seconds if keep_alive is None else keep_alive
         self._server = uvicorn.Server(
             uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on",
-                           server_header=False, proxy_headers=False)  # as `parametric api` serves it
+                           server_header=False, proxy_headers=False,  # as `parametric api` serves it
+                           timeout_keep_alive=self.keep_alive)
         )
         self._task: asyncio.Task | None = None
 
@@ -172,10 +178,12 @@ async def http(service):
 
     recorder = None
     if FILE:  # OPENAPI_RECORD_EXAMPLES: the answers become the document's examples
-        async with httpx.AsyncClient(base_url=service.base_url, timeout=30) as bare:
+        async with api_client(service.base_url, timeout=30) as bare:
             recorder = Recorder((await bare.get("/schema/openapi.json")).json())
     hooks = {"response": [recorder]} if recorder else {}
-    async with httpx.AsyncClient(base_url=service.base_url, timeout=30, event_hooks=hooks) as client:
+    # Its pool drops idle connections before the server does, and a repeatable request is
+    # sent again once if its kept-alive connection broke (issue 33, section 8).
+    async with api_client(service.base_url, timeout=30, event_hooks=hooks) as client:
         yield client
     if recorder:
         recorder.write(FILE)

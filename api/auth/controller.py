@@ -1,12 +1,11 @@
 """The token endpoint (OAuth 2.0 client credentials, RFC 6749 §4.4) and the published keys.
 
 Token requests count against the caller's real address (api/peer.py). The secret is
-checked first (a SHA-256 compare, microseconds): a right one is never refused for someone
-else's failures. A failed client authentication counts against the address and the claimed
-client (its tenant and client ids normalised, so `{...}`, `urn:uuid:`, upper case or
-hyphenless spellings are one client, not fresh budgets); a failing caller past either
-budget is answered `slow_down` instead of `invalid_client`. An address past its own budget
-of failures is refused before its secret is looked at."""
+checked first (a SHA-256 compare, microseconds): a right one is never refused for anyone's
+failures, its address's or its client's. A failed client authentication counts against the
+address and the claimed client (its tenant and client ids normalised, so `{...}`,
+`urn:uuid:`, upper case or hyphenless spellings are one client, not fresh budgets); a
+failing caller past either budget is answered `slow_down` instead of `invalid_client`."""
 
 from __future__ import annotations
 
@@ -114,10 +113,6 @@ class TokenController(Controller):
             return _oauth_error(400, "unsupported_grant_type", "only client_credentials is supported")
         if missing:
             return _oauth_error(400, "invalid_request", f"missing: {', '.join(missing)}")
-        try:  # this address's own failures
-            limits.refuse_failing(request.scope)
-        except RateLimited as exc:
-            return _oauth_error(429, "slow_down", exc.detail, exc.headers)
         claimed = claimed_client(tenant_id, fields["client_id"])
         client = None
         if claimed is not None:

@@ -8,9 +8,10 @@
 - Travel surface `/travel/{tenant_id}/...`: `Authorization: Bearer <api key>` (an access
   token works too); the key's tenant must be the path's tenant (else 403); `x-tenant-id`
   is optional there and must match when sent.
-- A credential that fails (bad or expired token, unknown key) counts against the caller's
-  address; one that spent its budget of failures is answered 429 before its credential is
-  looked at (api/ratelimit.py). Each authenticated request counts against its client.
+- The credential is checked first. One that fails (bad or expired token, unknown key)
+  counts against the caller's address and, once the address has spent its budget of
+  failures, is answered 429 instead of 401 (api/ratelimit.py); a good one is never refused
+  for anyone's failures. Each authenticated request counts against its client.
 """
 
 from __future__ import annotations
@@ -66,14 +67,12 @@ def same_tenant(a: str, b: str) -> bool:
 class AuthMiddleware(AbstractAuthenticationMiddleware):
     async def authenticate_request(self, connection: ASGIConnection) -> AuthenticationResult:
         limits: Limits = connection.app.state.limits
-        if connection.headers.get("authorization"):  # an attempt: refused while its address is failing
-            limits.refuse_failing(connection.scope)
         try:
             result = await self._authenticate(connection)
-        except NotAuthorizedException:
-            if connection.headers.get("authorization"):
-                limits.failed(connection.scope)
-            raise
+        except NotAuthorizedException as exc:
+            if not connection.headers.get("authorization"):  # no credential: not a failed one
+                raise
+            raise limits.failed(connection.scope) or exc from None
         note(connection.scope, limits.client.take(result.user.client_id))
         return result
 

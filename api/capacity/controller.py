@@ -19,7 +19,7 @@ from api.problems import Conflict, InvalidInput, NotFound
 from api.responses import DecimalNumberResponse
 from models.db import capacity as capacity_db
 from models.db.tables import MonitoringTarget, Tenant
-from models.domain.capacity import LimitKey
+from models.domain.capacity import LimitKey, parse_month
 from models.settings import Settings
 from models.wire.capacity import CapacityLimitChange, CapacityLimitView, NewCapacityLimit
 from models.wire.common import Money
@@ -41,6 +41,11 @@ async def _key(data: NewCapacityLimit) -> LimitKey:
         (Tenant.id == data.tenant_id) & (Tenant.kind == "TENANT")
     ):
         raise InvalidInput.of_field("tenantId", f"no tenant {data.tenant_id}")
+    if data.month is not None:
+        try:
+            parse_month(data.month)
+        except ValueError as bad:
+            raise InvalidInput.of_field("month", str(bad)) from None
     return LimitKey(data.monitoring_target_id, data.month, data.tenant_id)
 
 

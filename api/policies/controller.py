@@ -14,6 +14,7 @@ from litestar.params import FromPath, QueryParameter
 from temporalio.client import Client
 
 from api.auth.tokens import Principal
+from api.dates import checked_day
 from api.deps import provide_temporal
 from api.documents.controller import file_response, reader_of
 from api.documents.on_demand import rendered, still_rendering
@@ -74,6 +75,8 @@ class PolicyController(Controller):
         period_to: Annotated[dt.date | None, QueryParameter(name="to", description="YYYY-MM-DD")] = None,
     ) -> Page[PolicyListItem]:
         check_size(size, settings.max_page_size)
+        checked_day(period_from, "from")
+        checked_day(period_to, "to")
         if period_from and period_to and period_to < period_from:
             raise InvalidInput.of_field("to", "is before `from`")
         rows, total = await policies_db.list_policies(principal.tenant_id, page, size, status, period_from, period_to)

@@ -15,6 +15,7 @@ from litestar.params import FromPath, JSONBody, QueryParameter
 from temporalio.client import Client
 
 from api.auth.tokens import Principal
+from api.dates import checked_day
 from api.deps import provide_temporal
 from api.openapi_docs import AUTHED, problems, tenant_header
 from api.pagination import check_size
@@ -192,6 +193,7 @@ class _EventRoutes(Controller):
          summary="Validated parametric events of the tenant's policies on a day (payouts and adjustments)",
          responses=problems(*AUTHED))
     async def by_day(self, principal: NamedDependency[Principal], validated_day: ValidatedDay) -> ValidatedEvents:
+        checked_day(validated_day, "validated_day")
         return responses.validated_events(await settlement_db.events_of_day(principal.tenant_id, validated_day))
 
     @get("/parametric-events/{event_id:uuid}", operation_id=_op("claimExplanation"),

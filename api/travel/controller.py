@@ -21,6 +21,7 @@ from temporalio.client import Client
 
 from api.auth.roles import Caller, callers
 from api.auth.tokens import Principal
+from api.dates import checked_day
 from api.deps import provide_temporal
 from api.openapi_docs import AUTHED, problems, tenant_header
 from api.problems import InvalidInput
@@ -156,4 +157,5 @@ class TravelEventController(Controller):
         principal: NamedDependency[Principal],
         validated_day: Annotated[dt.date, QueryParameter(description="YYYY-MM-DD")],
     ) -> ValidatedEvents:
+        checked_day(validated_day, "validated_day")
         return validated_events_of(await settlement_db.events_of_day(principal.tenant_id, validated_day))

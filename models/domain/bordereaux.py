@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from models.domain.dates import month_outside
 from models.domain.money import from_minor, minor_units
 
 MONTH_RE = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
@@ -29,7 +30,8 @@ KINDS = ("risk", "claims")
 
 
 class BadMonth(ValueError):
-    """A month that is not `YYYY-MM` (or before year 2000)."""
+    """A month that is not `YYYY-MM`, before year 2000 or past the service's calendar
+    (models/domain/dates.py)."""
 
 
 def parse_month(text: str) -> dt.date:
@@ -40,6 +42,8 @@ def parse_month(text: str) -> dt.date:
     year, month = int(match.group(1)), int(match.group(2))
     if year < 2000:
         raise BadMonth("months before 2000 hold no business")
+    if why := month_outside(year, month):
+        raise BadMonth(why)
     return dt.date(year, month, 1)
 
 

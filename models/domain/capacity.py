@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import msgspec
 
+from models.domain.dates import month_outside
+
 MONTH_RE = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
 
 
@@ -102,9 +104,13 @@ class Exposure:
 
 
 def parse_month(text: str) -> str:
-    """A risk month "YYYY-MM" (ValueError otherwise)."""
-    if not MONTH_RE.match(text):
+    """A risk month "YYYY-MM" inside the service's calendar (models/domain/dates.py);
+    ValueError, in words, otherwise."""
+    match = MONTH_RE.match(text)
+    if not match:
         raise ValueError("must be a month as YYYY-MM, e.g. 2027-01")
+    if why := month_outside(int(match.group(1)), int(match.group(2))):
+        raise ValueError(why)
     return text
 
 

@@ -20,6 +20,7 @@ from models.domain.data_sets import (  # noqa: F401 - the data sets, re-exported
     data_of,
     settles_on,
 )
+from models.domain.dates import FIRST_DAY
 from models.domain.index_catalog import BY_CODE
 from models.domain.quotes import CoverSnapshot
 from models.domain.settlement import IndexOutcome, cover_payout_per_unit, plain
@@ -104,8 +105,8 @@ def check_batch(rows: list[ObservationIn], today: dt.date, max_rows: int | None 
             problems.append(RowProblem(i, "hour", f"hour must be 0-23, got {r.hour}"))
         if r.day > today:
             problems.append(RowProblem(i, "day", f"{r.day} is in the future"))
-        if r.day.year < 1900:
-            problems.append(RowProblem(i, "day", f"{r.day} is before 1900"))
+        if r.day < FIRST_DAY:  # the service's calendar (models/domain/dates.py); the future is refused above
+            problems.append(RowProblem(i, "day", f"{r.day} is before {FIRST_DAY}"))
         if r.quality not in QUALITIES:
             problems.append(RowProblem(i, "quality", f"quality must be one of {', '.join(QUALITIES)}"))
         if not r.source.strip():

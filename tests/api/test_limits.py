@@ -109,25 +109,77 @@ async def test_forwarded_for_from_a_trusted_proxy_names_the_client(settings, dat
 
 async def test_failed_bearer_tokens_are_limited_per_address(settings, database, temporal_env, tenant):
     """Finding 6: failed bearer tokens were never limited. After the budget of failures the
-    address is answered 429 before any credential is looked at, a good one included; another
-    address (behind a trusted proxy) is not."""
+    address's failing attempts are answered 429; another address (behind a trusted proxy)
+    is not. A good credential from the failing address is not refused (issue 33, section 4:
+    tests below)."""
     app = strict_app(settings, temporal_env, auth_failures_per_minute=1, auth_failure_burst=3,
                      trusted_proxies=("127.0.0.1",))
     async with Server(app, free_port()) as api, httpx.AsyncClient(base_url=api.base_url) as client:
         bad = {"Authorization": "Bearer not.a.token", "x-tenant-id": tenant.id}
         codes = [(await client.get("/quotes", headers=bad)).status_code for _ in range(5)]
         assert codes[:3] == [401, 401, 401] and codes[3:] == [429, 429], codes
-        good = await tenant.headers()
-        refused = await client.get("/quotes", headers=good)
+        refused = await client.get("/quotes", headers=bad)
         body = assert_problem(refused, 429)
         assert "failed authentications" in body["detail"]
         assert int(refused.headers["retry-after"]) >= 1
-        elsewhere = await client.get("/quotes", headers={**good, "X-Forwarded-For": "192.0.2.77"})
-        assert elsewhere.status_code == 200, elsewhere.text
+        elsewhere = await client.get("/quotes", headers={**bad, "X-Forwarded-For": "192.0.2.77"})
+        assert elsewhere.status_code == 401, elsewhere.text
         # An unknown API key on the travel surface counts the same way.
         key = {"Authorization": "Bearer unknown-key", "X-Forwarded-For": "192.0.2.78"}
         travel = [(await client.get(f"/travel/{tenant.id}/coverages", headers=key)).status_code for _ in range(4)]
         assert travel == [401, 401, 401, 429], travel
+
+
+async def test_failures_from_an_address_never_lock_its_good_callers_out(settings, database, temporal_env, tenant,
+                                                                          other_tenant):
+    """Issue 33, section 4: 22 bad bearer tokens from one address, then another tenant's valid
+    token from it was answered 429, and its right client secret 429 `slow_down` (behind a NAT,
+    or a proxy not in TRUSTED_PROXIES, one misconfigured client took a whole insurer down).
+    The credential is checked first: failing attempts are counted and refused, good ones
+    never are. One address (no trusted proxy): the socket's."""
+    app = strict_app(settings, temporal_env, auth_failures_per_minute=1, auth_failure_burst=3)
+    async with Server(app, free_port()) as api, httpx.AsyncClient(base_url=api.base_url) as client:
+        bad = {"Authorization": "Bearer not.a.token", "x-tenant-id": tenant.id}
+        codes = [(await client.get("/quotes", headers=bad)).status_code for _ in range(30)]
+        assert codes[:3] == [401] * 3 and codes[3:] == [429] * 27, codes
+        for who in (other_tenant, tenant):  # valid tokens from the same address
+            for _ in range(3):
+                r = await client.get("/quotes", headers=await who.headers())
+                assert r.status_code == 200, r.text
+        key = {"Authorization": f"Bearer {other_tenant.credentials['api_key']}"}
+        travel = await client.get(f"/travel/{other_tenant.id}/parametric-event?validated_day=2026-01-01", headers=key)
+        assert travel.status_code == 200, travel.text
+        # The failing caller is still refused (its good neighbours spent nothing of its budget).
+        assert_problem(await client.get("/quotes", headers=bad), 429)
+        assert (await client.get(f"/travel/{tenant.id}/coverages", headers={"Authorization": "Bearer nope"})).status_code == 429
+
+        # The token endpoint: 30 wrong secrets for one tenant's client, then right ones.
+        wrong = form(tenant.credentials, client_secret="guess")
+        codes = [(await client.post(TOKEN_PATH.format(tenant.id), data=wrong)).status_code for _ in range(30)]
+        assert 401 not in codes and set(codes) == {429}, codes  # the address spent its budget above
+        for who in (other_tenant, tenant):
+            r = await client.post(TOKEN_PATH.format(who.id), data=form(who.credentials))
+            assert r.status_code == 200, r.text
+            token = r.json()["access_token"]
+            r = await client.get("/quotes", headers={"Authorization": f"Bearer {token}", "x-tenant-id": who.id})
+            assert r.status_code == 200, r.text
+        r = await client.post(TOKEN_PATH.format(other_tenant.id), data=form(other_tenant.credentials, client_secret="x"))
+        assert r.status_code == 429 and r.json()["error"] == "slow_down", r.text
+
+
+async def test_a_fresh_address_failing_at_the_token_endpoint_gets_401_then_slow_down(settings, database, temporal_env,
+                                                                                      tenant):
+    """The budget of failures, counted at the token endpoint alone: wrong secrets get
+    `invalid_client` up to the burst, `slow_down` beyond it, and a right secret its token."""
+    app = strict_app(settings, temporal_env, auth_failures_per_minute=1, auth_failure_burst=3)
+    async with Server(app, free_port()) as api, httpx.AsyncClient(base_url=api.base_url) as client:
+        wrong = form(tenant.credentials, client_secret="guess")
+        answers = [await client.post(TOKEN_PATH.format(tenant.id), data=wrong) for _ in range(30)]
+        assert [a.status_code for a in answers] == [401] * 3 + [429] * 27
+        assert {a.json()["error"] for a in answers[3:]} == {"slow_down"}
+        assert int(answers[-1].headers["retry-after"]) >= 1
+        right = await client.post(TOKEN_PATH.format(tenant.id), data=form(tenant.credentials))
+        assert right.status_code == 200, right.text
 
 
 async def test_failed_client_secrets_are_limited_per_address_and_client(settings, database, temporal_env, tenant):
@@ -136,9 +188,12 @@ async def test_failed_client_secrets_are_limited_per_address_and_client(settings
         wrong = form(tenant.credentials, client_secret="guess")
         codes = [(await client.post(TOKEN_PATH.format(tenant.id), data=wrong)).status_code for _ in range(3)]
         assert codes == [401, 401, 401], codes
-        r = await client.post(TOKEN_PATH.format(tenant.id), data=form(tenant.credentials))
+        r = await client.post(TOKEN_PATH.format(tenant.id), data=wrong)
         assert r.status_code == 429 and r.json()["error"] == "slow_down", r.text
         assert int(r.headers["retry-after"]) >= 1
+        # A right secret from the same address is not refused (issue 33, section 4).
+        r = await client.post(TOKEN_PATH.format(tenant.id), data=form(tenant.credentials))
+        assert r.status_code == 200, r.text
 
 
 async def test_every_request_counts_against_its_address(settings, database, temporal_env):

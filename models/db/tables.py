@@ -362,6 +362,11 @@ class Settlement(Table, tablename="settlement"):
     policies = Integer(default=0)
     paid_minor = BigInt(default=0)
     updated_at = Timestamptz()
+    # When the revision window of the coverage's settlement (its target and period) closes:
+    # set once every coverage of the period is SETTLED (the settle run's time + 90 days).
+    # A revision stored after it never re-settles (docs/settlement.md, "Revisions"); null:
+    # not settled yet.
+    revisions_until = Timestamptz(null=True, default=None)
 
 
 class SettlementIndex(Table, tablename="settlement_index"):

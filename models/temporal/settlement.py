@@ -47,6 +47,9 @@ class CoverageSettled(msgspec.Struct, frozen=True):
 
 class SettlePeriodOutcome(msgspec.Struct, frozen=True):
     coverages: list[CoverageSettled]
+    # When the period's revision window closes, as the database keeps it (set by the run that
+    # settled its last coverage: that run's `at` + REVISION_WINDOW); None: not all settled yet.
+    revisions_until: dt.datetime | None = None
 
     @property
     def state(self) -> str:

@@ -430,6 +430,11 @@ class PricingRun(Table, tablename="pricing_run"):
     # published at completion by their requester.
     published_by = Varchar(length=200, null=True, default=None)
     published_at = Timestamptz(null=True, default=None)
+    # An actuary's rerun: its CoveragePricingWorkflow's input (PriceCoverageInput as JSON),
+    # written with the QUEUED row, so that the start sweep starts it if its writer died
+    # before it did (models/temporal/sweeps.py). Null: the catalogue's runs, and reruns
+    # written before it was kept.
+    workflow_input = JSON(null=True, default=None)
 
 
 class IdempotencyRecord(Table, tablename="idempotency_record"):

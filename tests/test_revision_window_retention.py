@@ -138,3 +138,39 @@ async def test_a_late_revision_after_retention_deleted_the_closed_run_pays_nothi
             assert outcome.state == "SETTLED" and outcome.revisions_until == until
             assert all(c.events == 0 and c.paid_minor == 0 for c in outcome.coverages)
         assert await _money(policy.policy_id) == paid
+
+
+async def test_the_migration_gives_the_periods_settled_before_it_their_window(database):
+    """Periods settled before the window was kept: every coverage SETTLED → 90 days after
+    the run that settled the last of them first (its earliest index record); a period with a
+    coverage still waiting → none yet."""
+    from importlib import import_module
+
+    from models.db.core import insert_rows
+    from models.db.tables import SettlementIndex
+
+    backfill = import_module("models.db.migrations.parametric_2026_11_29t07_51_00_000000")
+    target = f"T-{uuid.uuid4().hex[:12]}"
+    t0 = dt.datetime(2026, 3, 4, 6, 0, tzinfo=dt.timezone.utc)
+    settled = {uuid.uuid4(): t0, uuid.uuid4(): t0 + dt.timedelta(days=2)}  # the second settled two days later
+    waiting = [uuid.uuid4(), uuid.uuid4()]
+    rows = [
+        Settlement(coverage_id=c, monitoring_target_id=target, period_start=dt.date(2026, 2, 1),
+                   period_end=dt.date(2026, 2, 28), state="SETTLED", revision=1, updated_at=t0 + dt.timedelta(days=40))
+        for c in settled
+    ] + [
+        Settlement(coverage_id=c, monitoring_target_id=target, period_start=dt.date(2026, 1, 1),
+                   period_end=dt.date(2026, 1, 31), state=state, updated_at=t0)
+        for c, state in zip(waiting, ("SETTLED", "FLAGGED"))
+    ]
+    await insert_rows(rows)
+    await insert_rows([
+        SettlementIndex(id=f"{c}:r{r}", coverage_id=c, revision=r, index_code="RAINFALL_MONTHLY_TOTAL",
+                        data_set="IMD-RF-DAILY", index_value=Decimal(1), path=[], computed_at=at + dt.timedelta(days=9 * (r - 1)))
+        for c, at in settled.items() for r in (1, 2)  # a revision's record later: the first counts
+    ])
+    await backfill.windows()
+    found = {r["coverage_id"]: r["revisions_until"] for r in await Settlement.select(
+        Settlement.coverage_id, Settlement.revisions_until).where(Settlement.monitoring_target_id == target)}
+    assert {c: found[c] for c in settled} == {c: t0 + dt.timedelta(days=2) + REVISION_WINDOW for c in settled}
+    assert [found[c] for c in waiting] == [None, None]

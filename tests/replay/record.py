@@ -399,6 +399,15 @@ async def dev_scenarios(only: set[str] | None) -> dict[str, object]:
                     id="settlement-notices-record", task_queue=queue,
                 )
                 histories["settlement-notice-sweep"] = await _history(client, "settlement-notices-record")
+            if wanted("start-sweep"):
+                from models.temporal.sweeps import StartSweepInput
+                from workflows.start_sweep import StartSweepWorkflow
+
+                await client.execute_workflow(
+                    StartSweepWorkflow.run, StartSweepInput(base_queue=queue, grace_seconds=0),
+                    id="start-sweep-record", task_queue=queue,
+                )
+                histories["start-sweep"] = await _history(client, "start-sweep-record")
             if wanted(
                 "catalogue", "catalogue-open", "coverage-pricing", "coverage-documents",
                 "coverage-pricing-published", "coverage-pricing-lapsed", "quote-fast", "quote-fast-rejected",

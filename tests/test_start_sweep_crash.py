@@ -215,3 +215,21 @@ async def test_a_held_revision_whose_api_died_before_starting_its_workflow_is_st
 
 async def _held(target: str) -> list[dict]:
     return [r for r in await revisions_db.held_revisions() if target in json.dumps(r["rows"], default=str)]
+
+
+async def test_the_start_sweep_is_scheduled_whatever_providers_are_configured(service, temporal_env, settings):
+    """The Schedule exists with no provider configured (unlike the daily observations run,
+    until now the only other restart of a held revision's workflow), and its run sweeps."""
+    from dataclasses import replace
+
+    from models.temporal.sweeps import START_SWEEP_SCHEDULE_ID
+    from tests.schedules import remove_schedules, triggered_run
+    from workflows.worker import ensure_schedules
+
+    client = temporal_env.client
+    await ensure_schedules(client, replace(settings, task_queue=service.task_queue, observation_providers=()))
+    try:
+        await client.get_schedule_handle(START_SWEEP_SCHEDULE_ID).describe()  # there, with no provider configured
+        assert isinstance(await triggered_run(client, START_SWEEP_SCHEDULE_ID, StartSweepOutcome), StartSweepOutcome)
+    finally:
+        await remove_schedules(client)

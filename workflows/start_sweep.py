@@ -12,8 +12,11 @@ from temporalio import workflow
 from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
-    from activities.start_sweep import restart_held_revisions, start_orphaned_pricing_runs
     from models.temporal.sweeps import START_SWEEP_WORKFLOW, StartSweepInput, StartSweepOutcome
+
+# Its activities (activities/start_sweep.py) by name: this module imports no database code.
+START_ORPHANED_PRICING_RUNS = "start_orphaned_pricing_runs"
+RESTART_HELD_REVISIONS = "restart_held_revisions"
 
 SWEEP_TIMEOUT = dt.timedelta(minutes=5)
 SWEEP_RETRY = RetryPolicy(maximum_interval=dt.timedelta(minutes=1))
@@ -26,9 +29,11 @@ class StartSweepWorkflow:
         options = dict(start_to_close_timeout=SWEEP_TIMEOUT, heartbeat_timeout=dt.timedelta(minutes=1),
                        retry_policy=SWEEP_RETRY)
         pricing_runs = await workflow.execute_activity(
-            start_orphaned_pricing_runs, request, summary="Start the pricing reruns whose start was lost", **options
+            START_ORPHANED_PRICING_RUNS, request, result_type=int,
+            summary="Start the pricing reruns whose start was lost", **options,
         )
         held_revisions = await workflow.execute_activity(
-            restart_held_revisions, request, summary="Start the held revisions whose workflow is not running", **options
+            RESTART_HELD_REVISIONS, request, result_type=int,
+            summary="Start the held revisions whose workflow is not running", **options,
         )
         return StartSweepOutcome(pricing_runs=pricing_runs, held_revisions=held_revisions)

@@ -35,6 +35,7 @@ from models.domain.statuses import PolicyStatus
 from models.domain.webhooks import ADJUSTMENT_RECORDED, EVENT_VALIDATED, PAYOUT_RECORDED, envelope
 from models.domain.settlement import (
     EVENT_TYPES,
+    REVISION_WINDOW,
     IndexOutcome,
     event_id,
     period_index,
@@ -101,14 +102,21 @@ async def _settle_period(request: SettlePeriodInput) -> SettlePeriodOutcome:
     results: dict[uuid.UUID, CoverageSettled] = {}
     ready: dict[uuid.UUID, tuple[PeriodCoverage, IndexOutcome, bool]] = {}
     incomplete: list[tuple[PeriodCoverage, IndexOutcome]] = []
+    late: dict[uuid.UUID, str] = {}  # coverage → why a revision of its data is not settled
     async with _read_turn():
         coverages = await settlement_db.coverages_with_exposure(request.target_id, request.start, request.end)
+        windows = await settlement_db.revision_windows(request.target_id, request.start, request.end)
         for c in coverages:
             values, simulated = await observations_db.daily_values(
                 request.target_id, c.index_code, request.start, request.end, data_set=c.data_set
             )
             outcome = period_index(c.index_code, request.start, request.end, values, c.trigger)
-            if outcome.complete:
+            row = windows.get(c.coverage_id)
+            if settlement_db.window_closed(row, request.at):
+                # Its revision window closed: what was paid stands, whatever came since (a
+                # settlement started again after Temporal's retention deleted its closed run).
+                results[c.coverage_id] = _closed(c, row, outcome, late)
+            elif outcome.complete:
                 ready[c.coverage_id] = (c, outcome, simulated)
             else:
                 incomplete.append((c, outcome))
@@ -122,11 +130,16 @@ async def _settle_period(request: SettlePeriodInput) -> SettlePeriodOutcome:
             # pages (below) change what is uniform: then it is classified again in there.
             prepared = None if others else await _prepare_uniform(request, ready, memo, shapes)
     # Writes of its own after the read turn: each waits for the write lock.
+    await settlement_db.refuse_late_revisions(late)
     for c, outcome in incomplete:
         state = "FLAGGED" if request.flag_missing else "WAITING"
         detail = _describe_missing(outcome)
         await settlement_db.save_state(c.coverage_id, request.target_id, request.start, request.end, state, detail)
         results[c.coverage_id] = CoverageSettled(c.coverage_id, c.index_code, state, detail=detail)
+    # The period's window: as kept, or opened by this run if it settles the last coverage.
+    kept = [r["revisions_until"] for r in windows.values()]
+    window_end = kept[0] if kept and None not in kept else request.at + REVISION_WINDOW
+    revisions_until = window_end if not incomplete and coverages else None
     if ready:
         written: dict[uuid.UUID, tuple[int, int]] = {}
         cursor = None
@@ -153,6 +166,8 @@ async def _settle_period(request: SettlePeriodInput) -> SettlePeriodOutcome:
                 await settlement_db.record_indices(indices)
             written_now = await _write_uniform(request, uniform)
             await settlement_db.save_settled(request.target_id, request.start, request.end, settled)
+            if not incomplete:  # every coverage of the period settled: its revision window opens
+                await settlement_db.open_revision_window(request.target_id, request.start, request.end, window_end)
             return written_now
 
         for cid, (n, paid) in (await settlement_db.final_writes.run(final_write)).items():
@@ -162,7 +177,21 @@ async def _settle_period(request: SettlePeriodInput) -> SettlePeriodOutcome:
         for cid, (c, outcome, _) in ready.items():
             events, paid = written.get(cid, (0, 0))
             results[cid] = CoverageSettled(cid, c.index_code, "SETTLED", outcome.revision, outcome.value, "", events, paid)
-    return SettlePeriodOutcome(coverages=[results[c.coverage_id] for c in coverages])
+    return SettlePeriodOutcome(coverages=[results[c.coverage_id] for c in coverages], revisions_until=revisions_until)
+
+
+def _closed(c: PeriodCoverage, row: dict, outcome: IndexOutcome, late: dict[uuid.UUID, str]) -> CoverageSettled:
+    """A coverage whose revision window has closed, as it was settled; a revision of its
+    data stored since is recorded in `late` (why it is not settled), not paid."""
+    detail = ""
+    if outcome.complete and outcome.revision > row["revision"]:
+        detail = (
+            f"revision r{outcome.revision} of the data came after the revision window closed "
+            f"({row['revisions_until']:%Y-%m-%d %H:%M} UTC): not settled; what was paid at r{row['revision']} stands"
+        )
+        late[c.coverage_id] = detail
+    index_value = None if row["index_value"] is None else Decimal(row["index_value"])
+    return CoverageSettled(c.coverage_id, c.index_code, "SETTLED", row["revision"], index_value, detail)
 
 
 _READ_TURNS: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]" = weakref.WeakKeyDictionary()

@@ -15,10 +15,11 @@ def schedule_ids() -> tuple[str, ...]:
         NOTICE_SWEEP_SCHEDULE_ID,
     )
     from models.temporal.portfolio import PORTFOLIO_SCHEDULE_ID
+    from models.temporal.sweeps import START_SWEEP_SCHEDULE_ID
     from models.temporal.webhooks import DISPATCH_SCHEDULE_ID
 
     return (BORDEREAUX_SCHEDULE_ID, NOTICE_SWEEP_SCHEDULE_ID, DISPATCH_SCHEDULE_ID, INGEST_SCHEDULE_ID,
-            PORTFOLIO_SCHEDULE_ID)
+            PORTFOLIO_SCHEDULE_ID, START_SWEEP_SCHEDULE_ID)
 
 
 async def triggered_run(client, schedule_id: str, result_type, timeout: float = 300):

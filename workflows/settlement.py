@@ -5,6 +5,7 @@ holds them. Workflow id `settlement:<target>:<start>:<end>`, search attributes
     sleep until the day after the period's end + DATA_LATENCY
     settle ──complete and final──▶ SETTLED ──data-changed (a revision)──▶ settle again (adjustments)
       │                                                     └──REVISION_WINDOW over──▶ done
+      │   (the window's end is kept in the database: a run started after it ends at once)
       └─missing or provisional──▶ WAITING: again on data-changed or daily ──MISSING_DATA_WINDOW──▶ FLAGGED
                                   FLAGGED: again on data-changed or weekly (ops have the case)
 
@@ -34,6 +35,7 @@ with workflow.unsafe.imports_passed_through():
     from models.temporal.queues import task_queue
     from models.temporal.webhooks import DispatchInput
     from models.domain.lifecycle import day_start
+    from models.domain.settlement import REVISION_WINDOW
     from models.temporal.search_attributes import MONITORING_TARGET_ID, SETTLEMENT_STATE
     from models.temporal.settlement import (
         DATA_CHANGED_SIGNAL,
@@ -58,8 +60,8 @@ FLAGGED_RETRY_EVERY = dt.timedelta(days=7)
 # A run whose history has this many events continues as new before its next wait (a month
 # end's settlement has about 20; Temporal warns at 10,240).
 HISTORY_LIMIT = 200
-# A revision of final data within this long after the due date re-settles (adjustments).
-REVISION_WINDOW = dt.timedelta(days=90)
+# A revision of final data within this long after the period settled re-settles
+# (adjustments): models.domain.settlement.REVISION_WINDOW, imported above.
 SETTLE_TIMEOUT = dt.timedelta(minutes=30)
 SETTLE_HEARTBEAT = dt.timedelta(seconds=30)  # a page takes seconds; a lost worker is noticed in 30 s
 SETTLE_RETRY = RetryPolicy(initial_interval=dt.timedelta(seconds=1), maximum_interval=dt.timedelta(minutes=5))
@@ -78,6 +80,10 @@ PATCH_BOUNDED_WAIT = "settlement-bounded-wait-{}"
 PATCH_BOUNDED_REVISIONS = "settlement-bounded-revisions"
 # settle_period on the settlement task queue, not beside the lifecycle's Update-serving writes.
 PATCH_SETTLEMENT_QUEUE = "settlement-own-queue"
+# The revision window ends when the database says (`SettlePeriodOutcome.revisions_until`, kept
+# on the settlement rows), not 90 days after this run settled: a run started again after
+# Temporal's retention deleted the closed one finds the window closed and ends at once.
+PATCH_WINDOW_IN_DATABASE = "settlement-window-in-database"
 
 
 def due_at(end: dt.date) -> dt.datetime:
@@ -152,7 +158,7 @@ class SettlementWorkflow:
             if workflow.patched(PATCH_BOUNDED_WAIT.format(self._runs)):
                 return await self._await_data()
             await self._wait(RETRY_EVERY)
-        revisions_until = workflow.now() + REVISION_WINDOW
+        revisions_until = self._window_end(outcome)
         if workflow.patched(PATCH_BOUNDED_REVISIONS):
             return await self._revisions(revisions_until)
         while True:
@@ -181,7 +187,7 @@ class SettlementWorkflow:
                 await self._wait_for_data(every)
             outcome = await self._settle(flag_missing=workflow.now() >= flag_after)
             if outcome.state == "SETTLED":
-                return await self._revisions(workflow.now() + REVISION_WINDOW)
+                return await self._revisions(self._window_end(outcome))
 
     async def _revisions(self, until: dt.datetime) -> str:
         """Settled: re-settle on each data-changed signal (a revision: adjustments) until the
@@ -196,6 +202,13 @@ class SettlementWorkflow:
                     break
             await self._settle(flag_missing=False)
         return self._state
+
+    def _window_end(self, outcome: SettlePeriodOutcome) -> dt.datetime:
+        """When the revision window of a period just settled closes: as the database keeps
+        it (runs with PATCH_WINDOW_IN_DATABASE), else REVISION_WINDOW from now."""
+        if outcome.revisions_until is not None and workflow.patched(PATCH_WINDOW_IN_DATABASE):
+            return outcome.revisions_until
+        return workflow.now() + REVISION_WINDOW
 
     async def _wait_for_data(self, delay: dt.timedelta) -> bool:
         """Until a data-changed signal not acted on yet, or `delay`; True if a signal came."""

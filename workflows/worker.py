@@ -95,6 +95,7 @@ from activities.quotes import (
 )
 from activities.observations import decide_observation_revision, ingest_observations, sweep_settlement_notices
 from activities.settled_wait import await_policy_settled
+from activities.start_sweep import restart_held_revisions, start_orphaned_pricing_runs
 from activities.settlement import policy_settled, settle_period, start_settlements
 from activities.site_models import warm_up
 from activities.travel import price_stay_nights, record_travel_coverages
@@ -117,6 +118,7 @@ from workflows.pricing import CoveragePricingWorkflow
 from workflows.quotes import QuoteWorkflow
 from workflows.observations import ObservationIngestWorkflow, ObservationRevisionWorkflow, SettlementNoticeSweepWorkflow
 from workflows.settlement import SettlementWorkflow
+from workflows.start_sweep import StartSweepWorkflow
 from workflows.travel import TravelCoveragesWorkflow
 from workflows.webhooks import WebhookDeliveryWorkflow, WebhookDispatchWorkflow
 
@@ -138,6 +140,7 @@ WORKFLOWS = [
     ObservationIngestWorkflow,
     ObservationRevisionWorkflow,
     SettlementNoticeSweepWorkflow,
+    StartSweepWorkflow,
     ClaimReportWorkflow,
     BordereauxWorkflow,
     PortfolioWorkflow,
@@ -177,6 +180,8 @@ LIFECYCLE_ACTIVITIES = [
     ingest_observations,
     decide_observation_revision,
     sweep_settlement_notices,
+    start_orphaned_pricing_runs,  # the start sweep: starts lost by a crash after their row's commit
+    restart_held_revisions,
     # Workflows started before the per-queue split or the checked transitions call these
     # on the lifecycle queue (docs/workflow-versioning.md, "Retiring a patch").
     persist_quote,
@@ -421,7 +426,8 @@ def build_settlement_worker(
 
 async def ensure_schedules(client: Client, settings: Settings) -> None:
     """The recurring jobs ops see under Schedules in the Temporal UI: webhook dispatch (and
-    its sweep for deliveries not started) and the settlement-notices sweep every minute;
+    its sweep for deliveries not started), the settlement-notices sweep and the start sweep
+    (workflows whose start a crash lost: docs/runbook.md) every minute;
     the observations run daily at 02:30 UTC (08:00 IST) when providers are configured; the
     bordereaux of the month just ended on the 1st at 06:00 UTC (docs/bordereaux.md).
     Created once; a changed provider list updates the existing schedule."""
@@ -448,6 +454,7 @@ async def ensure_schedules(client: Client, settings: Settings) -> None:
     )
     from models.temporal.bordereaux import BORDEREAUX_SCHEDULE_ID, BORDEREAUX_WORKFLOW, BordereauxInput
     from models.temporal.portfolio import PORTFOLIO_SCHEDULE_ID, PORTFOLIO_WORKFLOW, PortfolioInput
+    from models.temporal.sweeps import START_SWEEP_SCHEDULE_ID, START_SWEEP_WORKFLOW, StartSweepInput
     from models.temporal.webhooks import DISPATCH_SCHEDULE_ID, WEBHOOK_DISPATCH_WORKFLOW, DispatchInput
 
     hooks = task_queue(settings.task_queue, "webhooks")
@@ -463,6 +470,15 @@ async def ensure_schedules(client: Client, settings: Settings) -> None:
         NOTICE_SWEEP_SCHEDULE_ID: Schedule(
             action=ScheduleActionStartWorkflow(
                 SETTLEMENT_NOTICE_SWEEP_WORKFLOW, NoticeSweepInput(task_queue=lifecycle), id="settlement-notices",
+                task_queue=lifecycle,
+            ),
+            spec=ScheduleSpec(intervals=[ScheduleIntervalSpec(every=timedelta(minutes=1))]),
+            policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP),
+        ),
+        # Whatever providers are configured: a rerun's or a held revision's start lost by a crash.
+        START_SWEEP_SCHEDULE_ID: Schedule(
+            action=ScheduleActionStartWorkflow(
+                START_SWEEP_WORKFLOW, StartSweepInput(base_queue=settings.task_queue), id="start-sweep",
                 task_queue=lifecycle,
             ),
             spec=ScheduleSpec(intervals=[ScheduleIntervalSpec(every=timedelta(minutes=1))]),

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 
+import msgspec
+
 from litestar.exceptions import PermissionDeniedException
 from temporalio.client import Client, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError
-from temporalio.common import SearchAttributePair, TypedSearchAttributes
 from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
@@ -20,7 +21,6 @@ from models.settings import Settings
 from models.temporal.ids import coverage_pricing_workflow_id
 from models.temporal.pricing import (
     COVERAGE_DOCUMENTS_WORKFLOW,
-    COVERAGE_PRICING_WORKFLOW,
     PUBLISH_UPDATE,
     SAME_ACTUARY,
     PriceCoverageInput,
@@ -28,9 +28,9 @@ from models.temporal.pricing import (
     PublishCandidate,
     coverage_seed,
     published_documents_workflow_id,
+    rerun_start,
 )
 from models.temporal.queues import task_queue
-from models.temporal.search_attributes import COVERAGE_ID, MONITORING_TARGET_ID
 from models.wire.internal import NewPricingRun
 
 # How long the API waits for the pricing workflow to publish (a local activity: well under a
@@ -49,10 +49,9 @@ async def start_pricing_run(
     simulations = request.simulations or settings.simulations
     seed = coverage_seed(coverage_id) if request.seed is None else request.seed
     elr = request.expected_loss_ratio or settings.expected_loss_ratio
-    version = await pricing_db.allocate_pricing_run(coverage_id, simulations, seed, elr, requested_by, row.currency)
     run = PriceCoverageInput(
         coverage_id=coverage_id,
-        version=version,
+        version=0,  # the allocated one, below
         simulations=simulations,
         seed=seed,
         expected_loss_ratio=elr,
@@ -61,19 +60,19 @@ async def start_pricing_run(
         candidate=True,
         model_version=request.model_version,
     )
-    await temporal.start_workflow(
-        COVERAGE_PRICING_WORKFLOW,
-        run,
-        id=coverage_pricing_workflow_id(coverage_id, version),
-        task_queue=task_queue(settings.task_queue, "pricing"),
-        search_attributes=TypedSearchAttributes(
-            [
-                SearchAttributePair(COVERAGE_ID, str(coverage_id)),
-                SearchAttributePair(MONITORING_TARGET_ID, row.monitoring_target_id),
-            ]
-        ),
-        static_summary=f"Pricing rerun · {row.label} · v{version} · by {shown_actor(requested_by)} · needs a second actuary",
+    # The row keeps the workflow's input: if this process dies before the start below, the
+    # start sweep starts it (activities/start_sweep.py).
+    version = await pricing_db.allocate_pricing_run(
+        coverage_id, simulations, seed, elr, requested_by, row.currency,
+        workflow_input=lambda v: msgspec.to_builtins(msgspec.structs.replace(run, version=v)),
     )
+    run = msgspec.structs.replace(run, version=version)
+    try:
+        await temporal.start_workflow(
+            **rerun_start(run, row.monitoring_target_id, row.label, task_queue(settings.task_queue, "pricing"))
+        )
+    except WorkflowAlreadyStartedError:
+        pass  # the start sweep started it already (this start came later than its grace)
     return run
 
 

@@ -90,7 +90,7 @@ async def submit(rows: list[ObservationIn], provenance: Provenance, temporal: Cl
     if outcome.revision_id is not None:
         try:
             await hold_in_temporal(temporal, lifecycle, held_input(await revisions_db.revision(outcome.revision_id)))
-        except (RPCError, RuntimeError) as err:  # started by the decision calls or the daily run
+        except (RPCError, RuntimeError) as err:  # started by the start sweep within a minute or two (or a decision)
             log.warning("held revision %s: its workflow not started now (%s)", outcome.revision_id, err)
     try:
         notified = await tell_settlements(temporal, lifecycle, outcome.notices)

@@ -286,12 +286,17 @@ async def list_revisions(state: str | None, limit: int) -> list[dict]:
     return [{**r, "settlements": json_value(r["settlements"])} for r in rows]
 
 
-async def held_revisions() -> list[dict]:
-    """Every revision still HELD (oldest first): their workflows are made sure of daily."""
-    return [
-        _decoded(r)
-        for r in await ObservationRevision.select().where(ObservationRevision.state == HELD).order_by(ObservationRevision.created_at)
-    ]
+async def held_revisions(created_before: dt.datetime | None = None, limit: int | None = None) -> list[dict]:
+    """The revisions still HELD (oldest first; held before `created_before`, at most
+    `limit`): their workflows are made sure of by the start sweep (every minute) and the
+    daily observations run."""
+    query = ObservationRevision.select().where(ObservationRevision.state == HELD)
+    if created_before is not None:
+        query = query.where(ObservationRevision.created_at < created_before)
+    query = query.order_by(ObservationRevision.created_at)
+    if limit is not None:
+        query = query.limit(limit)
+    return [_decoded(r) for r in await query]
 
 
 @dataclass(frozen=True, slots=True)

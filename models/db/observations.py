@@ -253,22 +253,30 @@ async def validate_file(records: list[dict[str, str]]) -> tuple[list[Observation
 Period = tuple[str, dt.date, dt.date]  # (monitoring target, first day, last day) of a settlement
 
 
-async def _settlements_over(target: str, days: set[dt.date]) -> list[Period]:
+async def _settlements_over(target: str, days: set[dt.date], now: dt.datetime) -> tuple[list[Period], set[Period]]:
     """The settlements begun (state written) at the target whose period holds one of the
-    days: those that have read their data before and must read it again. Read after the
-    rows' commit, never inside their transaction, so a settlement whose state was committed
-    meanwhile is found too. One settling for the first time is found by the rows it writes
-    before it reads (models/db/settlement.py `mark_settling`)."""
-    found = await Settlement.select(Settlement.period_start, Settlement.period_end).where(
+    days: those that have read their data before and must read it again; and those of them
+    whose revision window closed by `now` (every coverage SETTLED and past
+    `revisions_until`: the database says so, whether or not Temporal still has the closed
+    run). Read after the rows' commit, never inside their transaction, so a settlement whose
+    state was committed meanwhile is found too. One settling for the first time is found by
+    the rows it writes before it reads (models/db/settlement.py `mark_settling`)."""
+    found = await Settlement.select(
+        Settlement.period_start, Settlement.period_end, Settlement.state, Settlement.revisions_until
+    ).where(
         (Settlement.monitoring_target_id == target)
         & (Settlement.period_start <= max(days))
         & (Settlement.period_end >= min(days))
     )
-    return sorted({
-        (target, f["period_start"], f["period_end"])
-        for f in found
-        if any(f["period_start"] <= d <= f["period_end"] for d in days)
-    })
+    rows: dict[Period, list[dict]] = {}
+    for f in found:
+        if any(f["period_start"] <= d <= f["period_end"] for d in days):
+            rows.setdefault((target, f["period_start"], f["period_end"]), []).append(f)
+    closed = {
+        period for period, members in rows.items()
+        if all(m["state"] == "SETTLED" and m["revisions_until"] is not None and now >= m["revisions_until"] for m in members)
+    }
+    return sorted(rows), closed
 
 
 # --- settlement notices ------------------------------------------------------------------------
@@ -297,6 +305,8 @@ class NoticesToTell:
     """Notices not told yet, each with the settlements it tells (those begun over its days)."""
 
     periods: dict[uuid.UUID, list[Period]]
+    # Those of the settlements whose revision window the database says has closed: not told.
+    closed: frozenset[Period] = frozenset()
 
     @property
     def settlements(self) -> list[Period]:
@@ -321,10 +331,13 @@ async def notices_to_tell(ids: Sequence[uuid.UUID] | None = None, limit: int = 5
             query = query.where(SettlementNotice.created_at < created_before)
         query = query.order_by(SettlementNotice.created_at).limit(limit)
     periods: dict[uuid.UUID, list[Period]] = {}
+    closed: set[Period] = set()
+    now = utcnow()
     for n in await query:
         days = {dt.date.fromisoformat(d) for d in json_value(n["days"]) or []}
-        periods[n["id"]] = await _settlements_over(n["monitoring_target_id"], days) if days else []
-    return NoticesToTell(periods)
+        periods[n["id"]], past = await _settlements_over(n["monitoring_target_id"], days, now) if days else ([], set())
+        closed |= past
+    return NoticesToTell(periods, frozenset(closed))
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,14 +349,17 @@ class Told:
 async def tell_notices(notices: NoticesToTell, signal: Callable[[Period], Awaitable[bool]]) -> Told:
     """Tell the notices' settlements (each once), then mark the notices told: the one way
     every writer (the API's shortcut, the providers' run, an approval) and the sweep tell.
+    A settlement whose revision window the database says has closed (`notices.closed`) is
+    not signalled: data stored after its window never re-settles it, nor starts its
+    workflow again (which Temporal's retention may have deleted: a start would succeed).
     `signal(period)` sends the data-changed signal (signal-with-start) and answers False if
-    the settlement's revision window is over (its last run completed: it is not started
-    again, so data stored long after a period never re-settles it, and never restarts it
-    for another window). A notice of such a settlement is closed all the same, its
-    `settlements` counting only those told."""
+    the settlement's workflow refuses the start (its last run completed). A notice of such
+    settlements is closed all the same, its `settlements` counting only those told."""
     told_now, closed = 0, []
     for period in notices.settlements:
-        if await signal(period):
+        if period in notices.closed:
+            closed.append(period)
+        elif await signal(period):
             told_now += 1
         else:
             closed.append(period)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import uuid
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -95,17 +97,21 @@ def completed_run(run, outcome: PricingOutcome, currency: str, elr: Decimal, wor
 
 
 async def allocate_pricing_run(
-    coverage_id: uuid.UUID, simulations: int, seed: int, expected_loss_ratio: Decimal, requested_by: str, currency: str
+    coverage_id: uuid.UUID, simulations: int, seed: int, expected_loss_ratio: Decimal, requested_by: str, currency: str,
+    workflow_input: Callable[[int], dict] | None = None,
 ) -> int:
-    """Reserve the next pricing version of a coverage (the unique key settles races)."""
+    """Reserve the next pricing version of a coverage (the unique key settles races), QUEUED;
+    `workflow_input(version)`: the input of the workflow that prices it, kept on the row so
+    that the start sweep can start it if its writer dies before it does."""
     for _ in range(20):
         last = await PricingRun.select(PricingRun.version).where(PricingRun.coverage_id == coverage_id).order_by(
             PricingRun.version, ascending=False
         ).first()
         version = (last["version"] if last else 0) + 1
-        inserted = await PricingRun.insert(
-            _queued(coverage_id, version, simulations, seed, expected_loss_ratio, requested_by, currency)
-        ).on_conflict(action="DO NOTHING").returning(PricingRun.id)
+        row = _queued(coverage_id, version, simulations, seed, expected_loss_ratio, requested_by, currency)
+        if workflow_input is not None:
+            row.workflow_input = workflow_input(version)
+        inserted = await PricingRun.insert(row).on_conflict(action="DO NOTHING").returning(PricingRun.id)
         if inserted:
             return version
     raise RuntimeError("could not allocate a pricing version")
@@ -317,3 +323,14 @@ async def pricing_run(coverage_id: uuid.UUID, version: int) -> PricingRunRow | N
         PricingRunRow,
         await PricingRun.select().where((PricingRun.coverage_id == coverage_id) & (PricingRun.version == version)).first(),
     )
+
+
+async def orphaned_reruns(created_before: dt.datetime, limit: int) -> list[dict]:
+    """Actuaries' reruns still QUEUED that were written before `created_before` with their
+    workflow's input (`workflow_input`), oldest first: those whose start may have been lost
+    (the start sweep starts them; a start of one already started is refused by its id)."""
+    return await PricingRun.select(PricingRun.coverage_id, PricingRun.version, PricingRun.workflow_input).where(
+        (PricingRun.status == PricingRunStatus.QUEUED)
+        & (PricingRun.created_at < created_before)
+        & PricingRun.workflow_input.is_not_null()
+    ).order_by(PricingRun.created_at).limit(limit)

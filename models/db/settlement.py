@@ -226,6 +226,44 @@ async def mark_settling(target_id: str, start: dt.date, end: dt.date) -> int:
     return len(new)
 
 
+async def revision_windows(target_id: str, start: dt.date, end: dt.date) -> dict[uuid.UUID, dict]:
+    """coverage id → its settlement row's `state`, `revision`, `index_value` and
+    `revisions_until` (when the period's revision window closes; None until every coverage
+    of the period is SETTLED), for the target's period."""
+    rows = await Settlement.select(
+        Settlement.coverage_id, Settlement.state, Settlement.revision, Settlement.index_value,
+        Settlement.revisions_until,
+    ).where(
+        (Settlement.monitoring_target_id == target_id) & (Settlement.period_start == start) & (Settlement.period_end == end)
+    )
+    return {r["coverage_id"]: r for r in rows}
+
+
+def window_closed(row: dict | None, at: dt.datetime) -> bool:
+    """Whether a settlement row's revision window has closed by `at`."""
+    return row is not None and row["state"] == "SETTLED" and row["revisions_until"] is not None and at >= row["revisions_until"]
+
+
+async def open_revision_window(target_id: str, start: dt.date, end: dt.date, until: dt.datetime) -> None:
+    """Every coverage of the period is SETTLED: its revision window closes at `until` (kept
+    if it was opened before). Inside the caller's transaction."""
+    await Settlement.update({Settlement.revisions_until: until}).where(
+        (Settlement.monitoring_target_id == target_id) & (Settlement.period_start == start)
+        & (Settlement.period_end == end) & Settlement.revisions_until.is_null()
+    )
+
+
+async def refuse_late_revisions(details: dict[uuid.UUID, str]) -> None:
+    """Say on each coverage's row (`detail`: coverage → why) that a revision came after its
+    window closed and was not settled; the row is SETTLED as it was. Writing it again writes
+    the same."""
+    if not details:
+        return
+    async with write_transaction():
+        for coverage_id, detail in details.items():
+            await Settlement.update({Settlement.detail: detail}).where(Settlement.coverage_id == coverage_id)
+
+
 async def settlement_state(coverage_id: uuid.UUID) -> dict | None:
     return await Settlement.select().where(Settlement.coverage_id == coverage_id).first()
 

@@ -365,6 +365,11 @@ class Settlement(Table, tablename="settlement"):
     policies = Integer(default=0)
     paid_minor = BigInt(default=0)
     updated_at = Timestamptz()
+    # When the revision window of the coverage's settlement (its target and period) closes:
+    # set once every coverage of the period is SETTLED (the settle run's time + 90 days).
+    # A revision stored after it never re-settles (docs/settlement.md, "Revisions"); null:
+    # not settled yet.
+    revisions_until = Timestamptz(null=True, default=None)
 
 
 class SettlementIndex(Table, tablename="settlement_index"):
@@ -432,6 +437,11 @@ class PricingRun(Table, tablename="pricing_run"):
     # published at completion by their requester.
     published_by = Varchar(length=200, null=True, default=None)
     published_at = Timestamptz(null=True, default=None)
+    # An actuary's rerun: its CoveragePricingWorkflow's input (PriceCoverageInput as JSON),
+    # written with the QUEUED row, so that the start sweep starts it if its writer died
+    # before it did (models/temporal/sweeps.py). Null: the catalogue's runs, and reruns
+    # written before it was kept.
+    workflow_input = JSON(null=True, default=None)
 
 
 class IdempotencyRecord(Table, tablename="idempotency_record"):

@@ -34,6 +34,12 @@ EVENT_TYPES = {
     "TEMPERATURE_MAX": "HEAT",
     "RAINFALL_DAYTIME_HOURS": "DAYTIME_RAIN",
 }
+# A revision of final data stored within this long after a period first settled (every
+# coverage of it) re-settles it with adjustments; later ones never do. The window's end is
+# kept in the database (`settlement.revisions_until`), not only by the settlement workflow:
+# once Temporal's retention deletes a closed run, nothing there remembers that it closed.
+REVISION_WINDOW = dt.timedelta(days=90)
+
 SETTLEMENT_NAMESPACE = uuid.UUID("0b8f3a52-9e0c-4b7e-8d51-5f2a4c6e7d10")
 
 

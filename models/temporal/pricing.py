@@ -46,6 +46,29 @@ class PriceCoverageInput(msgspec.Struct, frozen=True):
     model_version: str | None = None
 
 
+def rerun_start(run: PriceCoverageInput, target_id: str, label: str, pricing_queue: str) -> dict:
+    """`Client.start_workflow` keyword arguments that start an actuary's rerun `run` of the
+    coverage at `target_id` (`label`: how ops read it) on the pricing queue: the API and
+    `parametric reprice` right after committing its QUEUED row, the start sweep
+    (activities/start_sweep.py) when that start was lost. Data only."""
+    from temporalio.common import SearchAttributePair, TypedSearchAttributes
+
+    from models.domain.actors import shown_actor
+    from models.temporal.ids import coverage_pricing_workflow_id
+    from models.temporal.search_attributes import COVERAGE_ID, MONITORING_TARGET_ID
+
+    return dict(
+        workflow=COVERAGE_PRICING_WORKFLOW,
+        arg=run,
+        id=coverage_pricing_workflow_id(run.coverage_id, run.version),
+        task_queue=pricing_queue,
+        search_attributes=TypedSearchAttributes(
+            [SearchAttributePair(COVERAGE_ID, str(run.coverage_id)), SearchAttributePair(MONITORING_TARGET_ID, target_id)]
+        ),
+        static_summary=f"Pricing rerun · {label} · v{run.version} · by {shown_actor(run.requested_by)} · needs a second actuary",
+    )
+
+
 class PublishCandidate(msgspec.Struct, frozen=True):
     """The `publish` update's argument: who publishes (Principal.actor, "staff:bea")."""
 

@@ -47,6 +47,9 @@ class CoverageSettled(msgspec.Struct, frozen=True):
 
 class SettlePeriodOutcome(msgspec.Struct, frozen=True):
     coverages: list[CoverageSettled]
+    # When the period's revision window closes, as the database keeps it (set by the run that
+    # settled its last coverage: that run's `at` + REVISION_WINDOW); None: not all settled yet.
+    revisions_until: dt.datetime | None = None
 
     @property
     def state(self) -> str:
@@ -84,10 +87,11 @@ class StartSettlementsInput(msgspec.Struct, frozen=True):
 
 def data_changed_start(target_id: str, start: dt.date, end: dt.date, task_queue: str) -> dict:
     """`Client.start_workflow` keyword arguments that tell the settlement of (target, start,
-    end) that data over its period changed: signal-with-start. A run that completed has
-    closed its revision window: it is not started again (the start raises
-    `WorkflowAlreadyStartedError`: the notice is closed, models/db/observations.py
-    `tell_notices`); one that failed or was terminated is. Data only: the sending is the
+    end) that data over its period changed: signal-with-start. A settlement whose revision
+    window the database says has closed is never told (models/db/observations.py
+    `tell_notices`: Temporal's retention may have deleted its closed run, and this start would
+    then succeed). A run that completed is not started again either (the start raises
+    `WorkflowAlreadyStartedError`: the notice is closed); one that failed or was terminated is. Data only: the sending is the
     caller's (the API's shortcut in api/, an activity's in activities/)."""
     return dict(
         workflow=SETTLEMENT_WORKFLOW,

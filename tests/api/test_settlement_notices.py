@@ -44,7 +44,7 @@ async def schedules(service, temporal_env, settings):
 
     await ensure_schedules(temporal_env.client, replace(settings, task_queue=service.task_queue))
     yield temporal_env.client
-    for schedule_id in (NOTICE_SWEEP_SCHEDULE_ID, DISPATCH_SCHEDULE_ID, INGEST_SCHEDULE_ID):
+    for schedule_id in (NOTICE_SWEEP_SCHEDULE_ID, DISPATCH_SCHEDULE_ID, INGEST_SCHEDULE_ID, "start-sweep"):
         try:
             await temporal_env.client.get_schedule_handle(schedule_id).delete()
         except RPCError:

@@ -399,6 +399,15 @@ async def dev_scenarios(only: set[str] | None) -> dict[str, object]:
                     id="settlement-notices-record", task_queue=queue,
                 )
                 histories["settlement-notice-sweep"] = await _history(client, "settlement-notices-record")
+            if wanted("start-sweep"):
+                from models.temporal.sweeps import StartSweepInput
+                from workflows.start_sweep import StartSweepWorkflow
+
+                await client.execute_workflow(
+                    StartSweepWorkflow.run, StartSweepInput(base_queue=queue, grace_seconds=0),
+                    id="start-sweep-record", task_queue=queue,
+                )
+                histories["start-sweep"] = await _history(client, "start-sweep-record")
             if wanted(
                 "catalogue", "catalogue-open", "coverage-pricing", "coverage-documents",
                 "coverage-pricing-published", "coverage-pricing-lapsed", "quote-fast", "quote-fast-rejected",
@@ -1311,6 +1320,30 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
         return {"policy-expired": await handle.fetch_history(), "settlement": await settlement.fetch_history(),
                 "claim-report": await report.fetch_history()}
 
+    async def window_in_database(env, queue):
+        """(issue 33) The `settled` scenario, then its first month's revision window closes,
+        its end read from the database (`settlement-window-in-database`); then a run of the
+        same settlement started again, as after Temporal's retention deleted the closed one:
+        it settles nothing and ends at once (`settlement-after-window`)."""
+        from models.domain.settlement import REVISION_WINDOW
+        from models.temporal.settlement import SETTLEMENT_WORKFLOW, SettlementInput
+
+        workflow_id = (await settled(env, queue))["settlement"].workflow_id
+        target, first_day, last_day = workflow_id.removeprefix("settlement:").rsplit(":", 2)
+        settlement = env.client.get_workflow_handle(workflow_id)
+        await advance(env, queue, REVISION_WINDOW + dt.timedelta(days=1))
+        assert await asyncio.wait_for(settlement.result(), 60) == "SETTLED"
+        closed = env.client.get_workflow_handle(workflow_id, run_id=(await settlement.describe()).run_id)
+        with env.auto_time_skipping_disabled():
+            again = await env.client.start_workflow(
+                SETTLEMENT_WORKFLOW,
+                SettlementInput(target, dt.date.fromisoformat(first_day), dt.date.fromisoformat(last_day)),
+                id=workflow_id, task_queue=queue,
+            )
+        assert await asyncio.wait_for(again.result(), 60) == "SETTLED"
+        return {"settlement-window-in-database": await closed.fetch_history(),
+                "settlement-after-window": await again.fetch_history()}
+
     async def webhooks(env, queue):
         """A message to an endpoint that refuses connections: retried over the window, FAILED."""
         from models.db import webhooks as webhooks_db
@@ -1413,6 +1446,7 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
     await run(("observations-run",), observations)
     await run(("webhook-dispatch", "webhook-delivery"), webhooks)
     await run(("policy-expired", "settlement", "claim-report"), settled)
+    await run(("settlement-window-in-database", "settlement-after-window"), window_in_database)
     await run(("policy-active",), lived)
     await run(("policy-cancelled",), cancelled)
     await run(("policy-lapsed",), lapsed)

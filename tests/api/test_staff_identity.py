@@ -33,7 +33,7 @@ from models.temporal.observations import DECIDE_UPDATE, REVISION_STATUS_QUERY, R
 from models.temporal.pricing import COVERAGE_PRICING_WORKFLOW, PUBLISH_UPDATE, PriceCoverageInput, PricingRunResult, PublishCandidate
 from models.temporal.queues import task_queue
 from models.temporal.staff import SAME_PERSON, UNKNOWN_ACTOR
-from tests.api.test_pricing_publication import catalogue, wait_status  # noqa: F401 - the module's fixture
+from tests.api.test_pricing_publication import catalogue  # noqa: F401 - the module's fixture
 from tests.conftest import assert_problem
 
 
@@ -114,6 +114,15 @@ async def _candidate(catalogue, service, temporal_env, requested_by: str, reques
     return handle, f"/internal/coverages/{coverage['id']}/pricing-runs/{version}"
 
 
+async def waiting_for_publication(handle, timeout: float = 300) -> None:
+    """Until the workflow's stage is `candidate` (the run row says CANDIDATE a moment before:
+    the workflow starts the documents between the two)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while await handle.query("stage") != "candidate":
+        assert asyncio.get_running_loop().time() < deadline, await handle.query("stage")
+        await asyncio.sleep(0.25)
+
+
 async def _refused(handle, update: str, argument, result_type) -> ApplicationError:
     with pytest.raises(WorkflowUpdateFailedError) as failed:
         await handle.execute_update(update, argument, result_type=result_type)
@@ -126,7 +135,7 @@ async def test_a_forged_publisher_sent_by_a_plain_temporal_client_is_refused(
 ):
     arun, bea = actuary.credentials["client_id"], second_actuary.credentials["client_id"]
     handle, run_path = await _candidate(catalogue, service, temporal_env, "staff:arun", arun)
-    await wait_status(actuary, run_path, ("CANDIDATE",))
+    await waiting_for_publication(handle)
 
     # Nobody of that name; a real name with another's id; the requester's own id under
     # another actuary's name (four eyes by id); a staff member without the actuary role.
@@ -169,7 +178,7 @@ async def test_a_twin_made_before_identities_were_unique_cannot_publish_its_twin
     handle, run_path = await _candidate(
         catalogue, service, temporal_env, f"staff:rt-act1-{tail}", original.credentials["client_id"]
     )
-    await wait_status(second_actuary, run_path, ("CANDIDATE",))
+    await waiting_for_publication(handle)
     refused = assert_problem(await twin.post(f"{run_path}/publish"), 403)
     assert "four eyes" in refused["detail"] or "that staff member" in refused["detail"]
     cause = await _refused(

@@ -638,14 +638,20 @@ def staff() -> None:
     help="data: observations and their revisions; actuary: pricing reruns and publication; "
     "operations: cross-tenant reads and payout holds. Repeat for several.",
 )
-def staff_create(name: str, roles: tuple[str, ...]) -> None:
-    """Create staff member NAME with ROLES; prints {tenant_id, client_id, client_secret,
-    scope, roles} as JSON, once. The token comes from the same token endpoint (with the
-    printed tenant_id), and staff send that tenant_id as x-tenant-id."""
+@click.option(
+    "--email", required=True, metavar="ADDRESS",
+    help="The person's e-mail address: their person key. One person has one staff identity: a name or an "
+    "e-mail that folds or looks like an existing staff member's (case, look-alike letters) is refused.",
+)
+def staff_create(name: str, roles: tuple[str, ...], email: str) -> None:
+    """Create staff member NAME (the person with --email) with ROLES; prints {tenant_id,
+    client_id, client_secret, scope, roles, email} as JSON, once. client_id is the person's
+    stable staff id (four eyes compare it). The token comes from the same token endpoint
+    (with the printed tenant_id), and staff send that tenant_id as x-tenant-id."""
     from api.auth.tenants import StaffExists, TenantExists, create_staff
 
     try:
-        credentials = _tenant_command(lambda: create_staff(name, list(roles), load_settings().scope))
+        credentials = _tenant_command(lambda: create_staff(name, list(roles), load_settings().scope, email=email))
     except (StaffExists, TenantExists, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(json.dumps(credentials.to_dict(), indent=2))
@@ -653,7 +659,8 @@ def staff_create(name: str, roles: tuple[str, ...]) -> None:
 
 @staff.command("list")
 def staff_list() -> None:
-    """Staff members, their roles and client ids (never secrets), as JSON."""
+    """Staff members, their e-mails, roles and client ids (their stable staff ids; never
+    secrets), as JSON."""
 
     async def listing():
         from api.auth.tenants import platform_tenant_id
@@ -662,10 +669,11 @@ def staff_list() -> None:
         tenant_id = await platform_tenant_id()
         if tenant_id is None:
             return []
-        rows = await ApiClient.select(ApiClient.id, ApiClient.name, ApiClient.roles, ApiClient.disabled).where(
-            ApiClient.tenant_id == tenant_id
-        ).order_by(ApiClient.name)
-        return [{"name": r["name"], "client_id": str(r["id"]), "roles": r["roles"].split(","),
+        rows = await ApiClient.select(
+            ApiClient.id, ApiClient.name, ApiClient.email, ApiClient.roles, ApiClient.disabled
+        ).where(ApiClient.tenant_id == tenant_id).order_by(ApiClient.name)
+        # email null: a staff member created before e-mails were required (issue 33)
+        return [{"name": r["name"], "email": r["email"], "client_id": str(r["id"]), "roles": r["roles"].split(","),
                  "disabled": r["disabled"]} for r in rows]
 
     click.echo(json.dumps(_tenant_command(listing), indent=2))

@@ -244,8 +244,9 @@ def make_staff(http, settings):
     it calls like a tenant client, with the platform tenant's id as x-tenant-id."""
     from api.auth.tenants import create_staff
 
-    async def _make(*roles: str, name: str | None = None) -> Tenant:
-        credentials = await create_staff(name or f"s-{uuid.uuid4().hex[:8]}", list(roles), settings.scope)
+    async def _make(*roles: str, name: str | None = None, email: str | None = None) -> Tenant:
+        name = name or f"s-{uuid.uuid4().hex[:8]}"
+        credentials = await create_staff(name, list(roles), settings.scope, email=email or f"{name}@staff.example")
         return Tenant(credentials.to_dict(), http)
 
     return _make

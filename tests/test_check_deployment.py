@@ -224,56 +224,21 @@ def test_the_deployment_doc_describes_the_profile_as_it_is():
         assert line[4:] == Finding(check, ok == "ok", detail).line(), line
 
 
+def _make_certs():
+    """deploy/temporal/make_certs.py, the production profile's certificate step (not a package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_certs", REPO / "deploy" / "temporal" / "make_certs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _certificates(tmp: Path) -> dict[str, Path]:
-    """A private CA, a server certificate for temporal.test and a client certificate (PEM
-    files), as a self-hosted Temporal behind TLS has them."""
-    import datetime as dt
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
-
-    now = dt.datetime.now(dt.timezone.utc)
-
-    def name(text: str) -> x509.Name:
-        return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, text)])
-
-    def issue(subject: str, key, issuer_key, issuer: str, ca: bool, extensions=()) -> x509.Certificate:
-        builder = (x509.CertificateBuilder().subject_name(name(subject)).issuer_name(name(issuer))
-                   .public_key(key.public_key()).serial_number(x509.random_serial_number())
-                   .not_valid_before(now - dt.timedelta(minutes=5)).not_valid_after(now + dt.timedelta(days=1))
-                   .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
-                   .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False))
-        if ca:
-            builder = builder.add_extension(x509.KeyUsage(False, False, False, False, False, True, True, False, False),
-                                            critical=True)
-        else:
-            builder = builder.add_extension(
-                x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer_key.public_key()), critical=False)
-        for extension in extensions:
-            builder = builder.add_extension(extension, critical=False)
-        return builder.sign(issuer_key, hashes.SHA256())
-
-    files = {}
-
-    def write(label: str, cert: x509.Certificate, key=None) -> None:
-        files[label] = tmp / f"{label}.pem"
-        files[label].write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-        if key is not None:
-            files[f"{label}-key"] = tmp / f"{label}-key.pem"
-            files[f"{label}-key"].write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                                                serialization.NoEncryption()))
-
-    ca_key, server_key, client_key = (ec.generate_private_key(ec.SECP256R1()) for _ in range(3))
-    ca = issue("parametric test CA", ca_key, ca_key, "parametric test CA", True)
-    write("ca", ca, ca_key)
-    write("server", issue("temporal.test", server_key, ca_key, ca.subject.rfc4514_string()[3:], False, [
-        x509.SubjectAlternativeName([x509.DNSName("temporal.test")]),
-        x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH])]), server_key)
-    write("client", issue("parametric worker", client_key, ca_key, ca.subject.rfc4514_string()[3:], False, [
-        x509.ExtendedKeyUsage([ExtendedKeyUsageOID.CLIENT_AUTH])]), client_key)
-    return files
+    """The production profile's certificates (deploy/temporal/make_certs.py) for temporal.test:
+    a private CA, the frontend's certificate and the service's client certificate ("client")."""
+    files = _make_certs().make(tmp, "temporal.test")
+    return {**files, "client": files["service"], "client-key": files["service-key"]}
 
 
 @pytest.fixture(scope="module")
@@ -327,3 +292,53 @@ async def test_a_temporal_behind_mutual_tls_is_reached_with_the_tls_settings(tls
         status, findings, _ = await _check("--before-workers", **env)
         assert status == 1 and [f["check"] for f in findings if f["check"] != "database" and f["check"] != "schema"] \
             == ["temporal"] and "temporal" in _missing(findings), (env, findings)
+
+
+async def test_a_client_without_the_services_certificate_is_refused_by_the_frontend(tls_frontend, tmp_path, service):
+    """Issue 33: a plain Temporal client sent the `publish` update as anyone. Behind the
+    production profile's mutual TLS (its own certificates, deploy/temporal/make_certs.py) a
+    client with no certificate, or with one of another CA, cannot even connect; the service's
+    certificate gets through."""
+    from temporalio.client import Client
+    from temporalio.service import TLSConfig
+
+    address, files = tls_frontend
+    ca = files["ca"].read_bytes()
+    stranger = _make_certs().make(tmp_path / "stranger", "temporal.test")  # a CA of its own: not the profile's
+
+    async def connect(cert: Path | None, key: Path | None):
+        tls = TLSConfig(server_root_ca_cert=ca, domain="temporal.test",
+                        client_cert=cert.read_bytes() if cert else None, client_private_key=key.read_bytes() if key else None)
+        client = await asyncio.wait_for(Client.connect(address, namespace="default", tls=tls), 30)
+        return await asyncio.wait_for(client.workflow_service.get_system_info(
+            __import__("temporalio.api.workflowservice.v1", fromlist=["x"]).GetSystemInfoRequest()), 30)
+
+    for cert, key in ((None, None), (stranger["service"], stranger["service-key"])):
+        with pytest.raises(Exception):
+            await connect(cert, key)
+    assert await connect(files["service"], files["service-key"]) is not None
+
+
+def test_the_production_profile_lets_only_the_service_reach_temporal():
+    """temporal-dev.yml's prod profile: the frontend requires a client certificate of the
+    profile's CA; every service that talks to Temporal holds one (the service's, or the
+    operator's tools'); the CA's key is mounted by the certificate step alone."""
+    import yaml
+
+    compose = yaml.safe_load((REPO / "temporal-dev.yml").read_text())
+    services = {n: s for n, s in compose["services"].items() if "prod" in s.get("profiles", [])}
+    server = services["temporal"]["environment"]
+    assert server["TEMPORAL_TLS_REQUIRE_CLIENT_AUTH"] == "true"
+    assert server["TEMPORAL_TLS_CLIENT1_CA_CERT"] == "/tls/ca.pem" and "TEMPORAL_TLS_CLIENT2_CA_CERT" not in server
+    assert services["temporal"]["depends_on"]["temporal-certs"] == {"condition": "service_completed_successfully"}
+    for name, spec in services.items():
+        env = spec.get("environment") or {}
+        if env.get("TEMPORAL_ADDRESS") != "temporal:7233":
+            continue
+        assert "temporal-tls:/tls:ro" in spec.get("volumes", []), name
+        certs = {env.get("TEMPORAL_TLS_CERT"), env.get("TEMPORAL_TLS_CLIENT_CERT_PATH")} - {None}
+        assert certs and certs <= {"/tls/service.pem", "/tls/ops.pem"}, (name, certs)
+        if spec.get("image") == "parametric:latest" and name != "temporal-certs":
+            assert env["TEMPORAL_TLS_CERT"] == "/tls/service.pem" and env["TEMPORAL_TLS_CA"] == "/tls/ca.pem", name
+    holders = [n for n, spec in services.items() if any(str(v).startswith("temporal-ca:") for v in spec.get("volumes", []))]
+    assert holders == ["temporal-certs"]

@@ -240,7 +240,7 @@ async def test_two_apis_and_two_workers_lose_and_duplicate_nothing_through_kills
     try:
         _cli(env, "migrate")
         tenant = json.loads(_cli(env, "tenants", "create", "mp-insurer", "--internal"))
-        data = json.loads(_cli(env, "staff", "create", "mp-dana", "--role", "data"))
+        data = json.loads(_cli(env, "staff", "create", "mp-dana", "--role", "data", "--email", "mp-dana@platform.example"))
         for i, port in enumerate(ports):
             procs.start(f"api{i}", [sys.executable, "-m", "api.cli", "api", "--port", str(port)], {**env, "API_PORT": str(port)})
         for i in range(2):

@@ -166,3 +166,67 @@ def test_files_stored_before_their_readers_get_the_most_restrictive_their_kind_a
                               timeout=120)
     engine = "postgres" if url else "sqlite"
     assert done.returncode == 0 and done.stdout.strip().endswith(f"ok {engine}"), done.stdout[-2000:] + done.stderr[-2000:]
+
+
+TWINS_SCRIPT = textwrap.dedent(
+    """
+    import asyncio, datetime as dt, uuid
+    from piccolo.apps.migrations.commands.backwards import BackwardsMigrationManager
+    from piccolo.engine.finder import engine_finder
+    from models.db.core import migrate
+    from models.db.tables import ApiClient, Tenant
+
+    async def main():
+        await migrate()
+        result = await BackwardsMigrationManager(
+            app_name="parametric", migration_id="2026-11-29T08:02:00:000000", auto_agree=True
+        ).run()
+        assert result.success, result.message
+        platform = uuid.uuid4()
+        start = dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc)
+        await Tenant.raw("INSERT INTO tenant (id, name, created_at, kind) VALUES ({}, {}, {}, {})",
+                         platform, "platform", start, "PLATFORM")
+        ids = {}
+        # Staff as the database held them before issue 33: a name, its case variant and its
+        # Cyrillic look-alike made later, and another person.
+        for i, name in enumerate(["rt-act1", "RT-ACT1", "rt-\u0430ct1", "bea"]):
+            ids[name] = uuid.uuid4()
+            await ApiClient.raw(
+                "INSERT INTO api_client (id, tenant_id, name, secret_hash, api_key_sha256, internal, disabled, "
+                "created_at, roles) VALUES ({}, {}, {}, {}, {}, {}, {}, {}, {})",
+                ids[name], platform, name, "sha256$x", uuid.uuid4().hex, False, False,
+                start + dt.timedelta(minutes=i), "actuary",
+            )
+        await migrate()
+        rows = {r["name"]: r for r in await ApiClient.select(
+            ApiClient.name, ApiClient.disabled, ApiClient.name_key, ApiClient.email).where(ApiClient.tenant_id == platform)}
+        assert (rows["rt-act1"]["disabled"], rows["bea"]["disabled"]) == (False, False), rows
+        assert rows["rt-act1"]["name_key"] and rows["bea"]["name_key"] and rows["bea"]["email"] is None, rows
+        for twin in ("RT-ACT1", "rt-\u0430ct1"):
+            assert rows[twin]["disabled"] and rows[twin]["name_key"] is None, rows
+        # The index holds: a second row with the first one's key is refused by the database.
+        try:
+            await ApiClient.update({ApiClient.name_key: rows["rt-act1"]["name_key"]}).where(ApiClient.id == ids["bea"])
+        except Exception as exc:
+            assert "unique" in str(exc).lower(), exc
+        else:
+            raise AssertionError("two staff members with one name key")
+        print("ok", engine_finder().engine_type)
+
+    asyncio.run(main())
+    """
+)
+
+
+def test_the_staff_identity_migration_disables_later_twins_and_makes_the_keys_unique(tmp_path):
+    """Issue 33: staff made before the identity keys, a case variant and a Cyrillic look-alike
+    among them. Migrating keeps the first, disables the later twins (no key), keys the rest,
+    and the unique index then refuses a second row with one key; on both engines."""
+    env = {**os.environ, "PARAMETRIC_VAR_DIR": str(tmp_path), "PICCOLO_CONF": "models.db.piccolo_conf"}
+    env.pop("DATABASE_URL", None)
+    with own_database() as url:
+        if url:
+            env["DATABASE_URL"] = url
+        done = subprocess.run([sys.executable, "-c", TWINS_SCRIPT], env=env, capture_output=True, text=True, timeout=120)
+    engine = "postgres" if url else "sqlite"
+    assert done.returncode == 0 and done.stdout.strip().endswith(f"ok {engine}"), done.stdout[-2000:] + done.stderr[-2000:]

@@ -118,7 +118,8 @@ async def run(tmp_path_factory, settings, database, temporal_env):
                                                  message_id=given_up.split(":")[0], endpoint_id=uuid.uuid4(),
                                                  status="FAILED", attempts=34, created_at=utcnow() - dt.timedelta(hours=25),
                                                  updated_at=utcnow() - dt.timedelta(hours=1)))
-    staff = (await create_staff(f"obs-olga-{uuid.uuid4().hex[:6]}", ["operations"], settings.scope)).to_dict()
+    staff = (await create_staff(olga := f"obs-olga-{uuid.uuid4().hex[:6]}", ["operations"], settings.scope,
+                                email=f"{olga}@staff.example")).to_dict()
     stack = Stack(tmp_path_factory.mktemp("observability"), temporal_env.client.service_client.config.target_host)
     stack.start()
     sent: dict = {"tenant": tenant, "staff": staff, "secrets": {}}

@@ -13,6 +13,7 @@ import pytest
 from temporalio.client import WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError
 
+from api.auth.tenants import create_staff
 from models.clock import utcnow
 from models.db import observation_revisions as revisions_db
 from models.db.tables import Observation, ObservationRevision
@@ -52,15 +53,18 @@ async def test_the_update_refuses_the_submitters_approval_and_a_second_decision(
         with pytest.raises(WorkflowUpdateFailedError) as own:
             await handle.execute_update(DECIDE_UPDATE, RevisionDecision("APPROVED", "staff:dana"), result_type=RevisionDecided)
         assert isinstance(own.value.cause, ApplicationError) and own.value.cause.type == FOUR_EYES
+        # The decider is checked against the staff table (issue 33): a data staff member of it.
+        devi = f"devi-{uuid.uuid4().hex[:6]}"
+        await create_staff(devi, ["data"], "test", email=f"{devi}@staff.example")
         decided = await handle.execute_update(
-            DECIDE_UPDATE, RevisionDecision("APPROVED", "staff:devi", "checked"), result_type=RevisionDecided
+            DECIDE_UPDATE, RevisionDecision("APPROVED", f"staff:{devi}", "checked"), result_type=RevisionDecided
         )
-        assert (decided.state, decided.decided_by, decided.stored) == ("APPROVED", "staff:devi", 1)
+        assert (decided.state, decided.decided_by, decided.stored) == ("APPROVED", f"staff:{devi}", 1)
     assert await result_of(env, handle.id) == "APPROVED"
     stored = await Observation.select(Observation.value, Observation.submitted_by, Observation.approved_by).where(
         Observation.obs_key == f"IN-28.625N-077.125E|IMD-RF-DAILY|rainfall_mm|{row['rows'][0]['day']}|"
     )
-    assert stored == [{"value": Decimal(12), "submitted_by": "staff:dana", "approved_by": "staff:devi"}]
+    assert stored == [{"value": Decimal(12), "submitted_by": "staff:dana", "approved_by": f"staff:{devi}"}]
 
 
 async def test_an_undecided_revision_is_refused_as_expired(skipping_env, worker):

@@ -46,7 +46,8 @@ async def test_the_readme_blocks_run_as_pasted(service, tmp_path):
     ]).replace("http://127.0.0.1:8000", service.base_url).replace(
         "tenants create acme ", f"tenants create acme-{demo} ").replace(  # tenant names are unique in the suite's database
         "--tenant acme ", f"--tenant acme-{demo} ").replace(
-        "staff create oscar ", f"staff create oscar-{demo} ")  # and so are staff names
+        "staff create oscar ", f"staff create oscar-{demo} ").replace(  # and so are staff names
+        "--email oscar@", f"--email oscar-{demo}@")  # and their e-mails
     (tmp_path / "readme.sh").write_text(script)
     proc = await asyncio.create_subprocess_exec(
         "bash", "readme.sh", cwd=tmp_path, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,

@@ -46,6 +46,8 @@ with workflow.unsafe.imports_passed_through():
         RevisionDecision,
         RevisionStatus,
     )
+    from models.temporal.staff import StaffActorCheck
+    from workflows.staff import check_actor
 
 
 @workflow.defn(name=OBSERVATION_INGEST_WORKFLOW)
@@ -87,6 +89,10 @@ EXPIRE_RETRY = RetryPolicy(
     non_retryable_error_types=[NOT_HELD, STALE_REVISION],
 )
 APPROVED, REFUSED, HELD, DECIDING = "APPROVED", "REFUSED", "HELD", "DECIDING"
+# A decision takes effect only after an activity has checked the decider against the staff
+# table (issue 33: a plain Temporal client could approve as anyone). Decided in the update, so
+# a revision that is never decided by a person (it expires) writes no marker.
+PATCH_DECIDER_CHECKED = "revision-decider-checked"
 
 
 @workflow.defn(name=OBSERVATION_REVISION_WORKFLOW)
@@ -109,6 +115,15 @@ class ObservationRevisionWorkflow:
 
     @workflow.update(name=DECIDE_UPDATE)
     async def decide(self, decision: RevisionDecision) -> RevisionDecided:
+        """Since PATCH_DECIDER_CHECKED the decider is first checked against the staff table (an
+        active data staff member, who they say, and, approving, not the submitter: by stable
+        id); a refusal fails the update and leaves the revision HELD."""
+        if workflow.patched(PATCH_DECIDER_CHECKED):
+            await check_actor(StaffActorCheck(
+                actor=decision.decided_by, actor_id=decision.decided_by_id, role="data",
+                other_actor=self._held.submitted_by if decision.state == APPROVED else "",
+                action=f"{'approve' if decision.state == APPROVED else 'refuse'} this revision",
+            ))
         self._check(decision)  # again: two updates accepted together pass the validator both
         return await self._apply(decision, DECIDE_RETRY)
 

@@ -47,7 +47,9 @@ with workflow.unsafe.imports_passed_through():
         published_documents_workflow_id,
     )
     from models.temporal.queues import task_queue
+    from models.temporal.staff import StaffActorCheck
     from workflows.documents import CoverageDocumentsWorkflow
+    from workflows.staff import check_actor
 
 DB_TIMEOUT = timedelta(seconds=30)
 SIMULATION_TIMEOUT = timedelta(minutes=30)
@@ -96,6 +98,11 @@ def documents_workflow_queue() -> str | None:
 # path is taken only by runs started with `candidate=True` (new code); the marker names it.
 PATCH_CANDIDATE = "pricing-rerun-candidate"
 
+# The `publish` update takes effect only after an activity has checked the publisher against
+# the staff table (issue 33: a plain Temporal client sent published_by="staff:nobody-forged"
+# and the run was published). Decided in the update, so a run never published writes no marker.
+PATCH_ACTOR_CHECKED = "pricing-publisher-checked"
+
 
 async def start_documents(coverage_id, version: int, workflow_id: str | None = None) -> None:
     """Start the coverage documents workflow of a pricing version without waiting for it.
@@ -132,7 +139,16 @@ class CoveragePricingWorkflow:
 
     @workflow.update(name=PUBLISH_UPDATE)
     async def publish(self, request: PublishCandidate) -> PricingRunResult:
-        """A second actuary publishes the candidate: answers once it is the price."""
+        """A second actuary publishes the candidate: answers once it is the price. Since
+        PATCH_ACTOR_CHECKED the publisher is first checked against the staff table (an
+        active actuary, who they say, not the one who ran it: by stable id); a refusal fails
+        the update and leaves the run a candidate."""
+        if workflow.patched(PATCH_ACTOR_CHECKED):
+            await check_actor(StaffActorCheck(
+                actor=request.published_by, actor_id=request.published_by_id, role="actuary",
+                other_actor=self._run.requested_by, other_actor_id=self._run.requested_by_id,
+                action=f"publish pricing run v{self._run.version}",
+            ))
         if self._publisher is not None:  # two publications accepted together: the first wins
             raise ApplicationError(f"pricing run v{self._run.version} is being published", type=NOT_A_CANDIDATE)
         self._publisher = request.published_by
@@ -144,7 +160,8 @@ class CoveragePricingWorkflow:
         run = self._run
         if not run.candidate:
             raise ApplicationError(f"pricing run v{run.version} was published when priced", type=NOT_A_CANDIDATE)
-        if request.published_by == run.requested_by:
+        same_id = bool(run.requested_by_id) and request.published_by_id == run.requested_by_id
+        if request.published_by == run.requested_by or same_id:
             raise ApplicationError(
                 f"{shown_actor(run.requested_by)} ran pricing run v{run.version}: another actuary must publish it",
                 type=SAME_ACTUARY,

@@ -98,6 +98,7 @@ from activities.settled_wait import await_policy_settled
 from activities.start_sweep import restart_held_revisions, start_orphaned_pricing_runs
 from activities.settlement import policy_settled, settle_period, start_settlements
 from activities.site_models import warm_up
+from activities.staff import check_staff_actor
 from activities.travel import price_stay_nights, record_travel_coverages
 from activities.webhooks import deliver_webhook, dispatch_webhooks, finish_webhook_delivery
 from models.settings import Settings
@@ -182,6 +183,7 @@ LIFECYCLE_ACTIVITIES = [
     sweep_settlement_notices,
     start_orphaned_pricing_runs,  # the start sweep: starts lost by a crash after their row's commit
     restart_held_revisions,
+    check_staff_actor,  # local: an actor-carrying update's staff check (workflows/staff.py)
     # Workflows started before the per-queue split or the checked transitions call these
     # on the lifecycle queue (docs/workflow-versioning.md, "Retiring a patch").
     persist_quote,
@@ -225,6 +227,7 @@ PRICING_DB_ACTIVITIES = [
     store_pricing_candidate,
     publish_pricing_candidate,
     lapse_pricing_candidate,
+    check_staff_actor,  # the publisher's staff check (local, workflows/staff.py)
 ]
 # A month end's settlements on a queue of their own (new runs: workflows/settlement.py).
 SETTLEMENT_ACTIVITIES = [settle_period]

@@ -13,6 +13,7 @@ from api.auth.tokens import STAFF_ROLES
 from models.clock import utcnow
 from models.db.core import write_transaction
 from models.db.tables import ApiClient, Tenant
+from models.domain.identity import check_email, identity_key
 
 # Client secrets and API keys are 256-bit random strings, not passwords: nobody can guess
 # one, so a plain SHA-256 protects them at rest as well as a slow hash would, and checking
@@ -67,6 +68,7 @@ class StaffCredentials:
     client_secret: str
     scope: str
     roles: list[str]
+    email: str = ""  # the person key
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -84,39 +86,79 @@ async def platform_tenant_id() -> uuid.UUID | None:
     return row["id"] if row else None
 
 
-async def create_staff(name: str, roles: list[str], scope: str) -> StaffCredentials:
+async def create_staff(name: str, roles: list[str], scope: str, *, email: str) -> StaffCredentials:
     """A staff client NAME of the platform operator with `roles` (the platform tenant is
-    made on first use); returns its secret, once. Staff names are unique: the name is who
-    the audit trail says ran, approved or published something."""
+    made on first use); returns its secret, once. A staff member is a person: `email` (their
+    person key) is required, and neither the name nor the e-mail may fold or look like an
+    existing staff member's (models/domain/identity.py: a case variant, a Cyrillic look-alike):
+    StaffExists, in words. The client's id is the person's stable staff id: four eyes compare
+    it, never names. ValueError for a bad name, e-mail or role."""
     name = check_tenant_name(name)
+    email = check_email(email)
     unknown = [r for r in roles if r not in STAFF_ROLES]
     if not roles or unknown:
         raise ValueError(f"roles are {', '.join(sorted(STAFF_ROLES))} (at least one); unknown: {', '.join(unknown)}")
     roles = sorted(set(roles))
-    async with write_transaction():
-        tenant_id = await platform_tenant_id()
-        if tenant_id is None:
-            if await Tenant.exists().where(Tenant.name == PLATFORM_TENANT_NAME):
-                raise TenantExists(f"a tenant named {PLATFORM_TENANT_NAME!r} exists and is not the platform's")
-            tenant_id = uuid.uuid4()
-            await Tenant.insert(Tenant(id=tenant_id, name=PLATFORM_TENANT_NAME, created_at=utcnow(), kind="PLATFORM"))
-        if await ApiClient.exists().where((ApiClient.tenant_id == tenant_id) & (ApiClient.name == name)):
-            raise StaffExists(f"staff member {name!r} exists")
-        client_secret = secrets.token_urlsafe(32)
-        client = ApiClient(
-            id=uuid.uuid4(),
-            tenant_id=tenant_id,
-            name=name,
-            secret_hash=hash_secret(client_secret),
-            # Staff have no API key (the travel surface is a tenant's): an unknowable digest.
-            api_key_sha256=api_key_digest("staff_" + secrets.token_urlsafe(32)),
-            internal=False,
-            disabled=False,
-            created_at=utcnow(),
-            roles=",".join(roles),
+    name_key, email_key = identity_key(name), identity_key(email)
+    try:
+        async with write_transaction():
+            tenant_id = await platform_tenant_id()
+            if tenant_id is None:
+                if await Tenant.exists().where(Tenant.name == PLATFORM_TENANT_NAME):
+                    raise TenantExists(f"a tenant named {PLATFORM_TENANT_NAME!r} exists and is not the platform's")
+                tenant_id = uuid.uuid4()
+                await Tenant.insert(Tenant(id=tenant_id, name=PLATFORM_TENANT_NAME, created_at=utcnow(), kind="PLATFORM"))
+            await _refuse_second_identity(tenant_id, name, name_key, email_key)
+            client_secret = secrets.token_urlsafe(32)
+            client = ApiClient(
+                id=uuid.uuid4(),
+                tenant_id=tenant_id,
+                name=name,
+                secret_hash=hash_secret(client_secret),
+                # Staff have no API key (the travel surface is a tenant's): an unknowable digest.
+                api_key_sha256=api_key_digest("staff_" + secrets.token_urlsafe(32)),
+                internal=False,
+                disabled=False,
+                created_at=utcnow(),
+                roles=",".join(roles),
+                email=email,
+                name_key=name_key,
+                email_key=email_key,
+            )
+            await client.save()
+    except Exception as exc:
+        if _unique_violation(exc):  # a look-alike created at the same moment: the index refused it
+            raise StaffExists(f"staff member {name!r} or e-mail {email!r} is (or looks like) an existing one's") from None
+        raise
+    return StaffCredentials(str(tenant_id), str(client.id), client_secret, scope, roles, email)
+
+
+async def _refuse_second_identity(tenant_id: uuid.UUID, name: str, name_key: str, email_key: str) -> None:
+    """StaffExists naming the existing staff member whose name or e-mail `name` / the e-mail
+    fold or look like; the unique indexes refuse the same under concurrency."""
+    if await ApiClient.exists().where((ApiClient.tenant_id == tenant_id) & (ApiClient.name == name)):
+        raise StaffExists(f"staff member {name!r} exists")
+    twin = await ApiClient.select(ApiClient.name).where(ApiClient.name_key == name_key).first()
+    if twin is not None:
+        raise StaffExists(
+            f"staff name {name!r} folds or looks like existing staff member {twin['name']!r} "
+            "(case, or a look-alike character): one person has one staff identity; pick a distinct name"
         )
-        await client.save()
-    return StaffCredentials(str(tenant_id), str(client.id), client_secret, scope, roles)
+    twin = await ApiClient.select(ApiClient.name).where(ApiClient.email_key == email_key).first()
+    if twin is not None:
+        raise StaffExists(
+            f"that e-mail (or one that folds or looks like it) is staff member {twin['name']!r}'s: "
+            "one person has one staff identity"
+        )
+
+
+def _unique_violation(exc: BaseException) -> bool:
+    """A unique index refused the write (SQLite or PostgreSQL)."""
+    import sqlite3
+
+    from asyncpg.exceptions import UniqueViolationError
+
+    return isinstance(exc, UniqueViolationError) or (isinstance(exc, sqlite3.IntegrityError) and "UNIQUE" in str(exc))
 
 
 def roles_of(client: ApiClient) -> tuple[str, ...]:

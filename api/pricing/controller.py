@@ -107,7 +107,7 @@ class PricingRunController(Controller):
                 "modelVersion",
                 f"{request.model_version!r} is not a kept model version (kept: {', '.join(KEPT_MODEL_VERSIONS)})",
             )
-        run = await start_pricing_run(temporal, settings, row, request, principal.actor)
+        run = await start_pricing_run(temporal, settings, row, request, principal.actor, requested_by_id=principal.client_id)
         out = pricing_run_out(next(r for r in await pricing_db.pricing_runs(coverage_id) if r.version == run.version))
         return DecimalNumberResponse(
             content=out,
@@ -145,5 +145,5 @@ class PricingRunController(Controller):
         if was_held(run):
             published = await publish_held(temporal, settings, coverage, run, principal.actor)
         else:
-            published = await publish_candidate(temporal, coverage, run, principal.actor)
+            published = await publish_candidate(temporal, coverage, run, principal.actor, actor_id=principal.client_id)
         return DecimalNumberResponse(content=pricing_run_out(published), status_code=200)

@@ -69,8 +69,9 @@ async def _progress(handle, client) -> float | None:
     return None
 
 
-async def staff_actuary(name: str) -> str:
-    """The actor of staff member NAME if they hold the actuary role ("staff:NAME")."""
+async def staff_actuary(name: str) -> tuple[str, str]:
+    """The actor of staff member NAME if they hold the actuary role ("staff:NAME"), and their
+    stable staff id (four eyes compare it)."""
     from api.auth.tenants import platform_tenant_id, roles_of
     from models.db.tables import ApiClient
     from models.domain.actors import staff_actor
@@ -85,7 +86,7 @@ async def staff_actuary(name: str) -> str:
         raise click.ClickException(
             f"{name!r} is not an actuary of the platform's staff (parametric staff create {name} --role actuary)"
         )
-    return staff_actor(name)
+    return staff_actor(name), str(client.id)
 
 
 async def _wait_for_candidate(handle, client, coverage_id: uuid.UUID, version: int):
@@ -126,14 +127,14 @@ async def reprice(
 
     await open_pool()
     try:
-        actor = await staff_actuary(actuary)
+        actor, actor_id = await staff_actuary(actuary)
         row = await catalogue_db.coverage_row(coverage_id)
         if row is None:
             raise click.ClickException(f"coverage {coverage_id} does not exist")
         current = await pricing_db.pricing_run(coverage_id, row.pricing_version) if row.pricing_version else None
         previous = pricing_run_out(current) if current else None
         client = await connect(settings, retries=3)
-        run = await start_pricing_run(client, settings, row, request, actor)
+        run = await start_pricing_run(client, settings, row, request, actor, requested_by_id=actor_id)
         echo(f"pricing run v{run.version} started: workflow {coverage_pricing_workflow_id(coverage_id, run.version)}")
         handle = client.get_workflow_handle(coverage_pricing_workflow_id(coverage_id, run.version))
         candidate = pricing_run_out(await _wait_for_candidate(handle, client, coverage_id, run.version))

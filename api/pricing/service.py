@@ -14,6 +14,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from api.problems import Conflict, NotFound, Unavailable
 from models.db import pricing as pricing_db
+from models.db.staff import staff_by_actor, staff_by_id
 from models.db.records import CoverageRow, PricingRunRow
 from models.domain.actors import STAFF_PREFIX, shown_actor
 from models.domain.statuses import PricingRunStatus
@@ -31,6 +32,7 @@ from models.temporal.pricing import (
     rerun_start,
 )
 from models.temporal.queues import task_queue
+from models.temporal.staff import SAME_PERSON, UNKNOWN_ACTOR
 from models.wire.internal import NewPricingRun
 
 # How long the API waits for the pricing workflow to publish (a local activity: well under a
@@ -40,11 +42,13 @@ RETRY_AFTER = {"Retry-After": "2"}
 
 
 async def start_pricing_run(
-    temporal: Client, settings: Settings, row: CoverageRow, request: NewPricingRun, requested_by: str
+    temporal: Client, settings: Settings, row: CoverageRow, request: NewPricingRun, requested_by: str,
+    requested_by_id: str = "",
 ) -> PriceCoverageInput:
     """Allocate the next version and start its CoveragePricingWorkflow (shared with the CLI).
     The run is a candidate: it becomes the price only when a second actuary publishes it.
-    `requested_by`: the actor (Principal.actor, "staff:arun")."""
+    `requested_by`: the actor (Principal.actor, "staff:arun"); `requested_by_id`: their stable
+    staff id (the workflow's four eyes compare it)."""
     coverage_id = row.id
     simulations = request.simulations or settings.simulations
     seed = coverage_seed(coverage_id) if request.seed is None else request.seed
@@ -59,6 +63,7 @@ async def start_pricing_run(
         expected_loss_ratio_override=request.expected_loss_ratio is not None,
         candidate=True,
         model_version=request.model_version,
+        requested_by_id=requested_by_id,
     )
     # The row keeps the workflow's input: if this process dies before the start below, the
     # start sweep starts it (activities/start_sweep.py).
@@ -100,21 +105,26 @@ def refusal(coverage: CoverageRow, run: PricingRunRow, actor: str) -> Exception 
     return None
 
 
-async def publish_candidate(temporal: Client, coverage: CoverageRow, run: PricingRunRow, actor: str) -> PricingRunRow:
+async def publish_candidate(
+    temporal: Client, coverage: CoverageRow, run: PricingRunRow, actor: str, actor_id: str = ""
+) -> PricingRunRow:
     """A second actuary publishes the candidate `run` through its waiting workflow (update
-    `publish`); answers the run as stored afterwards."""
-    problem = refusal(coverage, run, actor)
+    `publish`, which checks the publisher against the staff table first); answers the run as
+    stored afterwards. `actor_id`: the publisher's stable staff id; four eyes compare ids."""
+    problem = refusal(coverage, run, actor) or await same_person_refusal(run, actor_id)
     if problem is not None:
         raise problem
     handle = temporal.get_workflow_handle(coverage_pricing_workflow_id(coverage.id, run.version))
     try:
         await asyncio.wait_for(
-            handle.execute_update(PUBLISH_UPDATE, PublishCandidate(published_by=actor), result_type=PricingRunResult),
+            handle.execute_update(
+                PUBLISH_UPDATE, PublishCandidate(published_by=actor, published_by_id=actor_id), result_type=PricingRunResult
+            ),
             PUBLISH_DEADLINE_SECONDS,
         )
     except WorkflowUpdateFailedError as err:
         cause = err.cause
-        if isinstance(cause, ApplicationError) and cause.type == SAME_ACTUARY:
+        if isinstance(cause, ApplicationError) and cause.type in (SAME_ACTUARY, SAME_PERSON, UNKNOWN_ACTOR):
             raise PermissionDeniedException(detail=cause.message) from None
         if isinstance(cause, ApplicationError):
             raise Conflict(cause.message) from None
@@ -133,6 +143,19 @@ async def publish_candidate(temporal: Client, coverage: CoverageRow, run: Pricin
     if published is None:  # (the run row is never deleted)
         raise NotFound(f"coverage {coverage.id} has no pricing run {run.version}")
     return published
+
+
+async def same_person_refusal(run: PricingRunRow, actor_id: str) -> Exception | None:
+    """403 when the publisher (stable staff id `actor_id`) is the person who ran `run`: one id,
+    or a name or e-mail alike (a twin made before identities were unique). The workflow's
+    staff check decides again; this answers without waiting for it."""
+    requester, publisher = await staff_by_actor(run.requested_by), await staff_by_id(actor_id)
+    if requester is None or publisher is None or not publisher.same_person(requester):
+        return None
+    return PermissionDeniedException(
+        detail=f"{shown_actor(run.requested_by)} ran pricing run v{run.version}, and you are that staff member "
+        "(four eyes compare staff ids): another actuary must publish it"
+    )
 
 
 def was_held(run: PricingRunRow) -> bool:

@@ -27,6 +27,7 @@ from api.pagination import check_size
 from api.problems import Conflict, DomainError, InvalidInput, NotFound, Unavailable
 from api.settlement.observations import hold_in_temporal
 from models.db import observation_revisions as revisions_db
+from models.db.staff import staff_by_actor, staff_by_id
 from models.settings import Settings
 from models.temporal.observations import (
     DECIDE_UPDATE,
@@ -39,6 +40,7 @@ from models.temporal.observations import (
     revision_workflow_id,
 )
 from models.temporal.queues import task_queue
+from models.temporal.staff import SAME_PERSON, UNKNOWN_ACTOR
 from models.wire.settlement import (
     HeldObservation,
     ObservationRevisionView,
@@ -72,17 +74,27 @@ async def _held_or_error(revision_id: uuid.UUID) -> dict:
     return row
 
 
+async def _same_person(submitted_by: str, principal: Principal) -> bool:
+    """Whether the caller is the revision's submitter: the same actor, or the same person by
+    stable staff id (or a name or e-mail alike: models/db/staff.py). The workflow's staff
+    check decides again."""
+    if submitted_by == principal.actor:
+        return True
+    submitter, caller = await staff_by_actor(submitted_by), await staff_by_id(principal.client_id)
+    return submitter is not None and caller is not None and caller.same_person(submitter)
+
+
 async def _decide(
     revision_id: uuid.UUID, state: str, principal: Principal, reason: str, temporal: Client, settings: Settings
 ) -> ObservationRevisionView:
     row = await _held_or_error(revision_id)
-    if state == revisions_db.APPROVED and row["submitted_by"] == principal.actor:
+    if state == revisions_db.APPROVED and await _same_person(row["submitted_by"], principal):
         raise FourEyesRequired(
             f"four eyes are needed: {principal.actor} submitted this revision, so another data staff member approves it"
         )
     # Started here if the process that held the rows stopped before starting it.
     workflow_id = await hold_in_temporal(temporal, task_queue(settings.task_queue, "lifecycle"), held_input(row))
-    decision = RevisionDecision(state=state, decided_by=principal.actor, reason=reason)
+    decision = RevisionDecision(state=state, decided_by=principal.actor, reason=reason, decided_by_id=principal.client_id)
     try:
         await asyncio.wait_for(
             temporal.get_workflow_handle(workflow_id).execute_update(DECIDE_UPDATE, decision, result_type=RevisionDecided),
@@ -92,8 +104,10 @@ async def _decide(
         cause = err.cause
         kind = cause.type if isinstance(cause, ApplicationError) else None
         message = cause.message if isinstance(cause, ApplicationError) else str(err)
-        if kind == FOUR_EYES:
+        if kind in (FOUR_EYES, SAME_PERSON):
             raise FourEyesRequired(f"four eyes are needed: {message}") from None
+        if kind == UNKNOWN_ACTOR:
+            raise FourEyesRequired(message) from None
         if kind in (NOT_HELD, STALE_REVISION):
             raise Conflict(message) from None
         raise Unavailable(f"the decision could not be recorded ({message}); retry shortly", headers=RETRY_AFTER) from None

@@ -60,6 +60,15 @@ class ApiClient(Table, tablename="api_client"):
     # A staff client's roles, comma-separated (data, actuary, operations); "" for a
     # tenant's client. `name` is then the staff member's name, unique among staff.
     roles = Varchar(length=200, default="")
+    # A staff member is a person (issue 33): the client's id is their stable staff id (one
+    # client per staff member, never reassigned), `email` their person key (required since
+    # issue 33; null on staff created before), and the two keys (models/domain/identity.py:
+    # case-folded TR#39 skeletons) are unique, so a second name or address that folds or
+    # looks like an existing one is refused by the database even under concurrent creations.
+    # Null on tenants' clients (both engines allow many nulls under a unique index).
+    email = Varchar(length=254, null=True, default=None)
+    name_key = Varchar(length=400, null=True, default=None, unique=True)
+    email_key = Varchar(length=400, null=True, default=None, unique=True)
 
 
 class IndexDefinition(Table, tablename="index_definition"):

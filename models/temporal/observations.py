@@ -70,6 +70,7 @@ class RevisionDecision(msgspec.Struct, frozen=True):
     state: str  # APPROVED | REFUSED
     decided_by: str  # the deciding principal's actor ("staff:<name>")
     reason: str = ""
+    decided_by_id: str = ""  # their stable staff id (issue 33; "": looked up by name)
 
 
 class DecideRevisionInput(msgspec.Struct, frozen=True):

@@ -44,6 +44,9 @@ class PriceCoverageInput(msgspec.Struct, frozen=True):
     # The model version an actuary's rerun asked for (a kept one, activities/pricing/frozen);
     # None: the live engine's (every catalogue run, and every run started before issue 26).
     model_version: str | None = None
+    # The requesting actuary's stable staff id (issue 33: four eyes compare ids); "" on runs
+    # started before, and on the catalogue's.
+    requested_by_id: str = ""
 
 
 def rerun_start(run: PriceCoverageInput, target_id: str, label: str, pricing_queue: str) -> dict:
@@ -70,9 +73,11 @@ def rerun_start(run: PriceCoverageInput, target_id: str, label: str, pricing_que
 
 
 class PublishCandidate(msgspec.Struct, frozen=True):
-    """The `publish` update's argument: who publishes (Principal.actor, "staff:bea")."""
+    """The `publish` update's argument: who publishes (Principal.actor, "staff:bea") and their
+    stable staff id (the client id; "" from callers before issue 33: looked up by name)."""
 
     published_by: str
+    published_by_id: str = ""
 
 
 class PublishCandidateInput(msgspec.Struct, frozen=True):

@@ -212,36 +212,59 @@ async def candidate_reruns(client, queue: str, coverage_id) -> dict[str, object]
     """An actuary's reruns (issue 24, four eyes), as the API starts them (on the pricing
     queue): v3 stored as a candidate and published by a second actuary's `publish` update;
     v4 a candidate nobody publishes, which lapses."""
+    from temporalio.client import WorkflowUpdateFailedError
+
     from models.temporal.ids import coverage_pricing_workflow_id
     from models.temporal.pricing import PriceCoverageInput, PublishCandidate, coverage_seed
     from models.temporal.queues import task_queue
     from workflows.pricing import CoveragePricingWorkflow
 
-    async def start(version: int, lifetime: int):
+    async def start(version: int, lifetime: int, requested_by_id: str = ""):
         return await client.start_workflow(
             CoveragePricingWorkflow.run,
             PriceCoverageInput(
                 coverage_id=coverage_id, version=version, simulations=8192, seed=coverage_seed(coverage_id),
                 expected_loss_ratio=Decimal("0.65"), requested_by="staff:arun", candidate=True,
-                candidate_lifetime_seconds=lifetime,
+                candidate_lifetime_seconds=lifetime, requested_by_id=requested_by_id,
             ),
             id=coverage_pricing_workflow_id(coverage_id, version),
             task_queue=task_queue(queue, "pricing"),
         )
 
-    published = await start(3, 3600)
+    # Since issue 33 the publisher is checked against the staff table (pricing-publisher-checked):
+    # the staff exist, and a forged publisher is refused before bea publishes.
+    arun = await recording_staff("arun", "actuary")
+    bea = await recording_staff("bea", "actuary")
+    published = await start(3, 3600, arun)
     for _ in range(1200):
         if await published.query(CoveragePricingWorkflow.stage) == "candidate":
             break
         await asyncio.sleep(0.25)
-    await published.execute_update(CoveragePricingWorkflow.publish, PublishCandidate(published_by="staff:bea"))
+    try:
+        await published.execute_update(CoveragePricingWorkflow.publish, PublishCandidate(published_by="staff:nobody-forged"))
+    except WorkflowUpdateFailedError:
+        pass
+    await published.execute_update(CoveragePricingWorkflow.publish, PublishCandidate(published_by="staff:bea", published_by_id=bea))
     await published.result()
-    lapsed = await start(4, 2)
+    lapsed = await start(4, 2, arun)
     await lapsed.result()
+    history = await _history(client, published.id)
     return {
-        "coverage-pricing-published": await _history(client, published.id),
+        "coverage-pricing-published": history,
+        "coverage-pricing-publisher-checked": history,
         "coverage-pricing-lapsed": await _history(client, lapsed.id),
     }
+
+
+async def recording_staff(name: str, role: str) -> str:
+    """Staff member NAME with ROLE in the recording's database (made once); their stable id."""
+    from api.auth.tenants import StaffExists, create_staff
+    from models.db.staff import staff_by_actor
+
+    try:
+        return (await create_staff(name, [role], "record", email=f"{name}@record.example")).client_id
+    except StaffExists:
+        return (await staff_by_actor(f"staff:{name}")).id
 
 
 async def dev_scenarios(only: set[str] | None) -> dict[str, object]:
@@ -411,6 +434,7 @@ async def dev_scenarios(only: set[str] | None) -> dict[str, object]:
             if wanted(
                 "catalogue", "catalogue-open", "coverage-pricing", "coverage-documents",
                 "coverage-pricing-published", "coverage-pricing-lapsed", "quote-fast", "quote-fast-rejected",
+                "coverage-pricing-publisher-checked",
             ):
                 target = "IN-12.875N-077.625E"
                 slot = CoverageSlot(index_code="RAINFALL_MONTHLY_TOTAL", start=start, end=first_of_month_after(start, 1) - dt.timedelta(days=1))
@@ -462,7 +486,7 @@ async def dev_scenarios(only: set[str] | None) -> dict[str, object]:
                     histories["coverage-pricing"] = await _history(client, coverage_pricing_workflow_id(coverage_id, 2))
                     histories["coverage-documents"] = await _history(client, documents.id)
                     histories["catalogue-open"] = await _history(client, catalogue_workflow_id(target))
-                if wanted("coverage-pricing-published", "coverage-pricing-lapsed"):
+                if wanted("coverage-pricing-published", "coverage-pricing-lapsed", "coverage-pricing-publisher-checked"):
                     histories.update(await candidate_reruns(client, queue, coverage_id))
                 if wanted("quote-fast"):
                     histories["quote-fast"] = await fast_quote(client, queue, tenant_id, coverage_id)
@@ -1403,6 +1427,8 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
         from models.db import observation_revisions as revisions_db
         from models.db.tables import ObservationRevision
         from api.settlement.observations import hold_in_temporal
+        from temporalio.client import WorkflowUpdateFailedError
+
         from models.temporal.observations import DECIDE_UPDATE, RevisionDecided, RevisionDecision, held_input
         from workflows.observations import REVISION_HOLD_LIMIT
 
@@ -1419,11 +1445,20 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
             return await revisions_db.revision(revision_id)
 
         today = (await env.get_current_time()).date()
+        # Since issue 33 the decider is checked against the staff table (revision-decider-checked):
+        # the staff exist, and a forged decider is refused before devi approves.
+        await recording_staff("dana", "data")
+        devi = await recording_staff("devi", "data")
         with env.auto_time_skipping_disabled():
             approved = env.client.get_workflow_handle(
                 await hold_in_temporal(env.client, queue, held_input(await held(today - dt.timedelta(days=40))))
             )
-            await approved.execute_update(DECIDE_UPDATE, RevisionDecision("APPROVED", "staff:devi", "checked"),
+            try:
+                await approved.execute_update(DECIDE_UPDATE, RevisionDecision("APPROVED", "staff:nobody-forged", "x"),
+                                              result_type=RevisionDecided)
+            except WorkflowUpdateFailedError:
+                pass
+            await approved.execute_update(DECIDE_UPDATE, RevisionDecision("APPROVED", "staff:devi", "checked", devi),
                                           result_type=RevisionDecided)
             expiring = env.client.get_workflow_handle(
                 await hold_in_temporal(env.client, queue, held_input(await held(today - dt.timedelta(days=41))))
@@ -1431,7 +1466,9 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
         await approved.result()
         await advance(env, queue, REVISION_HOLD_LIMIT + dt.timedelta(days=1))
         await expiring.result()
-        return {"observation-revision-approved": await approved.fetch_history(),
+        approved_history = await approved.fetch_history()
+        return {"observation-revision-approved": approved_history,
+                "observation-revision-decider-checked": approved_history,
                 "observation-revision-expired": await expiring.fetch_history()}
 
     await run(("settlement-flagged", "policy-settled-late"), settlement_flagged)
@@ -1441,7 +1478,8 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
     await run(("policy-conversion-capacity-refused",), conversion_capacity_refused)
     await run(("policy-conversion-late", "policy-conversion-failed"), conversion_late, {"convert_to_policy": flaky_conversion})
     await run(("policy-activation-write-retried",), activation_write_retried, {"set_policy_status": flaky_status_write})
-    await run(("observation-revision-approved", "observation-revision-expired"), observation_revisions)
+    await run(("observation-revision-approved", "observation-revision-decider-checked", "observation-revision-expired"),
+              observation_revisions)
     await run(("travel-coverages",), travel_stay)
     await run(("observations-run",), observations)
     await run(("webhook-dispatch", "webhook-delivery"), webhooks)

@@ -23,6 +23,7 @@ from api.idempotency import TransitionKey
 from api.lifecycle import run_update, run_update_with_start, summary, tenant_attributes
 from api.problems import Conflict, InvalidInput, NotFound
 from api.quotes.service import convert_quote, period_attributes, reject_quote
+from models.clock import utcnow
 from models.db import catalogue as catalogue_db
 from models.db import quotes as quotes_db
 from models.db.core import scoped_update
@@ -138,7 +139,7 @@ async def create_fast_quote(data: NewFastQuote, tenant_id: str, temporal: Client
             monitoring_target_id=target_id,
             covers=[snapshot(r) for r in rows],
             sum_insured_minor=sum_insured_minor,
-            today=dt.date.today(),
+            today=utcnow().date(),  # validity runs on UTC days, as its deadline (models/domain/lifecycle.py)
         )
     except QuoteError as err:
         raise InvalidInput.of_field("coverageIds", str(err)) from None

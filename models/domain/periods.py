@@ -34,6 +34,15 @@ def coverage_period_label(start: dt.date, end: dt.date) -> str:
     return f"{start:%b %Y}" if is_whole_month(start, end) else f"{start:%d %b %Y} - {end:%d %b %Y}"
 
 
+def dated_label(label: str, start: dt.date, end: dt.date) -> str | None:
+    """A coverage label written before issue 33 for a partial period with its month's words
+    ("… · Dec 2026" for 1-28 Dec) with its dates instead; None when it needs no change."""
+    head, sep, period = label.rpartition(" · ")
+    if not sep or is_whole_month(start, end) or period != f"{start:%b %Y}":
+        return None
+    return f"{head} · {coverage_period_label(start, end)}"
+
+
 def month_slots(index_codes: list[str], first_month: dt.date, months: int) -> list[CoverageSlot]:
     """Calendar-month slots for each index, starting at the month of `first_month`."""
     slots = []

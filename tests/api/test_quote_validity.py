@@ -99,3 +99,34 @@ async def test_valid_until_and_the_document_say_the_deadline_the_service_keeps(t
     accepted = await tenant.post(f"/internal/quotes/{quote['id']}/accept", json={"externalPolicyId": "H2-IN-TIME"})
     assert accepted.status_code == 200, accepted.text
     assert accepted.json()["state"] == "accepted"
+
+
+BENGALURU = "IN-12.875N-077.625E"
+
+
+async def test_a_tenant_quote_for_next_month_says_its_deadline_and_keeps_it(tenant, monkeypatch):
+    """The tenant surface (its quote in the internal view): a quote for the first week of next
+    month (the earliest it sells: tomorrow when today is a month's last day) has `validUntil`
+    the day before the start, and acceptance (`PATCH /quotes/{id}`) is open until 00:00 UTC
+    of the start, not a moment after."""
+    start = first_of_next_month(business_today())
+    body = {
+        "monitoringTargetId": BENGALURU,
+        "riskPeriodFrom": start.isoformat(),
+        "riskPeriodTo": (start + dt.timedelta(days=6)).isoformat(),
+        "sumInsuredForLineItem": {"amount": 100000, "currency": "INR"},
+    }
+    r = await tenant.post("/quotes", json=body, timeout=600)
+    assert r.status_code == 200, r.text
+    quote_id = r.json()["id"]
+    internal = (await tenant.get(f"/internal/quotes/{quote_id}")).json()
+    last = start - dt.timedelta(days=1)
+    assert internal["validUntil"] == last.isoformat(), internal  # was the day given + 30
+    closes = day_start(start)
+
+    monkeypatch.setattr(quote_service, "utcnow", lambda: closes)
+    problem = assert_problem(await tenant.patch(f"/quotes/{quote_id}"), 409)
+    assert f"expired at {closes:%Y-%m-%d %H:%M} UTC" in problem["detail"]
+    monkeypatch.setattr(quote_service, "utcnow", lambda: closes - dt.timedelta(microseconds=1))
+    converted = await tenant.patch(f"/quotes/{quote_id}")
+    assert converted.status_code == 200, converted.text

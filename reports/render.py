@@ -741,10 +741,7 @@ def quote_document_html(data: QuoteDocumentInput) -> str:
         kind="quote",
         title=f"Quote · {data.quote_name}",
         ids=f"Quote {data.quote_id}",
-        footer=(
-            f"{data.insurer.name} · quote valid until {format_date(data.valid_until)} (UTC), closes "
-            f"{format_datetime(data.acceptance_closes_at)} · issued {format_datetime(data.issued_at)}"
-        ),
+        footer=f"{data.insurer.name} · quote valid until {format_date(data.valid_until)} (UTC) · issued {format_datetime(data.issued_at)}",
         author=data.insurer.name,
         issued_at=data.issued_at,
     )

@@ -36,6 +36,7 @@ from models.db.core import run_sync
 from models.db.files import file_id_for, file_meta, store_file
 from models.domain.file_access import Readers
 from models.db.tables import BusinessPartner, MonitoringTarget
+from models.domain.lifecycle import last_acceptance_day
 from models.domain.money import allocate_minor, from_minor
 from models.domain.packages import package_risk_premium_minor, priced_line_items
 from models.domain.quotes import LineItemDraft, QuoteError
@@ -260,7 +261,8 @@ def _document_input(quote, items, target, partner, pricing: FastQuotePricing, ri
             ),
         ),
         issued_at=dt.datetime.now(dt.timezone.utc),
-        valid_until=quote.valid_until,
+        valid_until=last_acceptance_day(quote.valid_until, quote.risk_period_from),
+        local_timezone="Asia/Kolkata",
         external_ref=quote.external_ref,
         state="completed",
     )

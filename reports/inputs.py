@@ -587,11 +587,19 @@ class QuoteDocumentInput:
     gross_premium: Decimal
     pricing: AggregatedPricing
     issued_at: dt.datetime
+    # The last (UTC) day the quote can be accepted, as the service enforces it (the API's
+    # `validUntil`): acceptance closes at 00:00 UTC the day after (`acceptance_closes_at`).
     valid_until: dt.date
     intermediary: Party | None = None
     external_ref: str | None = None
     state: str | None = None  # e.g. "completed"
     conditions: tuple[str, ...] = ()  # subjectivities and conditions, one paragraph each
+    local_timezone: str | None = None  # IANA name, e.g. "Asia/Kolkata": the closing time is also shown in it
+
+    @property
+    def acceptance_closes_at(self) -> dt.datetime:
+        """The first moment the quote can no longer be accepted: 00:00 UTC after `valid_until`."""
+        return dt.datetime.combine(self.valid_until + dt.timedelta(days=1), dt.time(0), tzinfo=dt.timezone.utc)
 
     def __post_init__(self) -> None:
         _currency(self, self.currency)

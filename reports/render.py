@@ -741,7 +741,7 @@ def quote_document_html(data: QuoteDocumentInput) -> str:
         kind="quote",
         title=f"Quote · {data.quote_name}",
         ids=f"Quote {data.quote_id}",
-        footer=f"{data.insurer.name} · quote valid until {format_date(data.valid_until)} · issued {format_datetime(data.issued_at)}",
+        footer=f"{data.insurer.name} · quote valid until {format_date(data.valid_until)} (UTC) · issued {format_datetime(data.issued_at)}",
         author=data.insurer.name,
         issued_at=data.issued_at,
     )
@@ -763,6 +763,7 @@ def quote_document_html(data: QuoteDocumentInput) -> str:
         cur=cur,
         parties=_parties(("Insurer (risk carrier)", data.insurer), ("Customer", data.customer), ("Intermediary", data.intermediary)),
         period=format_period_short(min(starts), max(ends)),
+        closes=format_datetime(data.acceptance_closes_at, data.local_timezone),
         rate=format_pct(data.gross_premium / data.total_sum_insured, 2) if data.total_sum_insured else "n/a",
         targets=sorted({(qc.cover.monitoring_target_name, qc.cover.monitoring_target_id, format_coordinates(qc.cover.latitude, qc.cover.longitude)) for qc in data.covers}),
         metric_cols=[_Col("Total payout of the quote", 58), _Col("Value", 42, True)],

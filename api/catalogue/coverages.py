@@ -95,8 +95,10 @@ class CoverageController(Controller):
             if day is not None:
                 check_sellable(day, field, window)
         target_id = await _target_from_query(target_name, monitoring_target_id)
-        query = Coverage.select().where(catalogue_db.in_catalogue())
-        count = Coverage.count().where(catalogue_db.in_catalogue())
+        # whole months only: a partial period's cover (made to order for a tenant's quote) is
+        # never listed beside its month's (issue 33)
+        query = Coverage.select().where(catalogue_db.listed_in_catalogue())
+        count = Coverage.count().where(catalogue_db.listed_in_catalogue())
         if target_id is not None:
             if start or end:
                 slots = period_slots(start, end, window, settings.catalogue_months)

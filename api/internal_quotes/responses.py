@@ -13,6 +13,7 @@ from models.db import quotes as quotes_db
 from models.db.core import scoped_select
 from models.db.records import QuoteRow
 from models.db.tables import BusinessPartner, MonitoringTarget, Policy, PolicyItem, Tenant
+from models.domain.lifecycle import last_acceptance_day
 from models.domain.periods import day_end, day_start
 from models.domain.money import Money, from_minor
 from models.domain.quotes import split_sum_insured
@@ -59,7 +60,8 @@ async def quote_out(row: QuoteRow) -> InternalQuote:
         monitoring_target_id=row.monitoring_target_id,
         risk_period_from=row.risk_period_from and row.risk_period_from.isoformat(),
         risk_period_to=row.risk_period_to and row.risk_period_to.isoformat(),
-        valid_until=row.valid_until and row.valid_until.isoformat(),
+        # the last UTC day acceptance is open (models/domain/lifecycle.py), as the service enforces
+        valid_until=row.valid_until and last_acceptance_day(row.valid_until, row.risk_period_from).isoformat(),
         created_at=iso_millis(row.created_at),
         updated_at=iso_millis(row.updated_at),
         gross_premium=_money(row.gross_premium_minor, row.currency) if priced else None,

@@ -23,11 +23,13 @@ from api.idempotency import TransitionKey
 from api.lifecycle import run_update, run_update_with_start, summary, tenant_attributes
 from api.problems import Conflict, InvalidInput, NotFound
 from api.quotes.service import convert_quote, period_attributes, reject_quote
+from models.clock import utcnow
 from models.db import catalogue as catalogue_db
 from models.db import quotes as quotes_db
 from models.db.core import scoped_update
 from models.db.records import QuoteRow
 from models.db.tables import BusinessPartner, Quote
+from models.domain.cover_overlaps import CoverKey, days, overlaps
 from models.domain.index_catalog import BY_ID
 from models.domain.lifecycle import line_item_ids
 from models.domain.money import MoneyError, to_minor
@@ -68,7 +70,7 @@ async def _covers(data: NewFastQuote, errors: list[FieldError]) -> list:
     if not ids:
         errors.append(FieldError("coverageIds", "at least one coverage id is needed"))
     seen = set()
-    rows = []
+    rows, positions = [], []
     for i, cid in enumerate(ids):
         if cid in seen:
             errors.append(FieldError(f"coverageIds[{i}]", f"coverage {cid} is listed twice"))
@@ -87,6 +89,8 @@ async def _covers(data: NewFastQuote, errors: list[FieldError]) -> list:
             errors.append(FieldError(f"coverageIds[{i}]", f"coverage {cid}'s risk period has started: it is no longer sold"))
         else:
             rows.append(row)
+            positions.append(i)
+    _refuse_overlaps(rows, positions, errors)
     if len({r.monitoring_target_id for r in rows}) > 1:
         errors.append(FieldError(
             "coverageIds",
@@ -105,6 +109,20 @@ async def _covers(data: NewFastQuote, errors: list[FieldError]) -> list:
         except MoneyError as err:
             errors.append(FieldError("sumInsured.amount", str(err)))
     return rows
+
+
+def _refuse_overlaps(rows: list, positions: list[int], errors: list[FieldError]) -> None:
+    """Two coverages of one index at one target sharing a day would pay twice for one event
+    (issue 33: a Dec 1-28 and a Dec 1-31 heat cover in one policy): the later one is named."""
+    keys = [CoverKey(r.index_definition_id, r.monitoring_target_id, r.risk_period_start, r.risk_period_end) for r in rows]
+    for o in overlaps(keys):
+        first, second = rows[o.first], rows[o.second]
+        errors.append(FieldError(
+            f"coverageIds[{positions[o.second]}]",
+            f"coverage {second.id} overlaps coverage {first.id} (coverageIds[{positions[o.first]}]): both cover "
+            f"{BY_ID[second.index_definition_id].name} at target {second.monitoring_target_id} on {days(o)}; "
+            "a quote holds one index once per target and day",
+        ))
 
 
 async def _check_customer(tenant_id: str, customer_id: uuid.UUID, errors: list[FieldError]) -> None:
@@ -138,7 +156,7 @@ async def create_fast_quote(data: NewFastQuote, tenant_id: str, temporal: Client
             monitoring_target_id=target_id,
             covers=[snapshot(r) for r in rows],
             sum_insured_minor=sum_insured_minor,
-            today=dt.date.today(),
+            today=utcnow().date(),  # validity runs on UTC days, as its deadline (models/domain/lifecycle.py)
         )
     except QuoteError as err:
         raise InvalidInput.of_field("coverageIds", str(err)) from None

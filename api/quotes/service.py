@@ -43,6 +43,8 @@ from models.domain.lifecycle import (
     quote_deadline,
     quote_id_for_key,
 )
+from models.domain.cover_overlaps import CoverKey, days, overlaps
+from models.domain.index_catalog import BY_CODE
 from models.domain.money import to_minor
 from models.domain.packages import PACKAGE_SEED
 from models.domain.quotes import (
@@ -199,6 +201,7 @@ async def convert_quote(
         # goes to its policy's workflow: a conversion whose write landed after its
         # request gave up is completed there, any other is refused there.
         check_open(row, "convert")
+    await check_no_overlaps(row, tenant_id)
     policy_id = policy_id_for_quote(quote_id)
     start, end = row.risk_period_from, row.risk_period_to
     attributes = [
@@ -282,6 +285,29 @@ async def reject_quote(row: QuoteRow, tenant_id: str, temporal: Client, settings
         handle, REJECT_UPDATE, f"cannot reject the quote in state {row.status}", key,
         deadline=settings.request_deadline_seconds,
     )
+
+
+async def check_no_overlaps(row: QuoteRow, tenant_id: str) -> None:
+    """400 naming the covers when the quote holds one index twice at its target for the same
+    days (a quote written before issue 33: a policy never holds such a pair, it would pay
+    twice for one event). Field paths are the quote's: `lineItems[i].coverages[k]`."""
+    placed = [
+        (f"lineItems[{i}].coverages[{k}]", c)
+        for i, item in enumerate(await quotes_db.line_item_rows(tenant_id, quote_id=row.id))
+        for k, c in enumerate(item.covers)
+    ]
+    keys = [CoverKey(c.index_definition_id, row.monitoring_target_id, c.start, c.end) for _, c in placed]
+    errors = [
+        FieldError(
+            placed[o.second][0],
+            f"coverage {placed[o.second][1].coverage_id} overlaps coverage {placed[o.first][1].coverage_id} "
+            f"({placed[o.first][0]}): both cover {BY_CODE[placed[o.second][1].index_code].name} at target "
+            f"{row.monitoring_target_id} on {days(o)}; a policy holds one index once per target and day",
+        )
+        for o in overlaps(keys)
+    ]
+    if errors:
+        raise InvalidInput(f"cannot convert the quote: {errors[0].field}: {errors[0].message}", errors=errors)
 
 
 def check_open(row: QuoteRow, what: str) -> None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import uuid
 from decimal import Decimal
 
+from piccolo.columns.combination import WhereRaw
+
 from models.clock import utcnow
-from models.db.core import write_transaction
+from models.db.core import is_sqlite, write_transaction
 from models.db.pricing import completed_run, ensure_pricing_run
 from models.db.records import CoverageRow, record, records
 from models.db.tables import (
@@ -18,6 +20,7 @@ from models.db.tables import (
 from models.domain.data_sets import INDEX_DATA
 from models.domain.index_catalog import BY_CODE, BY_ID, CATALOGUE_INDEX_IDS
 from models.domain.money import to_minor
+from models.domain.periods import coverage_period_label
 from models.domain.statuses import CoverageStatus
 from models.domain.pricing_runs import coverage_seed
 from models.domain.quotes import pricing_settled
@@ -71,8 +74,8 @@ async def find_coverages(target_id: str, slots: list[CoverageSlot]) -> dict[Cove
 
 def _label(site: SiteRef, slot: CoverageSlot) -> str:
     spec = BY_CODE[slot.index_code]
-    period = f"{slot.start:%b %Y}" if slot.start.day == 1 else f"{slot.start:%d %b %Y} - {slot.end:%d %b %Y}"
-    return f"{spec.name} · {site.target_name.split(' (')[0]} · {period}"
+    # a partial period carries its dates (a Dec 1-28 cover was labelled "Dec 2026" like Dec 1-31)
+    return f"{spec.name} · {site.target_name.split(' (')[0]} · {coverage_period_label(slot.start, slot.end)}"
 
 
 def _coverage_row(site: SiteRef, terms: CoverTerms, risk_carrier: str, created_by: str, now, **state) -> Coverage:
@@ -215,6 +218,26 @@ async def coverage_row(coverage_id: uuid.UUID) -> CoverageRow | None:
 def in_catalogue():
     """The condition that keeps the monthly catalogue's rows (not travel stays' covers)."""
     return Coverage.index_definition_id.is_in(list(CATALOGUE_INDEX_IDS))
+
+
+def whole_months():
+    """The condition that keeps covers of whole calendar months (`periods.is_whole_month`; a
+    catalogue period lies in one month). A partial period's cover is made to order for the
+    quote that needed it: a catalogue listing never shows it beside the month's own cover
+    (docs/catalogue.md, "Partial periods")."""
+    if is_sqlite():  # dates are ISO text
+        return WhereRaw(
+            "substr(risk_period_start, 9, 2) = '01' AND strftime('%d', date(risk_period_end, '+1 day')) = '01'"
+        )
+    return WhereRaw(
+        "EXTRACT(DAY FROM risk_period_start) = 1 AND EXTRACT(DAY FROM risk_period_end + 1) = 1"
+    )
+
+
+def listed_in_catalogue():
+    """What a catalogue listing shows: the monthly catalogue's covers of whole months, so each
+    index appears once per target and period."""
+    return in_catalogue() & whole_months()
 
 
 async def catalogue_coverage_row(coverage_id: uuid.UUID) -> CoverageRow | None:

@@ -5,7 +5,9 @@ Pure: dates and ids in, dates and ids out (docs/quotes-and-policies.md, "Deadlin
 - A quote can be converted or rejected until its **deadline**: the end of its validity day
   (`valid_until`, 30 days after it was given) or the start of its risk period, whichever
   comes first. Cover is never sold once its risk period has started: part of the weather
-  would already be known.
+  would already be known. Days here are UTC days (risk periods, validity and monitoring):
+  the last day a quote can be accepted is `last_acceptance_day`, the date the API's
+  `validUntil` and every document print; acceptance closes at 00:00 UTC the day after it.
 - A policy draft **lapses** at the same moment: it can no longer be activated once the
   quote it came from could no longer be converted.
 - Ids that a retry must find again are derived, not drawn: a quote's id from the client's
@@ -29,9 +31,20 @@ def day_start(day: dt.date) -> dt.datetime:
     return dt.datetime.combine(day, dt.time(0, 0), tzinfo=UTC)
 
 
+def last_acceptance_day(valid_until: dt.date, risk_period_from: dt.date) -> dt.date:
+    """The last (UTC) day a quote can be accepted: its validity day (`valid_until` as stored,
+    the day it was given + 30), or the day before its risk period starts, whichever is
+    earlier. This is the `validUntil` the API answers and the date documents print: acceptance
+    is open through that whole UTC day and closes at 00:00 UTC the day after
+    (`quote_deadline`), 05:30 IST."""
+    return min(valid_until, risk_period_from - dt.timedelta(days=1))
+
+
 def quote_deadline(valid_until: dt.date, risk_period_from: dt.date) -> dt.datetime:
-    """The moment a quote stops being convertible and a draft of it lapses (UTC)."""
-    return min(day_start(valid_until + dt.timedelta(days=1)), day_start(risk_period_from))
+    """The moment a quote stops being convertible and a draft of it lapses (UTC): 00:00 UTC
+    of the day after `last_acceptance_day` (the earlier of the validity day's end and the
+    risk period's start)."""
+    return day_start(last_acceptance_day(valid_until, risk_period_from) + dt.timedelta(days=1))
 
 
 def quote_id_for_key(tenant_id: str, idempotency_key: str) -> uuid.UUID:

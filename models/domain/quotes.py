@@ -26,6 +26,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 
 import msgspec
 
+from models.domain.cover_overlaps import CoverKey, days, overlaps
 from models.domain.data_sets import settles_on
 from models.domain.index_catalog import BY_CODE
 from models.domain.money import from_minor
@@ -351,6 +352,10 @@ def build_fast_quote(
         raise QuoteError("a fast quote needs at least one coverage")
     if len({c.currency for c in covers}) != 1:
         raise QuoteError("the coverages must share one currency")
+    twice = overlaps([CoverKey(c.index_definition_id, monitoring_target_id, c.start, c.end) for c in covers])
+    if twice:  # the API names them first (api/internal_quotes/service.py); never built
+        o = twice[0]
+        raise QuoteError(f"coverages {covers[o.first].coverage_id} and {covers[o.second].coverage_id} cover one index on {days(o)}")
     groups = fast_quote_groups(covers)
     if len(line_item_ids) < len(groups):
         raise ValueError("one line item id per line item is needed")

@@ -523,6 +523,7 @@ def sample_quote_document_input() -> QuoteDocumentInput:
         valid_until=(ISSUED_AT + dt.timedelta(days=30)).date(),
         external_ref="HGFPC-2027-RAIN-HEAT",
         state="completed",
+        local_timezone="Asia/Kolkata",
         conditions=(
             "Prices are valid until the date above and for the quantities shown; another quantity or another "
             "risk period needs a new quote.",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import datetime as dt
 import io
 import re
 import shutil
@@ -361,6 +362,16 @@ def test_quote_parties_validity_and_totals(quote, quote_input):
         assert S(party.name) in text
     assert S(f"Valid until {format_date(quote_input.valid_until)}") in text
     assert S(f"This quote is valid until {format_date(quote_input.valid_until)}") in text
+
+
+def test_quote_says_when_acceptance_closes_as_the_service_enforces_it(quote, quote_input):
+    """The date printed is the last (UTC) day the service accepts; the closing moment is
+    00:00 UTC the day after, 05:30 IST (models/domain/lifecycle.py quote_deadline). Before,
+    the document said "accept before this date" of a date on which acceptance was open."""
+    text = quote.flat()
+    closes = quote_input.valid_until + dt.timedelta(days=1)
+    assert S(f"acceptance closes at {closes:%Y-%m-%d} 00:00 UTC (05:30 IST)") in text
+    assert S("accept before this date") not in text
     assert S(quote_input.quote_id) in text
     assert S(quote_input.external_ref) in text
     assert S(f"Total, 12 line items, 24 covers {money(quote_input.total_sum_insured, 0)} {money(quote_input.gross_premium)}") in text

@@ -21,6 +21,7 @@ from tests.test_lifecycles_time_skipping import (  # noqa: F401 - fixtures
     worker,
 )
 from tests.test_settlement_time_skipping import TOTALS, _at, _policy
+
 PATCH_BASELINE = "policy-baseline-1"  # workflows.policies.PATCH_BASELINE (spelt out: the test runs on older code too)
 from workflows.settlement import DATA_LATENCY
 

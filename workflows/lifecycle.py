@@ -70,12 +70,14 @@ PATCH_BOUNDED_WRITE = "bounded-write-{}"
 LOCAL_ACTIVITY_FAILED = (ActivityError, ApplicationError, ActivityTimeoutError)
 
 
-async def background_write(activity, arg, site: str | None):
+async def background_write(activity, arg, site: str | None, *, has_patch: bool = False):
     """A write no request waits on, with a bounded history cost (BACKGROUND_LOCAL_RETRY).
     `site` names the call site, whose patch id is `bounded-write-<site>` (runs that reached
     it before the patch retry it as a local activity, as they did); None: a path only new
-    code takes, which needs no patch."""
-    if site is not None and not workflow.patched(PATCH_BOUNDED_WRITE.format(site)):
+    code takes, which needs no patch. `has_patch`: the run is known to have been started by
+    code with the patch (workflows/policies.py's baseline), so it asks nothing and writes no
+    marker."""
+    if site is not None and not has_patch and not workflow.patched(PATCH_BOUNDED_WRITE.format(site)):
         return await workflow.execute_local_activity(activity, arg, **BACKGROUND_WRITE)
     try:
         return await workflow.execute_local_activity(

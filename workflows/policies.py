@@ -70,6 +70,7 @@ with workflow.unsafe.imports_passed_through():
         BACKGROUND_WRITE,
         BACKGROUND_WRITE_RETRY,
         LOCAL_ACTIVITY_FAILED,
+        PATCH_BOUNDED_WRITE,
         REQUEST_WRITE,
         WRITE_RETRY,
         WRITE_TIMEOUT,
@@ -114,6 +115,21 @@ PATCH_CHECKED_TRANSITIONS = "policy-checked-transitions-{}"
 # The wait for settlement: SETTLED_CHECK_MARGIN, then SETTLED_POLL. Per daily check n of the
 # old wait, so a policy already waiting at the deploy switches at its next check (0: the end).
 PATCH_AWAITS_SETTLEMENT = "policy-awaits-settlement-{}"
+# The patches a run takes the new path of without asking `patched` (no marker, no
+# TemporalChangeVersion upsert; docs/workflow-versioning.md, "Baselines"), because it can tell
+# it was started by code that had them:
+# - a run started with a quote id (it converts its own quote) was started by issue 9's code,
+#   which had CONVERTING_RUNS_HAVE;
+# - a run whose first workflow task recorded PATCH_BASELINE ran that task on code that had
+#   BASELINE_HAS, so it reaches every one of their points on such code.
+# Every other patch, one added after these above all, goes through `workflow.patched`: a run
+# started before it may be anywhere when it is deployed (issue 33: `_new_path` answered True
+# for any patch on a converting run). A new patch is added to a NEW baseline (a new id and
+# set, checked before this one), never to these sets.
+CONVERTING_RUNS_HAVE = frozenset({PATCH_DRAFT_LAPSES, PATCH_SCHEDULE_WORKFLOW, PATCH_CANCEL_SETTLES_FIRST,
+                                  PATCH_CHECKED_TRANSITIONS})
+PATCH_BASELINE = "policy-baseline-1"
+BASELINE_HAS = CONVERTING_RUNS_HAVE | {PATCH_SETTLEMENT, PATCH_AWAITS_SETTLEMENT, PATCH_BOUNDED_WRITE}
 
 _start_of = day_start
 
@@ -123,6 +139,9 @@ class PolicyWorkflow:
     @workflow.init
     def __init__(self, request: PolicyWorkflowInput) -> None:
         self._input = request
+        # The first thing a run does, in its first workflow task: one marker instead of one per
+        # patch of BASELINE_HAS (runs recorded before it replay without it: False).
+        self._baseline = workflow.patched(PATCH_BASELINE)
         # A workflow that converts its quote starts NEW; one started as a quote's child (before
         # the conversion moved here) finds its draft written and runs its patches.
         self._converts = request.quote_id is not None
@@ -157,7 +176,7 @@ class PolicyWorkflow:
             await workflow.wait_condition(lambda: self._status in (PolicyStatus.ACCEPTED, PolicyStatus.CANCELED))
         if self._status == PolicyStatus.ACCEPTED:
             await self._schedule_documents()
-        settles = self._status == PolicyStatus.ACCEPTED and workflow.patched(PATCH_SETTLEMENT)
+        settles = self._status == PolicyStatus.ACCEPTED and self._new_path(PATCH_SETTLEMENT)
         if settles:
             await self._start_settlements()
         starts = sorted({s for s, _ in request.periods})
@@ -198,7 +217,9 @@ class PolicyWorkflow:
             if remaining <= dt.timedelta(0):
                 # A write that committed after its request gave up is found here: the draft
                 # then exists (and lapses at once); otherwise there is no policy.
-                outcome = await background_write(convert_to_policy, self._conversion_input(), "policy-conversion-deadline")
+                outcome = await background_write(
+                    convert_to_policy, self._conversion_input(), "policy-conversion-deadline", has_patch=self._has_bounded_writes()
+                )
                 if outcome.applied:
                     self._status = PolicyStatus.CREATED
                 else:
@@ -261,7 +282,8 @@ class PolicyWorkflow:
             if remaining <= dt.timedelta(0):
                 self._status = "LAPSING"
                 outcome = await background_write(
-                    set_policy_status, self._status_input(PolicyStatus.LAPSED, [PolicyStatus.CREATED]), "policy-lapse"
+                    set_policy_status, self._status_input(PolicyStatus.LAPSED, [PolicyStatus.CREATED]), "policy-lapse",
+                    has_patch=self._has_bounded_writes(),
                 )
                 self._adopt(outcome, PolicyStatus.LAPSED)
                 continue
@@ -316,6 +338,7 @@ class PolicyWorkflow:
                 task_queue=workflow.info().task_queue,
             ),
             "policy-start-settlements",
+            has_patch=self._has_bounded_writes(),
         )
 
     async def _await_settlement(self, due: dt.datetime, index: int) -> bool:
@@ -324,7 +347,7 @@ class PolicyWorkflow:
         check (local activity + timer); each check is a patch point, so they switch at the
         next one."""
         checks = 0
-        while not workflow.patched(PATCH_AWAITS_SETTLEMENT.format(checks)):
+        while not self._new_path(PATCH_AWAITS_SETTLEMENT, checks):
             if await self._settled():
                 return False
             checks += 1
@@ -377,7 +400,7 @@ class PolicyWorkflow:
                 await workflow.wait_condition(lambda: self._status == PolicyStatus.CANCELED, timeout=delay)
             except asyncio.TimeoutError:
                 pass
-        if self._new_path(PATCH_CANCEL_SETTLES_FIRST.format(index)):
+        if self._new_path(PATCH_CANCEL_SETTLES_FIRST, index):
             # A cancel (or activation) being written settles first: if its write fails the
             # policy is still in force and monitoring goes on.
             await workflow.wait_condition(lambda: self._status not in ("CANCELING", "ACTIVATING"))
@@ -450,12 +473,20 @@ class PolicyWorkflow:
 
     def _checked_transitions(self) -> bool:
         info = workflow.current_update_info()
-        return self._new_path(PATCH_CHECKED_TRANSITIONS.format(info.id if info else ""))
+        return self._new_path(PATCH_CHECKED_TRANSITIONS, info.id if info else "")
 
-    def _new_path(self, patch: str) -> bool:
-        """Workflows that convert their quote were started by this code: every path is new,
-        and no patch marker is written. Older ones take a new path patch by patch."""
-        return self._converts or workflow.patched(patch)
+    def _new_path(self, patch: str, *values: object) -> bool:
+        """Whether this run takes the new path of `patch` (a patch id, or a per-call-site
+        template formatted with `values`). A run that can tell it was started by code with
+        the patch (CONVERTING_RUNS_HAVE, BASELINE_HAS) takes it without a marker; any other
+        patch is asked of `workflow.patched`, which writes the marker on the new path."""
+        if (self._converts and patch in CONVERTING_RUNS_HAVE) or (self._baseline and patch in BASELINE_HAS):
+            return True
+        return workflow.patched(patch.format(*values) if values else patch)
+
+    def _has_bounded_writes(self) -> bool:
+        """`background_write`'s patch (`bounded-write-<site>`) is in this run's baseline."""
+        return self._baseline and PATCH_BOUNDED_WRITE in BASELINE_HAS
 
     async def _status_write(self, to_status: str, from_statuses: list[str], **options) -> TransitionOutcome:
         return await workflow.execute_local_activity(set_policy_status, self._status_input(to_status, from_statuses), **options)
@@ -484,10 +515,13 @@ class PolicyWorkflow:
     async def _background_write(self, to_status: str, from_statuses: list[str], index: int) -> None:
         """A write no request waits on (ACTIVE at the risk start, EXPIRED at the end): retried
         until it lands; a row that disagrees is logged and shown in the `status` query."""
-        if not self._new_path(PATCH_CHECKED_TRANSITIONS.format(f"background-{index}")):
+        if not self._new_path(PATCH_CHECKED_TRANSITIONS, f"background-{index}"):
             await self._write_v0(to_status, from_statuses, background=True)
             return
-        outcome = await background_write(set_policy_status, self._status_input(to_status, from_statuses), f"policy-status-{index}")
+        outcome = await background_write(
+            set_policy_status, self._status_input(to_status, from_statuses), f"policy-status-{index}",
+            has_patch=self._has_bounded_writes(),
+        )
         if outcome.status != to_status:
             self._detail = f"the database holds {outcome.status} where {to_status} was written"
             workflow.logger.error("policy %s: %s", self._input.policy_id, self._detail)

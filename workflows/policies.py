@@ -65,19 +65,21 @@ with workflow.unsafe.imports_passed_through():
     from activities.settled_wait import await_policy_settled
     from activities.settlement import policy_settled, start_settlements
     from models.temporal.settlement import PolicySettledInput, StartSettlementsInput
-    from workflows.settlement import DATA_LATENCY as SETTLEMENT_DATA_LATENCY
-    from workflows.lifecycle import (
-        BACKGROUND_WRITE,
-        BACKGROUND_WRITE_RETRY,
-        LOCAL_ACTIVITY_FAILED,
-        REQUEST_WRITE,
-        WRITE_RETRY,
-        WRITE_TIMEOUT,
-        background_write,
-        capacity_refused,
-        refuse,
-        write_failed,
-    )
+
+# Other workflow modules are workflow code: imported in the sandbox, never passed through.
+from workflows.settlement import DATA_LATENCY as SETTLEMENT_DATA_LATENCY
+from workflows.lifecycle import (
+    BACKGROUND_WRITE,
+    BACKGROUND_WRITE_RETRY,
+    LOCAL_ACTIVITY_FAILED,
+    REQUEST_WRITE,
+    WRITE_RETRY,
+    WRITE_TIMEOUT,
+    background_write,
+    capacity_refused,
+    refuse,
+    write_failed,
+)
 
 # How policies activated before PolicyScheduleWorkflow existed render their schedule in their
 # own history (they replay with it; new policies start that workflow instead).

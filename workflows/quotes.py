@@ -57,7 +57,6 @@ from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
-    from workflows.documents import CUSTOMER_DOCUMENT
     from activities.fast_quotes import (
         complete_fast_quote,
         price_fast_quote,
@@ -107,17 +106,20 @@ with workflow.unsafe.imports_passed_through():
         QUOTE_STATE,
         TENANT_ID,
     )
-    from workflows.lifecycle import (
-        BACKGROUND_WRITE_RETRY,
-        LOCAL_ACTIVITY_FAILED,
-        REQUEST_WRITE,
-        WRITE_RETRY,
-        WRITE_TIMEOUT,
-        background_write,
-        refuse,
-        write_failed,
-    )
-    from workflows.policies import PolicyWorkflow
+
+# Other workflow modules are workflow code: imported in the sandbox, never passed through.
+from workflows.documents import CUSTOMER_DOCUMENT
+from workflows.lifecycle import (
+    BACKGROUND_WRITE_RETRY,
+    LOCAL_ACTIVITY_FAILED,
+    REQUEST_WRITE,
+    WRITE_RETRY,
+    WRITE_TIMEOUT,
+    background_write,
+    refuse,
+    write_failed,
+)
+from workflows.policies import PolicyWorkflow
 
 FINAL = (QuoteStatus.ACCEPTED, QuoteStatus.REJECTED, QuoteStatus.EXPIRED, QuoteStatus.NOT_CREATED, QuoteStatus.ERROR)
 IN_FLIGHT = ("REJECTING", "EXPIRING")

@@ -1,0 +1,65 @@
+"""The workers' sandbox refuses what makes a workflow non-deterministic (issue 33, section 7).
+
+A throwaway workflow (tests/sandbox_probe.py) reads the clock, draws randomness, makes a
+uuid4, opens a file or opens a socket. Under the workers' runner (workflows.worker.
+WORKFLOW_RUNNER) each is refused with RestrictedWorkflowAccessError; under the runner the
+workers used before (every module passed through) the same workflow ran to completion for
+all but open() (a builtin, patched at runtime either way), so this test fails on that code. The worker here fails the workflow on that error (instead of
+retrying its task for ever) only so that the test can read the refusal as a result.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from temporalio.client import WorkflowFailureError
+from temporalio.worker import Worker
+from temporalio.worker.workflow_sandbox import (
+    RestrictedWorkflowAccessError,
+    SandboxedWorkflowRunner,
+    SandboxRestrictions,
+)
+
+from tests.sandbox_probe import PROBES, SandboxProbeWorkflow
+from workflows.worker import PASSTHROUGH_MODULES, WORKFLOW_RUNNER
+
+PASS_EVERYTHING = SandboxedWorkflowRunner(restrictions=SandboxRestrictions.default.with_passthrough_all_modules())
+
+
+async def _run(client, runner, probe: str) -> str:
+    queue = f"sandbox-{uuid.uuid4()}"
+    async with Worker(
+        client, task_queue=queue, workflows=[SandboxProbeWorkflow], workflow_runner=runner,
+        workflow_failure_exception_types=[RestrictedWorkflowAccessError],
+    ):
+        return await client.execute_workflow(
+            SandboxProbeWorkflow.run, probe, id=f"sandbox-probe-{uuid.uuid4()}", task_queue=queue
+        )
+
+
+@pytest.mark.parametrize("probe", sorted(PROBES))
+async def test_the_workers_sandbox_refuses_what_a_workflow_must_not_do(temporal_env, probe):
+    with pytest.raises(WorkflowFailureError) as refused:
+        await _run(temporal_env.client, WORKFLOW_RUNNER, probe)
+    cause = refused.value.cause
+    assert getattr(cause, "type", None) == "RestrictedWorkflowAccessError", cause
+    assert "Cannot access" in str(cause)
+
+
+@pytest.mark.parametrize("probe", sorted(set(PROBES) - {"open"}))
+async def test_every_module_passed_through_let_the_same_workflow_run(temporal_env, probe):
+    """The difference the runner makes: the old runner ran these probes to completion (a
+    passed-through module is imported with the real datetime, random, uuid and socket).
+    The builtin open() is patched at runtime, so the old runner refused that one too."""
+    assert await _run(temporal_env.client, PASS_EVERYTHING, probe)
+
+
+def test_only_deterministic_modules_pass_through():
+    """The sandbox keeps its restrictions; nothing with I/O is passed through wholesale."""
+    restrictions = WORKFLOW_RUNNER.restrictions
+    assert not restrictions.passthrough_all_modules
+    assert restrictions.invalid_module_members is SandboxRestrictions.invalid_module_members_default
+    assert set(PASSTHROUGH_MODULES) == {"msgspec", "models.domain", "models.temporal", "models.wire"}
+    for module in ("workflows", "activities", "models.db", "piccolo", "httpx", "models", "numpy"):
+        assert module not in restrictions.passthrough_modules

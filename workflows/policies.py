@@ -58,8 +58,10 @@ with workflow.unsafe.imports_passed_through():
         ConvertToPolicyInput,
         PolicyScheduleInput,
         PolicyStatusInput,
+        PolicyPeriodStatus,
         PolicyTransitionInput,
         PolicyWorkflowInput,
+        PolicyWorkflowStatus,
     )
     from models.temporal.search_attributes import POLICY_STATUS
     from activities.settled_wait import await_policy_settled
@@ -135,15 +137,15 @@ class PolicyWorkflow:
         self._periods = [{"start": s.isoformat(), "end": e.isoformat(), "monitoring": "PENDING"} for s, e in request.periods]
 
     @workflow.query(name=STATUS_QUERY)
-    def status(self) -> dict:
-        return {
-            "policyId": str(self._input.policy_id),
-            "quoteId": self._input.quote_id and str(self._input.quote_id),
-            "status": self._status,
-            "lapseAt": self._lapse_at.isoformat(),
-            "periods": self._periods,
-            "detail": self._detail,
-        }
+    def status(self) -> PolicyWorkflowStatus:
+        return PolicyWorkflowStatus(
+            policy_id=str(self._input.policy_id),
+            quote_id=self._input.quote_id and str(self._input.quote_id),
+            status=self._status,
+            lapse_at=self._lapse_at.isoformat(),
+            periods=[PolicyPeriodStatus(**period) for period in self._periods],
+            detail=self._detail,
+        )
 
     @workflow.run
     async def run(self, request: PolicyWorkflowInput) -> str:

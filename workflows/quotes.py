@@ -96,6 +96,7 @@ with workflow.unsafe.imports_passed_through():
         PackagePricingInput,
         QuoteTransitionInput,
         QuoteWorkflowInput,
+        QuoteWorkflowStatus,
         QuoteWriteInput,
     )
     from models.temporal.search_attributes import (
@@ -164,14 +165,14 @@ class QuoteWorkflow:
         self._job_task: asyncio.Task | None = None  # a fast quote's job, which a rejection cancels
 
     @workflow.query(name=STATUS_QUERY)
-    def status(self) -> dict:
-        return {
-            "quoteId": str(self._draft.id),
-            "status": self._status,
-            "policyId": self._policy_id and str(self._policy_id),
-            "deadline": self._deadline.isoformat(),
-            "detail": self._detail,
-        }
+    def status(self) -> QuoteWorkflowStatus:
+        return QuoteWorkflowStatus(
+            quote_id=str(self._draft.id),
+            status=self._status,
+            policy_id=self._policy_id and str(self._policy_id),
+            deadline=self._deadline.isoformat(),
+            detail=self._detail,
+        )
 
     @workflow.run
     async def run(self, request: QuoteWorkflowInput) -> str:

@@ -10,7 +10,9 @@ retrying its task for ever) only so that the test can read the refusal as a resu
 
 from __future__ import annotations
 
+import ast
 import uuid
+from pathlib import Path
 
 import pytest
 from temporalio.client import WorkflowFailureError
@@ -63,3 +65,27 @@ def test_only_deterministic_modules_pass_through():
     assert set(PASSTHROUGH_MODULES) == {"msgspec", "models.domain", "models.temporal", "models.wire"}
     for module in ("workflows", "activities", "models.db", "piccolo", "httpx", "models", "numpy"):
         assert module not in restrictions.passthrough_modules
+
+
+def _passed_through_imports(path: Path) -> list[str]:
+    """The modules `path` imports inside `with workflow.unsafe.imports_passed_through():`."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.With) and any("imports_passed_through" in ast.unparse(i.context_expr) for i in node.items):
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.ImportFrom):
+                    found.append(inner.module or "")
+                elif isinstance(inner, ast.Import):
+                    found += [alias.name for alias in inner.names]
+    return found
+
+
+def test_workflow_code_is_never_passed_through():
+    """A workflow module imported inside imports_passed_through() would run unchecked (its
+    datetime the real one): activities are passed through by reference, workflows never."""
+    root = Path(__file__).resolve().parents[1] / "workflows"
+    offenders = {
+        path.name: [m for m in _passed_through_imports(path) if m == "workflows" or m.startswith("workflows.")]
+        for path in sorted(root.glob("*.py"))
+    }
+    assert {name: found for name, found in offenders.items() if found} == {}

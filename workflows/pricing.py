@@ -47,7 +47,9 @@ with workflow.unsafe.imports_passed_through():
         published_documents_workflow_id,
     )
     from models.temporal.queues import task_queue
-    from workflows.documents import CoverageDocumentsWorkflow
+
+# Other workflow modules are workflow code: imported in the sandbox, never passed through.
+from workflows.documents import CoverageDocumentsWorkflow
 
 DB_TIMEOUT = timedelta(seconds=30)
 SIMULATION_TIMEOUT = timedelta(minutes=30)

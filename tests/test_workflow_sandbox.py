@@ -89,3 +89,31 @@ def test_workflow_code_is_never_passed_through():
         for path in sorted(root.glob("*.py"))
     }
     assert {name: found for name, found in offenders.items() if found} == {}
+
+
+def _all_imports(path: Path) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom):
+            found.append(node.module or "")
+        elif isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+    return found
+
+
+def test_activities_are_imported_by_reference_only():
+    """Activity modules (database, HTTP, numpy, WeasyPrint) are imported only inside
+    imports_passed_through(): the sandbox must not re-import them for each run."""
+    root = Path(__file__).resolve().parents[1] / "workflows"
+    process = {"worker.py", "observability.py"}  # the worker process, not workflow code
+    offenders = {}
+    for path in sorted(root.glob("*.py")):
+        if path.name in process:
+            continue
+        outside = list(_all_imports(path))
+        for module in _passed_through_imports(path):
+            outside.remove(module)
+        found = [m for m in outside if m == "activities" or m.startswith("activities.")]
+        if found:
+            offenders[path.name] = found
+    assert offenders == {}

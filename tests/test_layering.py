@@ -68,3 +68,17 @@ def test_every_activities_module_is_in_a_layer():
     modules = {p.stem for p in package.glob("*.py") if p.name != "__init__.py"}
     modules |= {p.parent.name for p in package.glob("*/__init__.py")}
     assert sorted(modules - _layered("activities")) == []
+
+
+def test_every_workflow_module_is_under_the_no_database_contract():
+    """Issue 33 (7): workflow code runs in the sandbox and imports no database, ORM or HTTP
+    client. The contract names its modules (import-linter cannot say "the package but two"):
+    a new workflow module must be added to it."""
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    [contract] = [c for c in contracts if c["name"] == "workflow code imports no database, ORM or HTTP client"]
+    assert set(contract["forbidden_modules"]) >= {"models.db", "piccolo", "httpx"}
+    process = {"__init__", "worker", "observability"}  # the worker process, not workflow code
+    modules = {f"workflows.{p.stem}" for p in (ROOT / "workflows").glob("*.py") if p.stem not in process}
+    assert set(contract["source_modules"]) == modules

@@ -11,6 +11,8 @@ import datetime as dt
 import uuid
 from decimal import Decimal
 
+import msgspec
+
 from models.clock import utcnow
 from models.db import observations as observations_db
 from models.db import policies as policies_db
@@ -23,7 +25,7 @@ from models.domain.terms import CoverageSlot
 from models.temporal.ids import policy_workflow_id, settlement_workflow_id
 from models.temporal.policies import PolicyWorkflowInput
 from models.temporal.quotes import ConvertQuoteInput, CoverSnapshot
-from models.temporal.settlement import DATA_CHANGED_SIGNAL
+from models.temporal.settlement import DATA_CHANGED_SIGNAL, STATUS_QUERY, SettlementWorkflowStatus
 from tests.test_lifecycles_time_skipping import (  # noqa: F401 - fixtures
     ClockWorkflow,
     advance,
@@ -213,6 +215,14 @@ async def test_missing_data_is_flagged_then_settled_when_it_arrives_and_a_revisi
     await advance(env, worker, due + dt.timedelta(hours=1) - await env.get_current_time())
     status = await settlement.query("status")
     assert status["state"] == "WAITING" and "no value for 1 day(s)" in status["coverages"][0]["detail"]
+    # Typed (issue 33, 7): a SettlementWorkflowStatus, the same JSON the untyped callers read.
+    typed = await settlement.query(STATUS_QUERY, result_type=SettlementWorkflowStatus)
+    assert typed.state == "WAITING" and typed.target_id == target and typed.period_start == s.isoformat()
+    assert msgspec.to_builtins(typed) == status
+    assert set(status) == {
+        "targetId", "periodStart", "periodEnd", "dueAt", "state", "settlementRuns", "continuedRuns", "coverages",
+    }
+    assert set(status["coverages"][0]) == {"coverageId", "indexCode", "state", "revision", "indexValue", "detail"}
     assert await _events(policy_id) == []  # never paid on partial data
 
     await advance(env, worker, MISSING_DATA_WINDOW + dt.timedelta(days=1))

@@ -69,3 +69,22 @@ def test_the_api_loads_no_workflow_activity_or_renderer_code():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_every_status_query_answers_a_struct_of_its_own():
+    """Issue 33 (7): a workflow's `status` query is typed, one msgspec Struct per workflow type
+    (it answered a dict), so a client decodes it with `result_type` and the shape is declared."""
+    import msgspec
+
+    from workflows.settlement import SettlementWorkflow
+    from workflows.worker import WORKFLOWS
+
+    answers = {}
+    for cls in WORKFLOWS:
+        query = _Definition.from_class(cls).queries.get("status")
+        if query is not None:
+            answers[cls.__name__] = query.ret_type
+    assert {QuoteWorkflow.__name__, PolicyWorkflow.__name__, SettlementWorkflow.__name__} <= set(answers)
+    for name, answer in answers.items():
+        assert isinstance(answer, type) and issubclass(answer, msgspec.Struct), f"{name}: {answer}"
+    assert len(set(answers.values())) == len(answers)  # one each

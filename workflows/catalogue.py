@@ -72,16 +72,18 @@ with workflow.unsafe.imports_passed_through():
     )
     from models.temporal.queues import task_queue
     from models.temporal.search_attributes import COVERAGE_ID, MONITORING_TARGET_ID
-    from workflows.catalogue_documents import CatalogueDocumentsWorkflow
-    from workflows.pricing import (
-        SIMULATION_HEARTBEAT,
-        SIMULATION_RETRY,
-        SIMULATION_TIMEOUT,
-        CoveragePricingWorkflow,
-        db_step,
-        pricing_queue,
-        start_documents,
-    )
+
+# Other workflow modules are workflow code: imported in the sandbox, never passed through.
+from workflows.catalogue_documents import CatalogueDocumentsWorkflow
+from workflows.pricing import (
+    SIMULATION_HEARTBEAT,
+    SIMULATION_RETRY,
+    SIMULATION_TIMEOUT,
+    CoveragePricingWorkflow,
+    db_step,
+    pricing_queue,
+    start_documents,
+)
 
 DB_TIMEOUT = timedelta(seconds=30)
 PROPOSAL_TIMEOUT = timedelta(minutes=10)

@@ -31,7 +31,9 @@ with workflow.unsafe.imports_passed_through():
         CatalogueDocumentsInput,
         RenderDocumentsBatch,
     )
-    from workflows.documents import RENDER_DELAY, RENDER_RETRY, documents_queue
+
+# Other workflow modules are workflow code: imported in the sandbox, never passed through.
+from workflows.documents import RENDER_DELAY, RENDER_RETRY, documents_queue
 
 # Coverages per render activity: the documents worker renders one activity at a time, so a
 # customer's document (ahead of these in the queue) waits for at most one batch, about 3 s

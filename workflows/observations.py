@@ -47,7 +47,9 @@ with workflow.unsafe.imports_passed_through():
         RevisionStatus,
     )
     from models.temporal.staff import StaffActorCheck
-    from workflows.staff import check_actor
+
+# Other workflow modules are workflow code: imported in the sandbox, never passed through.
+from workflows.staff import check_actor
 
 
 @workflow.defn(name=OBSERVATION_INGEST_WORKFLOW)

@@ -58,27 +58,31 @@ with workflow.unsafe.imports_passed_through():
         ConvertToPolicyInput,
         PolicyScheduleInput,
         PolicyStatusInput,
+        PolicyPeriodStatus,
         PolicyTransitionInput,
         PolicyWorkflowInput,
+        PolicyWorkflowStatus,
     )
     from models.temporal.search_attributes import POLICY_STATUS
     from activities.settled_wait import await_policy_settled
     from activities.settlement import policy_settled, start_settlements
     from models.temporal.settlement import PolicySettledInput, StartSettlementsInput
-    from workflows.settlement import DATA_LATENCY as SETTLEMENT_DATA_LATENCY
-    from workflows.lifecycle import (
-        BACKGROUND_WRITE,
-        BACKGROUND_WRITE_RETRY,
-        LOCAL_ACTIVITY_FAILED,
-        PATCH_BOUNDED_WRITE,
-        REQUEST_WRITE,
-        WRITE_RETRY,
-        WRITE_TIMEOUT,
-        background_write,
-        capacity_refused,
-        refuse,
-        write_failed,
-    )
+
+# Other workflow modules are workflow code: imported in the sandbox, never passed through.
+from workflows.settlement import DATA_LATENCY as SETTLEMENT_DATA_LATENCY
+from workflows.lifecycle import (
+    BACKGROUND_WRITE,
+    BACKGROUND_WRITE_RETRY,
+    LOCAL_ACTIVITY_FAILED,
+    PATCH_BOUNDED_WRITE,
+    REQUEST_WRITE,
+    WRITE_RETRY,
+    WRITE_TIMEOUT,
+    background_write,
+    capacity_refused,
+    refuse,
+    write_failed,
+)
 
 # How policies activated before PolicyScheduleWorkflow existed render their schedule in their
 # own history (they replay with it; new policies start that workflow instead).
@@ -152,15 +156,15 @@ class PolicyWorkflow:
         self._periods = [{"start": s.isoformat(), "end": e.isoformat(), "monitoring": "PENDING"} for s, e in request.periods]
 
     @workflow.query(name=STATUS_QUERY)
-    def status(self) -> dict:
-        return {
-            "policyId": str(self._input.policy_id),
-            "quoteId": self._input.quote_id and str(self._input.quote_id),
-            "status": self._status,
-            "lapseAt": self._lapse_at.isoformat(),
-            "periods": self._periods,
-            "detail": self._detail,
-        }
+    def status(self) -> PolicyWorkflowStatus:
+        return PolicyWorkflowStatus(
+            policy_id=str(self._input.policy_id),
+            quote_id=self._input.quote_id and str(self._input.quote_id),
+            status=self._status,
+            lapse_at=self._lapse_at.isoformat(),
+            periods=[PolicyPeriodStatus(**period) for period in self._periods],
+            detail=self._detail,
+        )
 
     @workflow.run
     async def run(self, request: PolicyWorkflowInput) -> str:

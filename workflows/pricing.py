@@ -48,8 +48,10 @@ with workflow.unsafe.imports_passed_through():
     )
     from models.temporal.queues import task_queue
     from models.temporal.staff import StaffActorCheck
-    from workflows.documents import CoverageDocumentsWorkflow
-    from workflows.staff import check_actor
+
+# Other workflow modules are workflow code: imported in the sandbox, never passed through.
+from workflows.documents import CoverageDocumentsWorkflow
+from workflows.staff import check_actor
 
 DB_TIMEOUT = timedelta(seconds=30)
 SIMULATION_TIMEOUT = timedelta(minutes=30)

@@ -57,7 +57,6 @@ from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
-    from workflows.documents import CUSTOMER_DOCUMENT
     from activities.fast_quotes import (
         complete_fast_quote,
         price_fast_quote,
@@ -97,6 +96,7 @@ with workflow.unsafe.imports_passed_through():
         PackagePricingInput,
         QuoteTransitionInput,
         QuoteWorkflowInput,
+        QuoteWorkflowStatus,
         QuoteWriteInput,
     )
     from models.temporal.search_attributes import (
@@ -107,17 +107,20 @@ with workflow.unsafe.imports_passed_through():
         QUOTE_STATE,
         TENANT_ID,
     )
-    from workflows.lifecycle import (
-        BACKGROUND_WRITE_RETRY,
-        LOCAL_ACTIVITY_FAILED,
-        REQUEST_WRITE,
-        WRITE_RETRY,
-        WRITE_TIMEOUT,
-        background_write,
-        refuse,
-        write_failed,
-    )
-    from workflows.policies import PolicyWorkflow
+
+# Other workflow modules are workflow code: imported in the sandbox, never passed through.
+from workflows.documents import CUSTOMER_DOCUMENT
+from workflows.lifecycle import (
+    BACKGROUND_WRITE_RETRY,
+    LOCAL_ACTIVITY_FAILED,
+    REQUEST_WRITE,
+    WRITE_RETRY,
+    WRITE_TIMEOUT,
+    background_write,
+    refuse,
+    write_failed,
+)
+from workflows.policies import PolicyWorkflow
 
 FINAL = (QuoteStatus.ACCEPTED, QuoteStatus.REJECTED, QuoteStatus.EXPIRED, QuoteStatus.NOT_CREATED, QuoteStatus.ERROR)
 IN_FLIGHT = ("REJECTING", "EXPIRING")
@@ -162,14 +165,14 @@ class QuoteWorkflow:
         self._job_task: asyncio.Task | None = None  # a fast quote's job, which a rejection cancels
 
     @workflow.query(name=STATUS_QUERY)
-    def status(self) -> dict:
-        return {
-            "quoteId": str(self._draft.id),
-            "status": self._status,
-            "policyId": self._policy_id and str(self._policy_id),
-            "deadline": self._deadline.isoformat(),
-            "detail": self._detail,
-        }
+    def status(self) -> QuoteWorkflowStatus:
+        return QuoteWorkflowStatus(
+            quote_id=str(self._draft.id),
+            status=self._status,
+            policy_id=self._policy_id and str(self._policy_id),
+            deadline=self._deadline.isoformat(),
+            detail=self._detail,
+        )
 
     @workflow.run
     async def run(self, request: QuoteWorkflowInput) -> str:

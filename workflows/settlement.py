@@ -46,6 +46,8 @@ with workflow.unsafe.imports_passed_through():
         SettlementProgress,
         SettlePeriodInput,
         SettlePeriodOutcome,
+        SettlementCoverageStatus,
+        SettlementWorkflowStatus,
     )
 
 # Observations of a day are final this long after it ends (IMD's gridded rainfall is
@@ -117,27 +119,27 @@ class SettlementWorkflow:
         self._changes += 1
 
     @workflow.query(name=STATUS_QUERY)
-    def status(self) -> dict:
-        return {
-            "targetId": self._input.target_id,
-            "periodStart": self._input.start.isoformat(),
-            "periodEnd": self._input.end.isoformat(),
-            "dueAt": due_at(self._input.end).isoformat(),
-            "state": self._state,
-            "settlementRuns": self._runs,
-            "continuedRuns": self._continued,
-            "coverages": [
-                {
-                    "coverageId": str(c.coverage_id),
-                    "indexCode": c.index_code,
-                    "state": c.state,
-                    "revision": c.revision,
-                    "indexValue": None if c.index_value is None else str(c.index_value),
-                    "detail": c.detail,
-                }
+    def status(self) -> SettlementWorkflowStatus:
+        return SettlementWorkflowStatus(
+            target_id=self._input.target_id,
+            period_start=self._input.start.isoformat(),
+            period_end=self._input.end.isoformat(),
+            due_at=due_at(self._input.end).isoformat(),
+            state=self._state,
+            settlement_runs=self._runs,
+            continued_runs=self._continued,
+            coverages=[
+                SettlementCoverageStatus(
+                    coverage_id=str(c.coverage_id),
+                    index_code=c.index_code,
+                    state=c.state,
+                    revision=c.revision,
+                    index_value=None if c.index_value is None else str(c.index_value),
+                    detail=c.detail,
+                )
                 for c in self._coverages
             ],
-        }
+        )
 
     @workflow.run
     async def run(self, request: SettlementInput) -> str:

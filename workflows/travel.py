@@ -21,7 +21,9 @@ with workflow.unsafe.imports_passed_through():
     from activities.travel import price_stay_nights, record_travel_coverages
     from models.temporal.travel import TRAVEL_COVERAGES_WORKFLOW, PriceStayInput, TravelCoveragesInput
     from models.temporal.queues import task_queue
-    from workflows.pricing import RETRY, SIMULATION_RETRY
+
+# Other workflow modules are workflow code: imported in the sandbox, never passed through.
+from workflows.pricing import RETRY, SIMULATION_RETRY
 
 DB_TIMEOUT = timedelta(seconds=30)
 # One simulation of a few nights: seconds. No heartbeat from inside numpy; a lost worker

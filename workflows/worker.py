@@ -254,11 +254,17 @@ log = logging.getLogger("parametric.worker")
 # How long activities in flight get to finish once a worker is told to stop (SIGTERM).
 SHUTDOWN_GRACE = timedelta(seconds=30)
 
-# The sandbox with every module passed through: modules are imported once per process, not
-# re-executed for each new workflow run (that re-import was about 16 ms of the worker's CPU
-# per conversion, its largest part), while the sandbox's runtime checks on non-deterministic
-# calls (clock, randomness, I/O) still apply. Workflow modules keep no mutable module state.
-WORKFLOW_RUNNER = SandboxedWorkflowRunner(restrictions=SandboxRestrictions.default.with_passthrough_all_modules())
+# The sandbox (docs/workflow-sandbox.md). Passed through (imported once per process, outside
+# the sandbox) are only the modules whose code is deterministic and which carry the types the
+# data converter decodes into: msgspec, and the project's domain, Temporal contract and wire
+# types. Everything else a workflow module imports at its top, and the workflow modules
+# themselves, are re-imported in each run's sandbox, where the default restrictions refuse the
+# clock, randomness, uuid4, files, sockets and processes (RestrictedWorkflowAccessError): use
+# workflow.now(), workflow.random(), workflow.uuid4() or an activity. Activity modules are
+# imported by reference only, in `workflow.unsafe.imports_passed_through()` blocks.
+PASSTHROUGH_MODULES = ("msgspec", "models.domain", "models.temporal", "models.wire")
+WORKFLOW_RESTRICTIONS = SandboxRestrictions.default.with_passthrough_modules(*PASSTHROUGH_MODULES)
+WORKFLOW_RUNNER = SandboxedWorkflowRunner(restrictions=WORKFLOW_RESTRICTIONS)
 
 
 def _lower_priority() -> None:

@@ -53,3 +53,24 @@ class PolicyStatusInput(msgspec.Struct, frozen=True):
 class PolicyScheduleInput(msgspec.Struct, frozen=True):
     tenant_id: str
     policy_id: uuid.UUID
+
+
+class PolicyPeriodStatus(msgspec.Struct, frozen=True):
+    """One monitored period of a policy as its `status` query shows it."""
+
+    start: str  # ISO date, the period's first day
+    end: str  # ISO date, its last day
+    monitoring: str  # PENDING | MONITORING | ... (the workflow's word for the period)
+
+
+class PolicyWorkflowStatus(msgspec.Struct, frozen=True, rename="camel"):
+    """The policy workflow's `status` query (JSON as before: camelCase keys, ids and times as
+    text): {"policyId", "quoteId" (null: none), "status", "lapseAt" (ISO datetime), "periods",
+    "detail"}. Decode it with `handle.query(STATUS_QUERY, result_type=PolicyWorkflowStatus)`."""
+
+    policy_id: str
+    quote_id: str | None
+    status: str  # a PolicyStatus, or the workflow's transient ACTIVATING / CANCELING ...
+    lapse_at: str
+    periods: list[PolicyPeriodStatus]
+    detail: str = ""

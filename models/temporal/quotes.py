@@ -100,3 +100,15 @@ class PackagePricingInput(msgspec.Struct, frozen=True):
     line_items: list[LineItemDraft]
     simulations: int
     seed: int
+
+
+class QuoteWorkflowStatus(msgspec.Struct, frozen=True, rename="camel"):
+    """The quote workflow's `status` query (JSON as before: camelCase keys, ids and times as
+    text): {"quoteId", "status", "policyId" (null until converted), "deadline" (ISO datetime),
+    "detail"}. Decode it with `handle.query(STATUS_QUERY, result_type=QuoteWorkflowStatus)`."""
+
+    quote_id: str
+    status: str  # a QuoteStatus, or the workflow's transient REJECTING / EXPIRING
+    policy_id: str | None
+    deadline: str
+    detail: str = ""

@@ -110,3 +110,30 @@ CLAIM_REPORT_WORKFLOW = "ClaimReportWorkflow"
 class ClaimReportRequest(msgspec.Struct, frozen=True):
     tenant_id: str
     event_id: uuid.UUID
+
+
+class SettlementCoverageStatus(msgspec.Struct, frozen=True, rename="camel"):
+    """One coverage of a settlement's `status` query."""
+
+    coverage_id: str
+    index_code: str
+    state: str  # WAITING | SETTLED | FLAGGED
+    revision: int
+    index_value: str | None  # the index as exact decimal text; null: not yet known
+    detail: str = ""
+
+
+class SettlementWorkflowStatus(msgspec.Struct, frozen=True, rename="camel"):
+    """The settlement workflow's `status` query (JSON as before: camelCase keys, dates as ISO
+    text): {"targetId", "periodStart", "periodEnd", "dueAt", "state", "settlementRuns",
+    "continuedRuns", "coverages"}. Decode it with
+    `handle.query(STATUS_QUERY, result_type=SettlementWorkflowStatus)`."""
+
+    target_id: str
+    period_start: str  # ISO date
+    period_end: str  # ISO date
+    due_at: str  # ISO datetime
+    state: str  # SCHEDULED | WAITING | SETTLED | FLAGGED ...
+    settlement_runs: int
+    continued_runs: int
+    coverages: list[SettlementCoverageStatus]

@@ -8,7 +8,11 @@ from decimal import Decimal
 
 import pytest
 
+import msgspec
+
 from models.temporal.ids import policy_workflow_id, quote_workflow_id
+from models.temporal.policies import STATUS_QUERY as POLICY_STATUS_QUERY, PolicyWorkflowStatus
+from models.temporal.quotes import STATUS_QUERY as QUOTE_STATUS_QUERY, QuoteWorkflowStatus
 from models.temporal.search_attributes import POLICY_STATUS, QUOTE_STATE, TENANT_ID
 from tests.conftest import assert_problem
 
@@ -105,7 +109,13 @@ async def test_quote_is_a_workflow_with_search_attributes(quote, tenant, tempora
     assert description.workflow_type == "QuoteWorkflow"
     attrs = description.typed_search_attributes
     assert attrs.get(TENANT_ID) == tenant.id and attrs.get(QUOTE_STATE) == "CREATED"
-    assert (await handle.query("status"))["status"] == "CREATED"
+    untyped = await handle.query("status")
+    assert untyped["status"] == "CREATED"
+    # Typed (issue 33, 7): the query answers a QuoteWorkflowStatus, the JSON its callers read as before.
+    typed = await handle.query(QUOTE_STATUS_QUERY, result_type=QuoteWorkflowStatus)
+    assert typed.status == "CREATED" and typed.quote_id == quote["id"] and typed.policy_id is None
+    assert msgspec.to_builtins(typed) == untyped
+    assert set(untyped) == {"quoteId", "status", "policyId", "deadline", "detail"}
 
 
 async def test_convert_activate_cancel(tenant, temporal_env):
@@ -142,6 +152,11 @@ async def test_convert_activate_cancel(tenant, temporal_env):
     assert any(p["id"] == policy["id"] for p in canceled["content"])
     state = await handle.query("status")
     assert state["status"] == "CANCELED"
+    typed = await handle.query(POLICY_STATUS_QUERY, result_type=PolicyWorkflowStatus)
+    assert typed.status == "CANCELED" and typed.policy_id == policy["id"] and typed.quote_id == created["id"]
+    assert msgspec.to_builtins(typed) == state
+    assert set(state) == {"policyId", "quoteId", "status", "lapseAt", "periods", "detail"}
+    assert set(state["periods"][0]) == {"start", "end", "monitoring"}
     await handle.result()  # the workflow ends: no timer left to trigger a cover
 
 

@@ -4,7 +4,7 @@ Histories are grouped by label, one per deployed version of the workflows; a wor
 was running when a version was deployed must still replay after every later change. A
 change to a workflow's commands that is not behind `workflow.patched` (or in a new workflow
 type) fails here with a non-determinism error: docs/workflow-versioning.md. The replay runs
-in the sandbox the workers run (every module passed through).
+in the sandbox the workers run (workflows.worker.WORKFLOW_RUNNER: docs/workflow-sandbox.md).
 """
 
 from __future__ import annotations

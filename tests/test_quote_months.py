@@ -151,3 +151,33 @@ def test_a_package_price_applies_to_one_cover_line_items():
     assert [i.premium_minor for i in priced.line_items] == [500_000 * len(i.covers) for i in draft.line_items]
     assert priced.gross_premium_minor == 13 * 500_000
     assert priced.uncovered_months == draft.uncovered_months
+
+
+def test_a_month_whose_heat_fallback_is_not_viable_asks_for_wind_next():
+    """docs/quotes-and-policies.md: where a rain cover is not viable (or held), heat stands in,
+    then wind. A month with one rain cover whose heat slot was asked for and is not viable (or
+    is held for an actuary) gets wind asked for next, not heat again (the old `fallback_slots`
+    answered heat again, so the month was sold with one cover though wind could be its second);
+    the first round is as before, and a month with every index asked for asks for nothing."""
+    from models.domain.quotes import fallback_slots, slots_for
+
+    start, end = dt.date(2027, 5, 1), dt.date(2027, 5, 31)
+    slot = {code: CoverageSlot(code, start, end) for code in
+            ("RAINFALL_MONTHLY_TOTAL", "RAINFALL_DEFICIT", "TEMPERATURE_MAX", "WIND_MAX_SPEED")}
+    preferred = slots_for(start, end)
+    # first round: one rain cover -> heat; none -> heat and wind; the deficit asked alone -> both
+    assert fallback_slots(preferred, {slot["RAINFALL_MONTHLY_TOTAL"]}) == [slot["TEMPERATURE_MAX"]]
+    assert fallback_slots(preferred, set()) == [slot["TEMPERATURE_MAX"], slot["WIND_MAX_SPEED"]]
+    assert fallback_slots([slot["RAINFALL_DEFICIT"]], set()) == [slot["TEMPERATURE_MAX"], slot["WIND_MAX_SPEED"]]
+    # second round: heat was asked for and is not viable -> wind
+    asked = preferred + [slot["TEMPERATURE_MAX"]]
+    assert fallback_slots(asked, {slot["RAINFALL_MONTHLY_TOTAL"]}) == [slot["WIND_MAX_SPEED"]]
+    assert fallback_slots(asked, {slot["RAINFALL_MONTHLY_TOTAL"], slot["TEMPERATURE_MAX"]}) == []
+    # every index asked for: nothing more to ask
+    everything = asked + [slot["WIND_MAX_SPEED"]]
+    assert fallback_slots(everything, {slot["RAINFALL_MONTHLY_TOTAL"]}) == []
+    assert fallback_slots(everything, set()) == []
+    # and the month is then sold with rain and wind
+    covers = {s: cover(s.index_code, start, end) for s in (slot["RAINFALL_MONTHLY_TOTAL"], slot["WIND_MAX_SPEED"])}
+    (item,) = quote(covers, start, end).line_items
+    assert [c.index_code for c in item.covers] == ["RAINFALL_MONTHLY_TOTAL", "WIND_MAX_SPEED"]

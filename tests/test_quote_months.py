@@ -13,7 +13,12 @@ from decimal import ROUND_HALF_EVEN, Decimal
 
 import pytest
 
-from models.domain.packages import PackageCoverPrice, PackagePrice, apply_package_price, canonical_lines
+from models.domain.packages import (
+    PackageCoverPrice,
+    PackagePrice,
+    apply_package_price,
+    canonical_lines,
+)
 from models.domain.quotes import (
     HELD_FOR_REVIEW,
     NO_VIABLE_COVER,

@@ -68,7 +68,9 @@ def survey(site: SiteRef, year: int) -> tuple[list[int], str]:
 
     slots = slots_for(start, end)
     found = viable(slots)
-    found |= viable(fallback_slots(slots, found))
+    extra = fallback_slots(slots, found)
+    found |= viable(extra)
+    found |= viable(fallback_slots(slots + extra, found))  # heat not viable beside one rain cover: wind
     try:
         draft = build_quote(
             quote_id=uuid.uuid4(), line_item_ids=[uuid.uuid4() for _ in range(12)], tenant_id="t",

@@ -13,7 +13,12 @@ from decimal import ROUND_HALF_EVEN, Decimal
 
 import pytest
 
-from models.domain.packages import PackageCoverPrice, PackagePrice, apply_package_price, canonical_lines
+from models.domain.packages import (
+    PackageCoverPrice,
+    PackagePrice,
+    apply_package_price,
+    canonical_lines,
+)
 from models.domain.quotes import (
     HELD_FOR_REVIEW,
     NO_VIABLE_COVER,
@@ -151,3 +156,70 @@ def test_a_package_price_applies_to_one_cover_line_items():
     assert [i.premium_minor for i in priced.line_items] == [500_000 * len(i.covers) for i in draft.line_items]
     assert priced.gross_premium_minor == 13 * 500_000
     assert priced.uncovered_months == draft.uncovered_months
+
+
+def test_a_month_whose_heat_fallback_is_not_viable_asks_for_wind_next():
+    """docs/quotes-and-policies.md: where a rain cover is not viable (or held), heat stands in,
+    then wind. A month with one rain cover whose heat slot was asked for and is not viable (or
+    is held for an actuary) gets wind asked for next, not heat again (the old `fallback_slots`
+    answered heat again, so the month was sold with one cover though wind could be its second);
+    the first round is as before, and a month with every index asked for asks for nothing."""
+    from models.domain.quotes import fallback_slots, slots_for
+
+    start, end = dt.date(2027, 5, 1), dt.date(2027, 5, 31)
+    slot = {code: CoverageSlot(code, start, end) for code in
+            ("RAINFALL_MONTHLY_TOTAL", "RAINFALL_DEFICIT", "TEMPERATURE_MAX", "WIND_MAX_SPEED")}
+    preferred = slots_for(start, end)
+    # first round: one rain cover -> heat; none -> heat and wind; the deficit asked alone -> both
+    assert fallback_slots(preferred, {slot["RAINFALL_MONTHLY_TOTAL"]}) == [slot["TEMPERATURE_MAX"]]
+    assert fallback_slots(preferred, set()) == [slot["TEMPERATURE_MAX"], slot["WIND_MAX_SPEED"]]
+    assert fallback_slots([slot["RAINFALL_DEFICIT"]], set()) == [slot["TEMPERATURE_MAX"], slot["WIND_MAX_SPEED"]]
+    # second round: heat was asked for and is not viable -> wind
+    asked = preferred + [slot["TEMPERATURE_MAX"]]
+    assert fallback_slots(asked, {slot["RAINFALL_MONTHLY_TOTAL"]}) == [slot["WIND_MAX_SPEED"]]
+    assert fallback_slots(asked, {slot["RAINFALL_MONTHLY_TOTAL"], slot["TEMPERATURE_MAX"]}) == []
+    # every index asked for: nothing more to ask
+    everything = asked + [slot["WIND_MAX_SPEED"]]
+    assert fallback_slots(everything, {slot["RAINFALL_MONTHLY_TOTAL"]}) == []
+    assert fallback_slots(everything, set()) == []
+    # and the month is then sold with rain and wind
+    covers = {s: cover(s.index_code, start, end) for s in (slot["RAINFALL_MONTHLY_TOTAL"], slot["WIND_MAX_SPEED"])}
+    (item,) = quote(covers, start, end).line_items
+    assert [c.index_code for c in item.covers] == ["RAINFALL_MONTHLY_TOTAL", "WIND_MAX_SPEED"]
+
+
+def test_a_one_cover_year_is_the_same_package_as_a_fast_quote_of_its_covers():
+    """One package, one price: a fast quote of the same covers (chosen in any order) at the
+    same sum groups them into the same line items (a one-cover month: a one-cover line item),
+    so both surfaces look up the same package key and charge the same to the paisa."""
+    import random
+
+    from models.domain.packages import package_key, priced_line_items
+    from models.domain.quotes import build_fast_quote
+
+    tenant = quote(dry_year())
+    chosen = [c for item in tenant.line_items for c in item.covers]
+    random.Random(33).shuffle(chosen)
+    fast = build_fast_quote(
+        quote_id=uuid.uuid4(), line_item_ids=[uuid.uuid4() for _ in chosen], tenant_id="t", name="f",
+        customer_id=uuid.uuid4(), monitoring_target_id="IN-x", covers=chosen, sum_insured_minor=S,
+        today=dt.date(2026, 11, 29),
+    )
+
+    def key(items):
+        return package_key(canonical_lines(items), simulations=1000, seed=1, model_version="m", loads={})
+
+    assert canonical_lines(fast.line_items) == canonical_lines(tenant.line_items)
+    assert key(fast.line_items) == key(tenant.line_items)
+    price = PackagePrice(key="k", model_version="m", report={}, covers=[
+        PackageCoverPrice(coverage_id=c.coverage_id, gross_premium_pct=Decimal("0.0412345678901"),
+                          risk_premium_pct=Decimal("0.02")) for c in chosen
+    ])
+    assert sum(i.premium_minor for i in priced_line_items(fast.line_items, price)) == apply_package_price(
+        tenant, price).gross_premium_minor
+    # and a one-cover month's line item has the same terms on both surfaces
+    by_period = {(i.start, i.end): i for i in fast.line_items}
+    for item in tenant.line_items:
+        other = by_period[(item.start, item.end)]
+        assert (other.sum_insured_minor, other.quantity, other.min_payout_minor, other.payout_per_unit_minor) == (
+            item.sum_insured_minor, item.quantity, item.min_payout_minor, item.payout_per_unit_minor)

@@ -137,6 +137,11 @@ async def create_quote(
     extra = fallback_slots(slots, set(covers))
     if extra:
         covers |= await priced_covers(temporal, settings, target_id, extra, nonviable, **gate)
+        # heat not viable (or held) beside a month's one rain cover: wind, the last index
+        more = fallback_slots(slots + extra, set(covers))
+        if more:
+            covers |= await priced_covers(temporal, settings, target_id, more, nonviable, **gate)
+            extra += more
     segments = month_segments(start_day, end_day)
     held = set()
     if any(not month_covers(covers, s, e) for s, e in segments):  # say why those months are uncovered

@@ -183,16 +183,24 @@ def slots_for(start: dt.date, end: dt.date, codes: list[str] | None = None) -> l
 
 
 def fallback_slots(wanted: list[CoverageSlot], viable: set[CoverageSlot]) -> list[CoverageSlot]:
-    """For each month short of covers among `wanted`, the next preferred index's slot."""
+    """For each month short of covers among `wanted` (the slots asked for so far), the slots
+    of the next fallback indices (after the two preferred) not asked for yet, as many as it is
+    short (a month's preferred slots asked for in part count only those): called again with
+    the fallbacks added to `wanted`, it gives the index after a fallback that was not viable
+    either (heat not viable or held: wind), and nothing once every index was asked for."""
     by_month: dict[tuple[dt.date, dt.date], int] = {}
+    asked: set[CoverageSlot] = set(wanted)
     for slot in wanted:
         by_month.setdefault((slot.start, slot.end), 0)
         if slot in viable:
             by_month[(slot.start, slot.end)] += 1
     extra = []
     for (start, end), count in by_month.items():
-        for code in COVER_PREFERENCE[COVERS_PER_LINE_ITEM:][: max(0, COVERS_PER_LINE_ITEM - count)]:
-            extra.append(CoverageSlot(index_code=code, start=start, end=end))
+        untried = [
+            s for code in COVER_PREFERENCE[COVERS_PER_LINE_ITEM:]
+            if (s := CoverageSlot(index_code=code, start=start, end=end)) not in asked
+        ]
+        extra.extend(untried[: max(0, COVERS_PER_LINE_ITEM - count)])
     return extra
 
 

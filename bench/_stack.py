@@ -68,3 +68,29 @@ async def start_temporal_and_migrate(procs: Processes, tmp: Path, ports: Ports, 
     procs.start("temporal", temporal_command(binary, tmp / "temporal" / "temporal.db", ports), env)
     await wait_for(lambda: port_open(ports.temporal), 60, "Temporal dev server", procs)
     run_cli(["migrate"], env)
+
+
+async def api_ready(http, api: str, procs: Processes) -> None:
+    """Wait (at most 120 s) until the API at `api` answers `GET /health` 200."""
+    import httpx
+
+    async def up() -> bool:
+        try:
+            return (await http.get(f"{api}/health")).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    await wait_for(up, 120, "API", procs)
+
+
+async def tenant_headers(http, api: str, credentials: dict) -> dict[str, str]:
+    """The tenant surface's headers for `credentials` (as `parametric tenants create` prints
+    them): a client-credentials token from the API's token endpoint and `x-tenant-id`."""
+    tenant_id = credentials["tenant_id"]
+    r = await http.post(
+        f"{api}/auth/{tenant_id}/oauth2/v2.0/token",
+        data={"client_id": credentials["client_id"], "client_secret": credentials["client_secret"],
+              "scope": credentials["scope"], "grant_type": "client_credentials"},
+    )
+    r.raise_for_status()
+    return {"Authorization": f"Bearer {r.json()['access_token']}", "x-tenant-id": tenant_id}

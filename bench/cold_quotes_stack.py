@@ -47,8 +47,8 @@ REPO = BENCH_DIR.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH_DIR]
 sys.path.insert(0, str(REPO))
 
-from bench._stack import run_stack_bench, start_temporal_and_migrate  # noqa: E402
-from bench.api import Ports, Processes, quiesce, run_cli, wait_for  # noqa: E402
+from bench._stack import api_ready, run_stack_bench, start_temporal_and_migrate, tenant_headers  # noqa: E402
+from bench.api import Ports, Processes, quiesce, run_cli  # noqa: E402
 
 # Bengaluru, New Delhi, Jaipur, Kolkata, Hyderabad (the cells of Chennai, Mumbai and Pune have
 # months with one viable cover: their 12-month quotes, one-cover line items and all, are
@@ -278,20 +278,8 @@ async def run(args, procs: Processes, tmp: Path, ports: Ports, env: dict[str, st
     replay: list[tuple[str, bytes]] = []
     async with httpx.AsyncClient(timeout=httpx.Timeout(300)) as http:
 
-        async def up() -> bool:
-            try:
-                return (await http.get(f"{api}/health")).status_code == 200
-            except httpx.HTTPError:
-                return False
-
-        await wait_for(up, 120, "API", procs)
-        r = await http.post(
-            f"{api}/auth/{tenant_id}/oauth2/v2.0/token",
-            data={"client_id": credentials["client_id"], "client_secret": credentials["client_secret"],
-                  "scope": credentials["scope"], "grant_type": "client_credentials"},
-        )
-        r.raise_for_status()
-        quote_headers = {"Authorization": f"Bearer {r.json()['access_token']}", "x-tenant-id": tenant_id}
+        await api_ready(http, api, procs)
+        quote_headers = await tenant_headers(http, api, credentials)
 
         async def measured(kind: str, label: str, method: str, url: str, **kw) -> httpx.Response:
             await quiesce(pids, threshold=0.10, window=1.0, timeout=60)

@@ -28,8 +28,8 @@ REPO = BENCH_DIR.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH_DIR]
 sys.path.insert(0, str(REPO))
 
-from bench._stack import run_stack_bench, start_temporal_and_migrate  # noqa: E402
-from bench.api import Ports, Processes, run_cli, wait_for  # noqa: E402
+from bench._stack import api_ready, run_stack_bench, start_temporal_and_migrate, tenant_headers  # noqa: E402
+from bench.api import Ports, Processes, run_cli  # noqa: E402
 from bench.quote_months_survey import PANEL  # noqa: E402
 
 
@@ -54,7 +54,6 @@ async def run(args, procs: Processes, tmp: Path, ports: Ports, env: dict[str, st
 
     await start_temporal_and_migrate(procs, tmp, ports, env)
     credentials = json.loads(run_cli(["tenants", "create", "bench-quote-months"], env))
-    tenant_id = credentials["tenant_id"]
     cli = [sys.executable, "-m", "api.cli"]
     procs.start("worker", [*cli, "worker", "--queue", "lifecycle"], env)
     procs.start("pricing", [*cli, "worker", "--queue", "pricing"], env)
@@ -63,24 +62,12 @@ async def run(args, procs: Processes, tmp: Path, ports: Ports, env: dict[str, st
     api = f"http://127.0.0.1:{ports.api}"
     pins = [p for p in args.pins.split(",") if p] if not args.random else random_pins(args.random)
     quoted = refused = 0
-    # No kept-alive connections: the API closes an idle one after 5 s, and a pooled one reused
-    # just then fails with ReadError (issue 33, 8); each request here waits minutes anyway.
+    # No kept-alive connections: each request here waits minutes while its pool's others sit
+    # idle, and a pooled one the API has closed meanwhile fails with ReadError (issue 33, 8).
     async with httpx.AsyncClient(timeout=httpx.Timeout(1200), limits=httpx.Limits(max_keepalive_connections=0)) as http:
 
-        async def up() -> bool:
-            try:
-                return (await http.get(f"{api}/health")).status_code == 200
-            except httpx.HTTPError:
-                return False
-
-        await wait_for(up, 120, "API", procs)
-        r = await http.post(
-            f"{api}/auth/{tenant_id}/oauth2/v2.0/token",
-            data={"client_id": credentials["client_id"], "client_secret": credentials["client_secret"],
-                  "scope": credentials["scope"], "grant_type": "client_credentials"},
-        )
-        r.raise_for_status()
-        headers = {"Authorization": f"Bearer {r.json()['access_token']}", "x-tenant-id": tenant_id}
+        await api_ready(http, api, procs)
+        headers = await tenant_headers(http, api, credentials)
         gate = asyncio.Semaphore(args.parallel)
 
         async def one(pin: str) -> None:

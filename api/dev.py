@@ -228,6 +228,24 @@ def _interrupt(*_: object) -> None:
     raise KeyboardInterrupt
 
 
+def _dies_with_parent() -> None:
+    """preexec of the Temporal dev server: SIGTERM when `parametric dev` dies, even killed
+    outright (Linux: PR_SET_PDEATHSIG), so no orphan server keeps the port."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
+
+
+# The Temporal dev server runs in a process group of its own: a terminal's Ctrl-C (SIGINT to
+# the foreground group) or a signal to make's group reaches the API and the workers, not the
+# server, which `stop_children` stops after them, once the workers have reported the
+# activities they drained.
+SERVER_POPEN: dict = {"process_group": 0, "preexec_fn": _dies_with_parent}
+
+
 def stop_children(children: list[subprocess.Popen], server: subprocess.Popen | None, grace: float) -> None:
     """Stop what `parametric dev` started, the Temporal dev server (`server`) last: the API,
     the workers and the warm-up get SIGTERM first and up to `grace` seconds (a worker drains
@@ -267,7 +285,7 @@ def run_dev(settings: Settings) -> int:
             print(f"Temporal already listening on {settings.temporal_address}: using it", file=sys.stderr)
         else:
             binary = shutil.which("temporal") or str(Path(sys.executable).parent / "temporal")
-            server.append(_logged("temporal", temporal_command(cfg, settings, binary), log_dir))
+            server.append(_logged("temporal", temporal_command(cfg, settings, binary), log_dir, **SERVER_POPEN))
             children.append(server[0])
             _wait(lambda: _port_open(settings.temporal_address), 60, "Temporal dev server")
             set_retention(cfg, settings, binary)

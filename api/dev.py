@@ -228,21 +228,52 @@ def _interrupt(*_: object) -> None:
     raise KeyboardInterrupt
 
 
+def _dies_with_parent() -> None:
+    """preexec of the Temporal dev server: SIGTERM when `parametric dev` dies, even killed
+    outright (Linux: PR_SET_PDEATHSIG), so no orphan server keeps the port."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
+
+
+# The Temporal dev server runs in a process group of its own: a terminal's Ctrl-C (SIGINT to
+# the foreground group) or a signal to make's group reaches the API and the workers, not the
+# server, which `stop_children` stops after them, once the workers have reported the
+# activities they drained.
+SERVER_POPEN: dict = {"process_group": 0, "preexec_fn": _dies_with_parent}
+
+
+def stop_children(children: list[subprocess.Popen], server: subprocess.Popen | None, grace: float) -> None:
+    """Stop what `parametric dev` started, the Temporal dev server (`server`) last: the API,
+    the workers and the warm-up get SIGTERM first and up to `grace` seconds (a worker drains
+    its activities in flight, WORKER_SHUTDOWN_SECONDS, and reports their results to the
+    server), then the server. Terminating all at once lost the results of the activities a
+    worker was finishing ("Network error while completing activity"). SIGKILL after `grace`."""
+    for group in ([p for p in children if p is not server], [server] if server is not None else []):
+        for proc in reversed(group):
+            if proc.poll() is None:
+                proc.terminate()
+        deadline = time.monotonic() + grace
+        for proc in reversed(group):
+            try:
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
 def run_dev(settings: Settings) -> int:
     started = time.monotonic()
     cfg = dev_server_config()
     ui_port = os.environ.get("TEMPORAL_UI_PORT", str(cfg["ui_port"]))
     children: list[subprocess.Popen] = []
+    server: list[subprocess.Popen] = []  # the Temporal dev server, when this run started it
 
     def stop(*_: object) -> None:
-        for proc in reversed(children):
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in reversed(children):
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop_children(children, server[0] if server else None, settings.worker_shutdown_seconds + 5)
 
     signal.signal(signal.SIGINT, _interrupt)  # also when started in the background (SIGINT ignored)
     signal.signal(signal.SIGTERM, _interrupt)
@@ -254,7 +285,8 @@ def run_dev(settings: Settings) -> int:
             print(f"Temporal already listening on {settings.temporal_address}: using it", file=sys.stderr)
         else:
             binary = shutil.which("temporal") or str(Path(sys.executable).parent / "temporal")
-            children.append(_logged("temporal", temporal_command(cfg, settings, binary), log_dir))
+            server.append(_logged("temporal", temporal_command(cfg, settings, binary), log_dir, **SERVER_POPEN))
+            children.append(server[0])
             _wait(lambda: _port_open(settings.temporal_address), 60, "Temporal dev server")
             set_retention(cfg, settings, binary)
         demo = asyncio.run(_prepare(settings))

@@ -1,6 +1,7 @@
 """The token endpoint (OAuth 2.0 client credentials, RFC 6749 §4.4) and the published keys.
 
-Token requests count against the caller's real address (api/peer.py). The secret is
+Token requests with a right secret count against the caller's real address (api/peer.py,
+TOKEN_RATE_PER_SECOND); failing ones count against the budget of failures only. The secret is
 checked first (a SHA-256 compare, microseconds): a right one is never refused for anyone's
 failures, its address's or its client's. A failed client authentication counts against the
 address and the claimed client (its tenant and client ids normalised, so `{...}`,
@@ -93,10 +94,6 @@ class TokenController(Controller):
         tokens: TokenService = request.app.state.tokens
         settings = tokens.settings
         limits: Limits = request.app.state.limits
-        try:
-            note(request.scope, limits.token.take(peer_key(request.scope), "token requests"))
-        except RateLimited as exc:
-            return _oauth_error(429, "slow_down", exc.detail, exc.headers)
         if not request.headers.get("content-type", "").startswith("application/x-www-form-urlencoded"):
             return _oauth_error(400, "invalid_request", "the body must be application/x-www-form-urlencoded")
         form = await request.form()
@@ -127,6 +124,13 @@ class TokenController(Controller):
                 "client authentication failed",
                 {"WWW-Authenticate": 'Basic realm="parametric"'} if basic else None,
             )
+        # The address's budget of token requests is a good caller's: charged once the secret is
+        # right, so failing attempts (counted above, by `limits.failed`) never spend it and a
+        # burst of wrong secrets from a NAT keeps no right one out (issue 33, section 4).
+        try:
+            note(request.scope, limits.token.take(peer_key(request.scope), "token requests"))
+        except RateLimited as exc:
+            return _oauth_error(429, "slow_down", exc.detail, exc.headers)
         if fields["scope"].split() != [settings.scope]:
             return _oauth_error(400, "invalid_scope", f"the scope must be {settings.scope}")
         try:

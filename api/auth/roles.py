@@ -160,7 +160,8 @@ _HEADS = {
 def route_matrix(app) -> str:
     """The role matrix of the app's routes as a Markdown table (docs/roles.md holds it, and a
     test checks the two agree). A tenant's internal client is also a tenant client, so a
-    route open to tenant clients is open to it too."""
+    route open to tenant clients is open to it too; a travel route is open to the travel key and
+    to the tokens of the path's tenant's clients (caller_kinds counts them as its key there)."""
     rows = {}
     for route in app.routes:
         for handler in getattr(route, "route_handlers", ()):
@@ -174,6 +175,8 @@ def route_matrix(app) -> str:
     lines = [head, "|---|" + "---|" * len(MATRIX_COLUMNS)]
     for (path, method), allowed in sorted(rows.items()):
         effective = set(allowed) | ({Caller.TENANT_INTERNAL} if Caller.TENANT in allowed else set())
+        if Caller.TRAVEL in allowed:  # on /travel/ a token of the path's tenant counts as its key (caller_kinds)
+            effective |= {Caller.TENANT, Caller.TENANT_INTERNAL}
         cells = ["✓" if c in effective else "" for c in MATRIX_COLUMNS]
         lines.append(f"| `{method} {path}` | " + " | ".join(cells) + " |")
     return "\n".join(lines)

@@ -319,3 +319,24 @@ def test_a_flood_of_fresh_keys_does_not_refill_the_limited_ones(monkeypatch, sto
         limiter.take(f"fresh-{i}")  # a flood of new addresses, each one request
         with pytest.raises(ratelimit.RateLimited):
             limiter.take("attacker")  # still refused: its bucket is the most recently used
+
+
+async def test_a_burst_of_wrong_secrets_spends_no_good_callers_token_requests(settings, database, temporal_env, tenant,
+                                                                             other_tenant):
+    """Issue 33, section 4, tried against `make dev` with the documented defaults: 30 wrong
+    secrets from one address within a second spent its token-request budget (10 a second,
+    bursts of 30), so the right secrets of that client and of another tenant's right after
+    were answered 429 `slow_down` ("too many token requests"). Failing attempts count against
+    the budget of failures only; the request budget is the good callers'."""
+    app = strict_app(settings, temporal_env, token_rate_per_second=1, auth_failures_per_minute=1, auth_failure_burst=3)
+    async with Server(app, free_port()) as api, httpx.AsyncClient(base_url=api.base_url) as client:
+        wrong = form(tenant.credentials, client_secret="guess")
+        codes = [(await client.post(TOKEN_PATH.format(tenant.id), data=wrong)).status_code for _ in range(30)]
+        assert codes == [401] * 3 + [429] * 27, codes
+        for who in (other_tenant, tenant):
+            r = await client.post(TOKEN_PATH.format(who.id), data=form(who.credentials))
+            assert r.status_code == 200, r.text
+        # The good callers' own budget still holds (1 a second, bursts of 3).
+        codes = [(await client.post(TOKEN_PATH.format(tenant.id), data=form(tenant.credentials))).status_code
+                 for _ in range(4)]
+        assert 429 in codes, codes

@@ -223,3 +223,37 @@ def test_the_role_matrix_in_the_docs_is_the_apps(app):
     text = (Path(__file__).resolve().parents[2] / "docs" / "roles.md").read_text()
     shown = text.split("<!-- matrix:start -->\n", 1)[1].split("\n<!-- matrix:end -->", 1)[0]
     assert shown == route_matrix(app), "docs/roles.md's matrix is stale: run .venv/bin/python -m api.auth.roles"
+
+
+def test_the_matrix_says_what_the_guard_lets_each_principal_do(app):
+    """Tried as a new user (issue 33, "docs/roles.md shows the travel surface rows"): the
+    travel rows showed the travel key alone, but a token of the path's tenant (a tenant or
+    internal client's) is served there (docs/travel.md; the guard counts any tenant principal
+    on `/travel/` as the travel caller), so `GET /travel/{tenant_id}/coverages` with a tenant
+    token answered 200 where the matrix said nothing. Every ✓ of the matrix is the guard's
+    answer for that kind of principal on that path, and every blank its refusal."""
+    from api.auth.roles import MATRIX_COLUMNS, caller_kinds, route_matrix
+    from api.auth.tokens import Principal
+
+    principals = {
+        Caller.TENANT: Principal("t", "c", internal=False, via="token"),
+        Caller.TENANT_INTERNAL: Principal("t", "c", internal=True, via="token"),
+        Caller.TRAVEL: Principal("t", "c", internal=False, via="api_key"),
+        Caller.DATA: Principal("p", "s", internal=False, via="token", roles=frozenset({"data"})),
+        Caller.ACTUARY: Principal("p", "s", internal=False, via="token", roles=frozenset({"actuary"})),
+        Caller.OPERATIONS: Principal("p", "s", internal=False, via="token", roles=frozenset({"operations"})),
+    }
+    allowed = {}
+    for route in app.routes:
+        for handler in getattr(route, "route_handlers", ()):
+            for method in handler.http_methods:
+                allowed[(method, re.sub(r"\{([a-z_]+):[a-z]+\}", r"{\1}", route.path))] = declared(handler)
+    for line in route_matrix(app).splitlines()[2:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        method, path = cells[0].strip("`").split(" ", 1)
+        travel = path.startswith("/travel/")
+        for column, cell in zip(MATRIX_COLUMNS, cells[1:]):
+            if column is Caller.TRAVEL and not travel:
+                continue  # an API key authenticates on the travel surface only
+            served = bool(caller_kinds(principals[column], travel) & allowed[(method, path)])
+            assert (cell == "✓") == served, (method, path, column.value, cell)

@@ -30,13 +30,14 @@ class UnknownTenant(LookupError):
     pass
 
 
-def check_tenant_name(name: str) -> str:
-    """1-100 printable characters, not blank; returns it stripped."""
+def check_tenant_name(name: str, what: str = "tenant") -> str:
+    """1-100 printable characters, not blank; returns it stripped. ValueError saying what
+    kind of name (`what`: "tenant", "staff") is wrong."""
     cleaned = name.strip()
     if not cleaned or len(cleaned) > 100:
-        raise ValueError("a tenant name has 1 to 100 characters")
+        raise ValueError(f"a {what} name has 1 to 100 characters")
     if any(unicodedata.category(ch).startswith("C") for ch in cleaned):
-        raise ValueError("a tenant name cannot contain control or format characters")
+        raise ValueError(f"a {what} name cannot contain control or format characters")
     return cleaned
 
 
@@ -93,7 +94,7 @@ async def create_staff(name: str, roles: list[str], scope: str, *, email: str) -
     existing staff member's (models/domain/identity.py: a case variant, a Cyrillic look-alike):
     StaffExists, in words. The client's id is the person's stable staff id: four eyes compare
     it, never names. ValueError for a bad name, e-mail or role."""
-    name = check_tenant_name(name)
+    name = check_tenant_name(name, "staff")
     email = check_email(email)
     unknown = [r for r in roles if r not in STAFF_ROLES]
     if not roles or unknown:

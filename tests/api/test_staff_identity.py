@@ -56,6 +56,9 @@ async def test_a_case_variant_or_a_look_alike_of_a_staff_name_is_refused(setting
     for bad in ("", "  ", "no-at-sign", "a@b", "two@@example.com"):
         with pytest.raises(ValueError, match="e-mail"):
             await create_staff(f"nobody-{_suffix()}", ["data"], settings.scope, email=bad)
+    # A name with a zero-width character (a format character) is refused as a staff name.
+    with pytest.raises(ValueError, match="a staff name cannot contain"):
+        await create_staff(f"rt-act1\u200b-{tail}", ["actuary"], settings.scope, email=f"zw-{tail}@platform.example")
     twins = await ApiClient.count().where(ApiClient.name_key == identity_key(f"rt-act1-{tail}"))
     assert twins == 1
 

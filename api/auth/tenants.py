@@ -14,6 +14,7 @@ from models.clock import utcnow
 from models.db.core import write_transaction
 from models.db.tables import ApiClient, Tenant
 from models.domain.identity import check_email, identity_key
+from models.domain.identity import email_key as person_email_key
 
 # Client secrets and API keys are 256-bit random strings, not passwords: nobody can guess
 # one, so a plain SHA-256 protects them at rest as well as a slow hash would, and checking
@@ -100,7 +101,7 @@ async def create_staff(name: str, roles: list[str], scope: str, *, email: str) -
     if not roles or unknown:
         raise ValueError(f"roles are {', '.join(sorted(STAFF_ROLES))} (at least one); unknown: {', '.join(unknown)}")
     roles = sorted(set(roles))
-    name_key, email_key = identity_key(name), identity_key(email)
+    name_key, email_key = identity_key(name), person_email_key(email)
     try:
         async with write_transaction():
             tenant_id = await platform_tenant_id()

@@ -43,6 +43,16 @@ def identity_key(text: str) -> str:
     return _skeleton(_skeleton(normal.upper()).casefold())
 
 
+def email_key(email: str) -> str:
+    """An e-mail address's person key: `identity_key` of the address without its
+    sub-address tag (RFC 5233: "rt-act1+x@example.com" is rt-act1's mailbox, delivered to the
+    same person), so a plus-address is not a second identity."""
+    local, at, domain = email.rpartition("@")
+    if at and "+" in local.lstrip("+"):
+        local = local[: local.index("+", 1 if local.startswith("+") else 0)]
+    return identity_key(f"{local}{at}{domain}" if at else email)
+
+
 def check_email(email: str) -> str:
     """An e-mail address, stripped: ValueError in words unless it is one (at most 254
     characters, no spaces or control characters)."""

@@ -49,7 +49,9 @@ async def test_a_case_variant_or_a_look_alike_of_a_staff_name_is_refused(setting
         with pytest.raises(StaffExists, match="one person has one staff identity|exists"):
             await create_staff(twin, ["actuary"], settings.scope, email=f"other-{_suffix()}@platform.example")
     # The e-mail is the person key: a case variant or a look-alike of it is the same person.
-    for twin in (f"ACT1-{tail}@PLATFORM.EXAMPLE", f"\u0430ct1-{tail}@platform.example"):
+    # A sub-address (RFC 5233 "+tag") reaches the same mailbox: the same person too.
+    for twin in (f"ACT1-{tail}@PLATFORM.EXAMPLE", f"\u0430ct1-{tail}@platform.example",
+                 f"act1-{tail}+second@platform.example"):
         with pytest.raises(StaffExists, match="one person has one staff identity"):
             await create_staff(f"someone-else-{_suffix()}", ["actuary"], settings.scope, email=twin)
     # Required, and an address.

@@ -475,8 +475,14 @@ async def test_two_apis_and_two_workers_per_queue_lose_and_duplicate_nothing_whe
                       ("webhooks", delivery_kill["webhooks"]))}
         figures["killed work finished by"] = {**{k: f"{w} (attempt {n})" for k, (w, n) in finished_by.items()},
                                               "settlement workflow tasks after the kill": survivors["lifecycle"]}
-        assert finished_by["settle_period"] == (survivors["settlement"], finished_by["settle_period"][1])
-        assert finished_by["settle_period"][1] >= 2, finished_by
+        if finished_by["settle_period"] == (month_end_kill["settlement"], 1):
+            # The holder was read, then killed: its attempt can complete in between (seen once in a
+            # full PostgreSQL run). Then no other worker took anything over, and there is no
+            # takeover to check; the books below are checked all the same.
+            figures["killed work finished by"]["settle_period"] += ", before its kill landed"
+        else:
+            assert finished_by["settle_period"] == (survivors["settlement"], finished_by["settle_period"][1])
+            assert finished_by["settle_period"][1] >= 2, finished_by
         assert finished_by["deliver_webhook"][0] == survivors["webhooks"] and finished_by["deliver_webhook"][1] >= 2, finished_by
         assert task_workers[-1] == survivors["lifecycle"], task_workers
 

@@ -43,7 +43,7 @@ REPO = BENCH_DIR.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH_DIR]
 sys.path.insert(0, str(REPO))
 
-from bench._stack import run_stack_bench  # noqa: E402
+from bench._stack import api_ready, run_stack_bench  # noqa: E402
 from bench.api import Ports, Processes, port_open, run_cli, temporal_command, wait_for  # noqa: E402
 
 MUMBAI = {"lat": "19.0760", "long": "72.8777"}  # tenant A's burst
@@ -114,13 +114,7 @@ async def run(args, procs: Processes, tmp: Path, ports: Ports, env: dict[str, st
 
     async with httpx.AsyncClient(timeout=httpx.Timeout(600), limits=httpx.Limits(max_connections=None)) as http:
 
-        async def up() -> bool:
-            try:
-                return (await http.get(f"{api}/health")).status_code == 200
-            except httpx.HTTPError:
-                return False
-
-        await wait_for(up, 120, "API", procs)
+        await api_ready(http, api, procs)
 
         from temporalio.client import Client
 

@@ -146,6 +146,10 @@ class Coverage(Table, tablename="coverage"):
     # cover, copied into every quote and policy sold on it); null: created before
     # pricing-2026.4.0, the index's data set of then (models/domain/observations.py, settles_on).
     data_set = Varchar(length=40, null=True, default=None)
+    # The settlement basis frozen at creation (issue 34; models/domain/settlement_basis.py,
+    # `SettlementBasis` as JSON): the source ladder, calculation deadline, true-up window. Null:
+    # created before the ladder: settles on final values only (docs/settlement.md).
+    settlement_basis = JSON(null=True, default=None)
 
 
 class Quote(Table, tablename="quote"):
@@ -284,6 +288,9 @@ class Observation(Table, tablename="observation"):
     submitted_by = Varchar(length=200, default="unknown (before provenance)")
     reason = Text(default="")
     approved_by = Varchar(length=200, default="")
+    # The quality check a SUSPECT value failed (models/domain/quality_checks.py), e.g. "spike";
+    # "" when none failed. A value a data staff member accepted says "accepted:<check>".
+    quality_check = Varchar(length=200, default="")
 
 
 class ObservationRevision(Table, tablename="observation_revision"):
@@ -342,6 +349,9 @@ class ParametricEvent(Table, tablename="parametric_event"):
     revision = Integer(default=1)
     simulated = Boolean(default=False)
     explanation = JSON(default="{}")
+    # INITIAL: paid on provisional or fallback values (reduced by their error); FINAL: on final
+    # values (a final-only cover's settlement, the true-up of an INITIAL one, later revisions).
+    stage = Varchar(length=10, default="FINAL")
 
 
 class Payout(Table, tablename="payout"):
@@ -367,7 +377,7 @@ class Settlement(Table, tablename="settlement"):
     monitoring_target_id = Varchar(length=40, index=True)
     period_start = Date()
     period_end = Date()
-    state = Varchar(length=20, index=True)  # WAITING | SETTLED | FLAGGED
+    state = Varchar(length=20, index=True)  # WAITING | INITIAL | SETTLED | FLAGGED | DISPUTED
     revision = Integer(default=0)
     index_value = Numeric(digits=RATE, null=True, default=None)
     detail = Text(default="")
@@ -379,6 +389,50 @@ class Settlement(Table, tablename="settlement"):
     # A revision stored after it never re-settles (docs/settlement.md, "Revisions"); null:
     # not settled yet.
     revisions_until = Timestamptz(null=True, default=None)
+    # "" none paid yet; INITIAL: paid on provisional/fallback values, awaiting the final true-up;
+    # FINAL: paid on final values (or the calculation agent's final determination).
+    stage = Varchar(length=10, default="")
+
+
+class SettlementSnapshot(Table, tablename="settlement_snapshot"):
+    """Exactly the values a coverage's settlement used (their rungs, calibration and terms),
+    as canonical JSON bytes and their SHA-256 (models/domain/ladder.py `canonical_bytes`).
+    One row per (coverage, snapshot revision N, from 1): a new set of values makes a new
+    snapshot, the old ones stay readable. Never edited."""
+
+    id = Varchar(length=80, primary_key=True)  # <coverage id>:s<revision>
+    coverage_id = UUID(index=True)
+    revision = Integer()
+    stage = Varchar(length=10)  # INITIAL | FINAL
+    sha256 = Varchar(length=64)
+    body = Text()  # the canonical bytes, UTF-8
+    index_value = Numeric(digits=RATE, null=True, default=None)
+    created_at = Timestamptz()
+
+
+class SettlementDispute(Table, tablename="settlement_dispute"):
+    """A coverage whose sources disagree (the primary and the fallback, or two rungs, put
+    its index on different sides of the trigger beyond the ladder's tolerance): nothing is
+    paid on it until two data staff members decide which source settles it (four eyes)."""
+
+    id = UUID(primary_key=True)
+    coverage_id = UUID(index=True)
+    monitoring_target_id = Varchar(length=40)
+    period_start = Date()
+    period_end = Date()
+    state = Varchar(length=20, index=True)  # OPEN | PROPOSED | DECIDED
+    # The two readings: the primary's index (its highest rungs) and the other source's.
+    primary_index = Numeric(digits=RATE, null=True, default=None)
+    other_index = Numeric(digits=RATE, null=True, default=None)
+    other_source = Varchar(length=40, default="")  # FALLBACK | FINAL | PROVISIONAL
+    detail = Text(default="")
+    proposed_by = Varchar(length=200, default="")
+    proposal = Varchar(length=20, default="")  # the source the proposer chose
+    proposal_reason = Text(default="")
+    decided_by = Varchar(length=200, default="")
+    decision = Varchar(length=20, default="")
+    decided_at = Timestamptz(null=True, default=None)
+    created_at = Timestamptz()
 
 
 class SettlementIndex(Table, tablename="settlement_index"):

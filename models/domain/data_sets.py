@@ -55,11 +55,13 @@ DATA_SETS: dict[str, DataSet] = {
         ),
         DataSet(
             REANALYSIS,
-            "Reanalysis surface fields, daily maximum of the hourly values",
+            "Reanalysis surface fields (ERA5): daily maximum of the hourly temperature and wind, daily total "
+            "rainfall (IST day); the fallback rung of IMD's data sets (models/domain/settlement_basis.py)",
             False,
             {
                 "wind_kmh": ("km/h", Decimal(0), Decimal(400)),
                 "temperature_c": ("°C", Decimal(-40), Decimal(60)),
+                "rainfall_mm": ("mm", Decimal(0), Decimal(2000)),
             },
             "ERA5T within about five days (provisional for a week); ERA5 final after two to three months",
             "final after a week",

@@ -28,6 +28,7 @@ import msgspec
 
 from models.domain.cover_overlaps import CoverKey, days, overlaps
 from models.domain.data_sets import settles_on
+from models.domain.settlement_basis import SettlementBasis
 from models.domain.index_catalog import BY_CODE
 from models.domain.money import from_minor
 from models.domain.statuses import CoverageStatus
@@ -59,6 +60,10 @@ class CoverSnapshot(msgspec.Struct, frozen=True):
     # The data set the cover settles on (the coverage's, models/domain/observations.py);
     # None in snapshots frozen before pricing-2026.4.0: their index's data set of then.
     data_set: str | None = None
+    # The settlement basis frozen at sale (issue 34: source ladder, calculation deadline,
+    # true-up window; models/domain/settlement_basis.py); None: sold before the ladder, or on
+    # a data set without one: settles on final values only.
+    settlement_basis: SettlementBasis | None = None
 
     @property
     def terms(self) -> CoverTerms:

@@ -100,6 +100,9 @@ async def assess(c: PeriodCoverage, start: dt.date, end: dt.date, target_id: str
         )
         simulated = simulated or fallback_simulated
     days = days_of(start, end)
+    error = basis.provisional_error  # measured from the target's stored pairs where an INITIAL may be paid
+    if stage is None and any(r.provisional for r in primary.values()):
+        error = await ladder_reads.provisional_error(target_id, basis.data_set, basis.variable, end, error)
     calibration: Calibration | None = None
 
     async def calibrate() -> None:
@@ -115,7 +118,7 @@ async def assess(c: PeriodCoverage, start: dt.date, end: dt.date, target_id: str
     direction = c.terms["direction"]
 
     def index(p: dict, f: dict, use_fallback: bool) -> LadderIndex:
-        rungs = choose_rungs(days, p, f, provisional_error=basis.provisional_error, calibration=calibration,
+        rungs = choose_rungs(days, p, f, provisional_error=error, calibration=calibration,
                              use_fallback=use_fallback, variable=basis.variable, data_set=basis.data_set)
         return ladder_index(c.index_code, start, end, rungs, trigger=c.trigger, direction=direction,
                             error_share=basis.initial_error_share)

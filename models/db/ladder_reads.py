@@ -94,3 +94,33 @@ async def latest_snapshot(coverage_id: uuid.UUID) -> dict | None:
     return await SettlementSnapshot.select().where(SettlementSnapshot.coverage_id == coverage_id).order_by(
         SettlementSnapshot.revision, ascending=False
     ).first()
+
+
+async def provisional_error(target_id: str, data_set: str, variable: str, end: dt.date, declared: Decimal) -> Decimal:
+    """The 1-σ error of one day's provisional value against its final one: the root mean
+    square of (final − provisional) over the days of the last CALIBRATION_YEARS up to `end`
+    whose stored revisions hold both (the last provisional revision before a final one) at
+    the target; the ladder's `declared` figure while fewer than MIN_PAIRS such days are
+    stored there. To 0.01 of the unit, never below 0.01 (a provisional value is never
+    taken as certain)."""
+    first = end - dt.timedelta(days=365 * CALIBRATION_YEARS)
+    rows = await Observation.select(
+        Observation.obs_key, Observation.revision, Observation.value, Observation.provisional
+    ).where(
+        (Observation.monitoring_target_id == target_id) & (Observation.data_set == data_set)
+        & (Observation.variable == variable) & Observation.hour.is_null() & (Observation.observed_on >= first)
+        & (Observation.observed_on <= end) & (Observation.quality != "SUSPECT")
+    )
+    by_key: dict[str, list[dict]] = {}
+    for r in rows:
+        by_key.setdefault(r["obs_key"], []).append(r)
+    squares = []
+    for revisions in by_key.values():
+        revisions.sort(key=lambda r: r["revision"])
+        final = next((r for r in reversed(revisions) if not r["provisional"]), None)
+        earlier = [r for r in revisions if r["provisional"] and final is not None and r["revision"] < final["revision"]]
+        if earlier:
+            squares.append((Decimal(final["value"]) - Decimal(earlier[-1]["value"])) ** 2)
+    if len(squares) < MIN_PAIRS:
+        return declared
+    return max((sum(squares, Decimal(0)) / len(squares)).sqrt().quantize(Decimal("0.01")), Decimal("0.01"))

@@ -419,8 +419,10 @@ async def policy_settled(policy_id: uuid.UUID) -> bool:
     ids = list({r["coverage_id"] for r in held})
     if not ids:
         return True
+    # A cover paid INITIAL whose true-up is disputed (state DISPUTED, stage INITIAL) counts too.
     done = await Settlement.select(Settlement.coverage_id).where(
-        Settlement.coverage_id.is_in(ids) & Settlement.state.is_in(["SETTLED", "INITIAL"])
+        Settlement.coverage_id.is_in(ids)
+        & (Settlement.state.is_in(["SETTLED", "INITIAL"]) | (Settlement.stage == "INITIAL"))
     )
     return len(done) == len(ids)
 

@@ -607,11 +607,11 @@ async def start_settlements(request: StartSettlementsInput) -> int:
     marker instead of a start per period. Returns the number of periods."""
     client = activity.client()
     periods = sorted(set(request.periods))
+    first_dues = await settlement_db.first_dues(request.target_id, periods)
     for start, end in sorted(set(request.periods)):
-        first_due = await settlement_db.first_due(request.target_id, start, end)
         await client.start_workflow(
             SETTLEMENT_WORKFLOW,
-            SettlementInput(target_id=request.target_id, start=start, end=end, first_due=first_due),
+            SettlementInput(target_id=request.target_id, start=start, end=end, first_due=first_dues.get((start, end))),
             id=settlement_workflow_id(request.target_id, start, end),
             task_queue=request.task_queue,
             id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,

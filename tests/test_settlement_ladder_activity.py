@@ -65,3 +65,22 @@ async def test_initial_and_its_true_up_are_each_written_once(database, tenant):
         assert await _written(policy) == trued_up
     row = await Settlement.select(Settlement.state, Settlement.stage).where(Settlement.coverage_id == policy.excess_id).first()
     assert (row["state"], row["stage"]) == ("SETTLED", "FINAL")
+
+
+async def test_without_final_values_by_the_true_up_deadline_the_best_rungs_settle_final(database, tenant):
+    """The archive never comes: at the true-up deadline (450 days after the period) the
+    calculation agent's final determination settles FINAL on the best rungs then available
+    (here the provisional values, unreduced): the true-up pays the rest of the contract's
+    payout on them."""
+    policy = await settled_past_policy(tenant.id, Decimal(7), ladder=True)
+    [initial] = [e for e in (await _written(policy))[0] if e["payout_minor"] > 0]
+    before = dt.datetime.combine(policy.end + dt.timedelta(days=449), dt.time(0), tzinfo=dt.timezone.utc)
+    assert (await _run(policy, before)).state == "INITIAL"
+    outcome = await _run(policy, before + dt.timedelta(days=1))
+    assert outcome.state == "SETTLED"
+    events, _, _, snapshots = await _written(policy)
+    [true_up] = [e for e in events if e["stage"] == "FINAL" and e["payout_minor"] > 0]
+    days = (policy.end - policy.start).days + 1
+    contract = int((Decimal(10_000) + 500 * (7 * days - Decimal("180.5"))) * Decimal("2.5") * 100)  # minor units
+    assert initial["payout_minor"] + true_up["payout_minor"] == contract
+    assert [s["id"].rsplit(":", 1)[1] for s in snapshots] == ["s1", "s2"]

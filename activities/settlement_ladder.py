@@ -17,7 +17,8 @@ for each settlement on a different set of values. Steps, by the stage it was las
   the INITIAL one disagree, until decided FINAL or PROVISIONAL; at the true-up deadline the
   calculation agent's final determination on the best rungs then available.
 - FINAL: a revision of the final values (a different set of final values): FINAL N+1, its
-  adjustments either way, as final-only covers' revisions.
+  adjustments either way, as final-only covers' revisions. A FINAL made on other rungs (the
+  calculation agent's determination, a dispute decided PROVISIONAL) stands.
 """
 
 from __future__ import annotations
@@ -183,9 +184,12 @@ async def assess(c: PeriodCoverage, start: dt.date, end: dt.date, target_id: str
                 return pay(best, FINAL_STAGE, true_up=True)
         return Assessed(INITIAL_STAGE, _latest_detail(body), revision=n, index_value=earlier, simulated=simulated,
                         next_check=next_check(basis, end, at, paid=True), changed=False)
-    # FINAL: a revision of the final values settles again (adjustments either way).
+    # FINAL: a revision of the final values settles again (adjustments either way); a FINAL
+    # made on other rungs (the calculation agent's determination, a dispute decided
+    # PROVISIONAL) stands.
     previous = Decimal(body["result"]["indexValue"])
-    if primary_only.final and primary_only.revision_key != _revision_key(body):
+    on_final = all(v["rung"] == FINAL for v in body["values"])
+    if on_final and primary_only.final and primary_only.revision_key != _revision_key(body):
         return pay(primary_only, FINAL_STAGE)
     return Assessed("SETTLED", revision=n, index_value=previous, simulated=simulated, changed=False)
 

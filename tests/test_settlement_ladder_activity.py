@@ -84,3 +84,11 @@ async def test_without_final_values_by_the_true_up_deadline_the_best_rungs_settl
     contract = int((Decimal(10_000) + 500 * (7 * days - Decimal("180.5"))) * Decimal("2.5") * 100)  # minor units
     assert initial["payout_minor"] + true_up["payout_minor"] == contract
     assert [s["id"].rsplit(":", 1)[1] for s in snapshots] == ["s1", "s2"]
+    # The archive after the determination: it stands (the calculation agent's final word).
+    settled = await _written(policy)
+    await observations_db.store_batch([
+        ObservationIn(policy.target, "IMD-RF-DAILY", "rainfall_mm", policy.start + dt.timedelta(days=i), None,
+                      Decimal(9), "IMD") for i in range(days)
+    ])
+    assert (await _run(policy, before + dt.timedelta(days=2))).state == "SETTLED"
+    assert await _written(policy) == settled

@@ -14,7 +14,7 @@ from scipy.stats import t as t_dist
 from models.db.records import CoverageRow, LineItemRow, PolicyRow, PricingRunRow
 from activities.pricing.basis import data_basis
 from models.domain.actors import shown_actor
-from models.domain.basis_terms import CALIBRATION_RULE, deadline_words, initial_rule_words, rungs
+from models.domain.basis_terms import CALIBRATION_RULE, initial_rule_words, rungs
 from models.domain.data_sets import DATA_SETS
 from models.domain.index_catalog import BY_CODE
 from models.domain.money import from_minor
@@ -214,7 +214,6 @@ def ladder_facts(basis: SettlementBasis | None, end: dt.date) -> SettlementLadde
         calculation_deadline=basis.calculation_deadline(end),
         true_up_window_days=basis.true_up_window_days,
         true_up_deadline=basis.true_up_deadline(end),
-        timing=deadline_words(basis, end),
         initial_rule=initial_rule_words(basis),
         calibration=CALIBRATION_RULE if basis.fallback_data_set is not None else "",
     )

@@ -183,7 +183,6 @@ class SettlementLadderFacts:
     calculation_deadline: dt.date  # the INITIAL payment's latest day
     true_up_window_days: int
     true_up_deadline: dt.date  # the FINAL settlement's latest day, on the best values then
-    timing: str  # the two payments' timing in words
     initial_rule: str  # how the first payment is reduced, in words
     calibration: str = ""  # how the fallback is mapped to the primary, in words ("" without one)
 

@@ -1,5 +1,5 @@
 """A cover's settlement basis as a reader sees it (issue 34): the rungs of its source ladder in
-order, the fallback and how it is calibrated, the deadlines in words. One source for the wire
+order, the fallback and how it is calibrated, the first payment's rule in words. One source for the wire
 view (`settlementBasis` on the full-form coverage, api/catalogue/responses.py) and the fact
 sheet and policy schedule PDFs (reports/), so they never say different things.
 
@@ -8,7 +8,6 @@ Pure: `SettlementBasis` in, plain values out.
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass
 
 from models.domain.settlement_basis import FALLBACK, FINAL, MIN_PAIRS, PROVISIONAL, SettlementBasis
@@ -38,21 +37,6 @@ def rungs(basis: SettlementBasis) -> list[Rung]:
     if basis.fallback_data_set is not None:
         ladder.append(Rung(FALLBACK, basis.fallback_data_set, basis.fallback))
     return ladder
-
-
-def deadline_words(basis: SettlementBasis, end: dt.date | None = None) -> str:
-    """The timing of the two payments in one sentence; with the period's last day `end`, the
-    dates too (e.g. "first payment (INITIAL) by 2027-07-16 at the latest ...")."""
-    initial = f"{basis.calculation_deadline_days} days after the period's end"
-    final = f"{basis.true_up_window_days} days after the period's end"
-    if end is not None:
-        initial += f" ({basis.calculation_deadline(end).isoformat()})"
-        final += f" ({basis.true_up_deadline(end).isoformat()})"
-    return (
-        f"First payment (INITIAL) as soon as every day has a value, {initial} at the latest, the "
-        f"fallback filling what the primary still lacks; the true-up (FINAL) on final values, or "
-        f"on the best values then available {final}."
-    )
 
 
 def initial_rule_words(basis: SettlementBasis) -> str:

@@ -14,10 +14,12 @@ from scipy.stats import t as t_dist
 from models.db.records import CoverageRow, LineItemRow, PolicyRow, PricingRunRow
 from activities.pricing.basis import data_basis
 from models.domain.actors import shown_actor
+from models.domain.basis_terms import CALIBRATION_RULE, initial_rule_words, rungs
 from models.domain.data_sets import DATA_SETS
 from models.domain.index_catalog import BY_CODE
 from models.domain.money import from_minor
 from models.domain.quotes import UncoveredMonth
+from models.domain.settlement_basis import SettlementBasis
 from models.domain.statuses import PricingRunStatus
 from models.domain.terms import CoverTerms
 from models.temporal.quotes import CoverSnapshot
@@ -37,6 +39,7 @@ from reports.inputs import (
     ExceedancePoint,
     FactSheetInput,
     HistoricalYear,
+    LadderRungFacts,
     LossDistribution,
     MonthlyFit,
     NamedValue,
@@ -45,6 +48,7 @@ from reports.inputs import (
     PolicyScheduleInput,
     QuantilePair,
     RiskMetrics,
+    SettlementLadderFacts,
     TechnicalPricingReportInput,
     payout_curve_of,
 )
@@ -151,9 +155,11 @@ def cover_facts(
     risk_carrier: str | None = None,
     label: str | None = None,
     cell: str = "",
+    settlement_basis: SettlementBasis | None = None,
 ) -> CoverFacts:
-    """What the documents say about a cover: its terms in words and numbers, and the data it
-    is paid on and priced on (`cell`: a heat cover's IMD 1° cell, when the run named it)."""
+    """What the documents say about a cover: its terms in words and numbers, the data it
+    is paid on and priced on (`cell`: a heat cover's IMD 1° cell, when the run named it), and
+    the settlement basis frozen into it (None: sold before the ladder)."""
     spec = BY_CODE[terms.index_code]
     basis = data_basis(terms.index_code, terms.data_set, cell)
     return CoverFacts(
@@ -193,6 +199,23 @@ def cover_facts(
             settlement_final=DATA_SETS[basis.settlement_data_set].final,
             summary=basis.summary,
         ),
+        settlement_ladder=ladder_facts(settlement_basis, terms.end),
+    )
+
+
+def ladder_facts(basis: SettlementBasis | None, end: dt.date) -> SettlementLadderFacts | None:
+    """A cover's settlement basis for the documents, its deadlines dated from the period's
+    last day `end`; None for a cover sold before the ladder."""
+    if basis is None:
+        return None
+    return SettlementLadderFacts(
+        rungs=tuple(LadderRungFacts(r.rung, r.data_set, r.product) for r in rungs(basis)),
+        calculation_deadline_days=basis.calculation_deadline_days,
+        calculation_deadline=basis.calculation_deadline(end),
+        true_up_window_days=basis.true_up_window_days,
+        true_up_deadline=basis.true_up_deadline(end),
+        initial_rule=initial_rule_words(basis),
+        calibration=CALIBRATION_RULE if basis.fallback_data_set is not None else "",
     )
 
 
@@ -206,6 +229,7 @@ def coverage_cover_facts(coverage: CoverageRow, run: PricingRunRow, target: dict
         risk_carrier=coverage.risk_carrier,
         label=coverage.label,
         cell=_cell_of(run),
+        settlement_basis=coverage.settlement_basis,
     )
 
 
@@ -360,6 +384,7 @@ def snapshot_facts(cover: CoverSnapshot, target: dict, risk_carrier: str) -> Cov
         premium_pct=cover.gross_premium_pct,
         target=target,
         risk_carrier=risk_carrier,
+        settlement_basis=cover.settlement_basis,
     )
 
 

@@ -43,6 +43,7 @@ __all__ = [
     "DataBasisFacts",
     "DataSource",
     "Direction",
+    "LadderRungFacts",
     "ExceedancePoint",
     "FactSheetInput",
     "HistoricalYear",
@@ -58,6 +59,7 @@ __all__ = [
     "QuoteCover",
     "QuoteDocumentInput",
     "RiskMetrics",
+    "SettlementLadderFacts",
     "TechnicalPricingReportInput",
 ]
 
@@ -162,6 +164,30 @@ class DataBasisFacts:
 
 
 @dataclass(frozen=True, slots=True)
+class LadderRungFacts:
+    """One rung of a cover's source ladder: where a day's value comes from."""
+
+    rung: str  # FINAL | PROVISIONAL | FALLBACK
+    data_set: str  # id, e.g. "IMD-RF-DAILY"
+    product: str  # the product, its publisher and when it comes, in words
+
+
+@dataclass(frozen=True, slots=True)
+class SettlementLadderFacts:
+    """A cover's settlement basis, frozen when it was sold (issue 34; docs/settlement.md,
+    "Settlement basis"): the rungs a day's value is taken from, highest first, and when the
+    first (INITIAL) payment and the true-up (FINAL) come at the latest."""
+
+    rungs: tuple[LadderRungFacts, ...]
+    calculation_deadline_days: int  # days after the period's last day
+    calculation_deadline: dt.date  # the INITIAL payment's latest day
+    true_up_window_days: int
+    true_up_deadline: dt.date  # the FINAL settlement's latest day, on the best values then
+    initial_rule: str  # how the first payment is reduced, in words
+    calibration: str = ""  # how the fallback is mapped to the primary, in words ("" without one)
+
+
+@dataclass(frozen=True, slots=True)
 class CoverFacts:
     """One priced cover: where, when, what index, and how it pays.
 
@@ -195,6 +221,8 @@ class CoverFacts:
     data_source: str | None = None  # who measures the index, in plain words
     risk_carrier: str | None = None
     data_basis: DataBasisFacts | None = None  # what it is paid on and priced on
+    # the source ladder and deadlines it settles on; None: sold before the ladder (final values only)
+    settlement_ladder: SettlementLadderFacts | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.direction, Direction):

@@ -26,6 +26,7 @@ import base64
 import datetime as dt
 import re
 import threading
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
@@ -453,6 +454,8 @@ def fact_sheet_html(data: FactSheetInput) -> str:
     # Long names take more lines at the top; the charts give the room back, so that the
     # fact sheet stays on one page for the targets and labels the catalogue produces.
     compact = len(c.label) > 40 or len(c.monitoring_target_name) > 40 or len(c.pin_codes) > 8
+    # the settlement basis takes two lines: the charts give them back too
+    short_charts = compact or c.settlement_ladder is not None
     doc = _Doc(
         kind="fact-sheet",
         title=f"Fact sheet · {c.label}",
@@ -471,8 +474,8 @@ def fact_sheet_html(data: FactSheetInput) -> str:
         examples=payout_examples(c),
         history_text=history_text,
         compact=compact,
-        payout_chart=_chart(charts.payout_curve_chart(c, data.payout_curve, height=170 if compact else 185)),
-        history_chart=_chart(charts.historical_index_chart(c, data.history, height=150 if compact else 165)) if hist else None,
+        payout_chart=_chart(charts.payout_curve_chart(c, data.payout_curve, height=170 if short_charts else 185)),
+        history_chart=_chart(charts.historical_index_chart(c, data.history, height=150 if short_charts else 165)) if hist else None,
     )
 
 
@@ -823,6 +826,44 @@ def _schedule_rows(data: PolicyScheduleInput) -> list[tuple[str | Markup, ...]]:
     return rows
 
 
+@dataclass(frozen=True)
+class _Ladder:
+    """One source ladder of a schedule and the covers settled on it."""
+
+    data_set: str
+    covers: str
+    rungs: tuple
+    calibration: str
+    initial_rule: str
+
+
+def _settlement_basis(covers: Sequence[CoverFacts]) -> dict[str, Any]:
+    """The schedule's "Settlement basis": each distinct ladder once (its covers named), each
+    cover's latest first payment and true-up, and the covers sold before the ladder."""
+    ladders: dict[tuple, list[CoverFacts]] = {}
+    deadlines, final_only = [], []
+    for c in covers:
+        L = c.settlement_ladder
+        if L is None:
+            final_only.append(c.index_name)
+            continue
+        name = f"{c.index_name}, {format_period_short(c.risk_period_start, c.risk_period_end)}"
+        ladders.setdefault((L.rungs, L.calibration, L.initial_rule), []).append(c)
+        deadlines.append((name, format_date(L.calculation_deadline), format_date(L.true_up_deadline)))
+    return {
+        "ladders": [
+            _Ladder(rungs[0].data_set, ", ".join(sorted({c.index_name for c in cs})), rungs, calibration, rule)
+            for (rungs, calibration, rule), cs in ladders.items()
+        ],
+        "deadline_cols": [_Col("Cover", 46), _Col("First payment at the latest", 27, True),
+                          _Col("True-up at the latest", 27, True)],
+        "deadline_lines": _lines(deadlines) if deadlines else [],
+        "final_only": "; ".join(
+            f"{n} {name} cover{'s' if n != 1 else ''}" for name, n in sorted(Counter(final_only).items())
+        ),
+    }
+
+
 def policy_schedule_html(data: PolicyScheduleInput) -> str:
     cur = data.currency
     covers = [c for li in data.line_items for c in li.covers]
@@ -858,6 +899,7 @@ def policy_schedule_html(data: PolicyScheduleInput) -> str:
         n_covers=len(covers),
         targets=list(targets.values()),
         timeline_chart=_chart(charts.cover_timeline_chart(data.line_items)),
+        **_settlement_basis(covers),
         schedule_cols=schedule_cols,
         schedule_font=schedule_font,
         schedule_lines=_lines(schedule_rows),

@@ -5,10 +5,12 @@ from __future__ import annotations
 from decimal import Decimal
 
 from models.db.records import CoverageRow
+from models.domain.basis_terms import CALIBRATION_RULE, rungs
 from models.domain.index_catalog import BY_ID
+from models.domain.settlement_basis import FALLBACK, SettlementBasis
 from models.domain.periods import day_end, day_start
 from models.wire.common import Money, MonitoringTargetOut, Point, iso_millis
-from models.wire.internal import CoverageFull
+from models.wire.internal import CoverageFull, FallbackOut, LadderRungOut, SettlementBasisOut
 
 
 def _money(minor: int | None, currency: str) -> Money | None:
@@ -55,6 +57,29 @@ def coverage_full(row: CoverageRow, target_name: str) -> CoverageFull:
         risk_premium=_money(row.risk_premium_minor, currency) if priced else None,
         risk_premium_pct=_decimal(row.risk_premium_pct) if priced else None,
         gross_premium_indication_pct=_decimal(row.gross_premium_indication_pct) if priced else None,
+        settlement_basis=basis_out(row.settlement_basis),
+    )
+
+
+def basis_out(basis: SettlementBasis | None) -> SettlementBasisOut | None:
+    """A cover's frozen settlement basis on the wire; None for a cover created before it."""
+    if basis is None:
+        return None
+    ladder = rungs(basis)
+    fallback = next((r for r in ladder if r.rung == FALLBACK), None)
+    return SettlementBasisOut(
+        data_set=basis.data_set,
+        variable=basis.variable,
+        ladder=[LadderRungOut(rung=r.rung, product=r.product) for r in ladder if r.rung != FALLBACK],
+        provisional_latency_days=basis.provisional_latency_days,
+        fallback=None if fallback is None else FallbackOut(
+            data_set=fallback.data_set, product=fallback.product, calibration=CALIBRATION_RULE
+        ),
+        calculation_deadline_days=basis.calculation_deadline_days,
+        true_up_window_days=basis.true_up_window_days,
+        initial_error_share=basis.initial_error_share,
+        provisional_error=basis.provisional_error,
+        tolerance=basis.tolerance,
     )
 
 
@@ -70,4 +95,4 @@ def target_out(row: dict) -> MonitoringTargetOut:
     )
 
 
-__all__ = ["coverage_full", "target_out"]
+__all__ = ["basis_out", "coverage_full", "target_out"]

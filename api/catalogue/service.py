@@ -129,7 +129,8 @@ def period_slots(
 
 
 def snapshot(row: CoverageRow) -> CoverSnapshot:
-    """A priced coverage's terms and price, frozen into a quote."""
+    """A priced coverage's terms, price and settlement basis (None for a cover created before
+    the ladder), frozen into a quote and the policy made of it."""
     return CoverSnapshot(
         coverage_id=row.id,
         index_code=BY_ID[row.index_definition_id].code,
@@ -147,6 +148,7 @@ def snapshot(row: CoverageRow) -> CoverSnapshot:
         risk_premium_pct=row.risk_premium_pct,
         pricing_version=row.pricing_version,
         data_set=row.data_set,
+        settlement_basis=row.settlement_basis,
     )
 
 

@@ -24,6 +24,7 @@ from models.domain.periods import coverage_period_label
 from models.domain.statuses import CoverageStatus
 from models.domain.pricing_runs import coverage_seed
 from models.domain.quotes import pricing_settled
+from models.domain.settlement_basis import basis_for, encode_basis
 from models.domain.terms import CoverageSlot, CoverTerms, PlannedCoverage, ProposedTerms, SiteRef, catalogue_coverage_id
 
 
@@ -81,10 +82,14 @@ def _label(site: SiteRef, slot: CoverageSlot) -> str:
 def _coverage_row(site: SiteRef, terms: CoverTerms, risk_carrier: str, created_by: str, now, **state) -> Coverage:
     """A catalogue row for proposed terms; `state` gives its status, pricing version and,
     once priced, its price columns. It settles on the data set its index settles on now
-    (the product its price is fitted on: `INDEX_DATA`), fixed for the life of the cover."""
+    (the product its price is fitted on: `INDEX_DATA`) and on that data set's settlement basis
+    (source ladder, calculation deadline, true-up window: `basis_for`), both fixed for the life
+    of the cover."""
     slot = terms.slot
+    data_set = INDEX_DATA[slot.index_code][0]
     return Coverage(
-        data_set=INDEX_DATA[slot.index_code][0],
+        data_set=data_set,
+        settlement_basis=encode_basis(basis_for(slot.index_code, data_set)),
         id=catalogue_coverage_id(site.target_id, slot),
         monitoring_target_id=site.target_id,
         index_definition_id=BY_CODE[slot.index_code].id,

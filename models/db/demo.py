@@ -18,7 +18,9 @@ from models.db.core import insert_rows, write_transaction
 from models.db.records import CoverageRow, records
 from models.db.tables import Coverage, LineItem, Policy, PolicyItem, Tenant
 from models.domain.index_catalog import BY_ID
+from models.domain.data_sets import settles_on
 from models.domain.quotes import COVER_PREFERENCE, CoverSnapshot
+from models.domain.settlement_basis import basis_for, encode_basis
 
 
 def last_month(today: dt.date) -> tuple[dt.date, dt.date]:
@@ -54,12 +56,13 @@ async def demo_policy(tenant_name: str, target_id: str, sum_insured_minor: int =
     for t in templates:
         code = BY_ID[t.index_definition_id].code
         coverage_id = uuid.uuid5(uuid.NAMESPACE_URL, f"demo:{target_id}:{code}:{start}")
+        basis = basis_for(code, settles_on(code, t.data_set))  # created now: on the ladder (issue 34)
         covers.append(CoverSnapshot(
             coverage_id=coverage_id, index_code=code, index_definition_id=t.index_definition_id, start=start, end=end,
             direction=t.direction, trigger=t.trigger, exit=t.exit, currency=t.currency, limit_minor=t.limit_minor,
             min_payout_minor=t.min_payout_minor, payout_per_unit_minor=t.payout_per_unit_minor,
             gross_premium_pct=t.gross_premium_indication_pct, risk_premium_pct=t.risk_premium_pct, pricing_version=1,
-            data_set=t.data_set,
+            data_set=t.data_set, settlement_basis=basis,
         ))
         coverage_rows.append(Coverage(
             id=coverage_id, monitoring_target_id=target_id, index_definition_id=t.index_definition_id,
@@ -67,7 +70,7 @@ async def demo_policy(tenant_name: str, target_id: str, sum_insured_minor: int =
             currency=t.currency, status="ACTIVE", ui_state="active", direction=t.direction, trigger=t.trigger, exit=t.exit,
             limit_minor=t.limit_minor, min_payout_minor=t.min_payout_minor, payout_per_unit_minor=t.payout_per_unit_minor,
             expected_loss_ratio=t.expected_loss_ratio, created_by="demo", created_at=now, updated_at=now,
-            data_set=t.data_set,
+            data_set=t.data_set, settlement_basis=encode_basis(basis),
         ))
     async with write_transaction():
         existing = {r["id"] for r in await Coverage.select(Coverage.id).where(Coverage.id.is_in([c.id for c in coverage_rows]))}

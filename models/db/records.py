@@ -21,6 +21,7 @@ from models.domain.data_sets import settles_on
 from models.domain.index_catalog import BY_ID
 from models.domain.money import from_minor
 from models.domain.quotes import CoverSnapshot, UncoveredMonth
+from models.domain.settlement_basis import SettlementBasis
 from models.domain.risk_metrics import RiskMetrics
 from models.domain.statuses import (
     CoverageStatus,
@@ -173,6 +174,11 @@ class CoverageRow(msgspec.Struct, frozen=True):
     created_at: dt.datetime
     updated_at: dt.datetime
     data_set: str | None = None  # what it settles on; None: created before pricing-2026.4.0 (settles_on)
+    # the settlement basis frozen at creation (issue 34); None: created before the ladder,
+    # settles on final values only (docs/settlement.md, "Covers already sold")
+    settlement_basis: SettlementBasis | None = None
+
+    json_columns: ClassVar[tuple[str, ...]] = ("settlement_basis",)
 
     @property
     def priced(self) -> bool:

@@ -13,8 +13,10 @@ from models.clock import utcnow
 from models.db.core import json_value, write_transaction
 from models.db.records import CoverageRow, record
 from models.db.tables import Coverage, MonitoringTarget, TravelCoverage
+from models.domain.data_sets import INDEX_DATA
 from models.domain.index_catalog import BY_CODE
 from models.domain.money import to_minor
+from models.domain.settlement_basis import basis_for, encode_basis
 from models.domain.statuses import CoverageStatus
 from models.domain.travel import CURRENCY, INDEX_CODE, Stay, TravelLoads, cover_name, price, travel_coverage_id
 from models.domain.travel import PricedStay
@@ -85,6 +87,10 @@ async def insert_travel_coverages(priced: PricedStay, risk_carrier: str, setting
     stay = Stay(priced.first_night, priced.last_night)
     target = priced.site.target_id
     now = utcnow()
+    # what a stay's covers settle on, as a catalogue cover's: the index's data set now and its
+    # settlement basis (issue 34), frozen for the life of the cover
+    data_set = INDEX_DATA[INDEX_CODE][0]
+    basis = encode_basis(basis_for(INDEX_CODE, data_set))
     coverages, travel, ids = [], [], []
     for item in priced.by_trigger:
         coverage_id = travel_coverage_id(target, stay, item.trigger)
@@ -120,6 +126,8 @@ async def insert_travel_coverages(priced: PricedStay, risk_carrier: str, setting
             created_by="travel",
             created_at=now,
             updated_at=now,
+            data_set=data_set,
+            settlement_basis=basis,
         ))
         travel.append(TravelCoverage(
             coverage_id=coverage_id,

@@ -108,6 +108,40 @@ class RichPage(CamelStruct, Generic[T]):
     empty: bool
 
 
+class LadderRungOut(CamelStruct):
+    """One rung of a source ladder, highest first (docs/observations.md, "Source ladders")."""
+
+    rung: Literal["FINAL", "PROVISIONAL"]
+    product: str  # the product, its publisher and when it comes
+
+
+class FallbackOut(CamelStruct):
+    """The declared fallback data set: used only for a day the primary still lacks (or holds
+    SUSPECT) at the calculation deadline, mapped to the primary by `calibration`."""
+
+    data_set: str
+    product: str
+    calibration: str  # how its values are mapped to the primary's scale, in words
+
+
+class SettlementBasisOut(CamelStruct):
+    """The terms a cover settles on, frozen when the cover was created (issue 34;
+    docs/settlement.md, "Settlement basis"). Errors and tolerance in the variable's unit
+    (mm, °C, km/h; daily counts: days); `initialErrorShare`: the share of the stated error
+    the first (INITIAL) payment's index is moved by towards paying less."""
+
+    data_set: str  # the primary: what the price is fitted on
+    variable: str
+    ladder: list[LadderRungOut]  # the primary's rungs, highest first: FINAL, PROVISIONAL
+    provisional_latency_days: int  # days after a day ends until its provisional value comes
+    fallback: FallbackOut | None  # null: no fallback (the calculation agent estimates)
+    calculation_deadline_days: int  # INITIAL at the latest this many days after the period's end
+    true_up_window_days: int  # FINAL on the best rungs then available at the latest
+    initial_error_share: Decimal
+    provisional_error: Decimal  # declared 1-sigma error of a provisional day against the final
+    tolerance: Decimal  # two sources disagree beyond this across the trigger: DISPUTED
+
+
 class CoverageFull(CamelStruct, tag_field="@type", tag="Coverage"):
     id: uuid.UUID
     label: str | None
@@ -144,6 +178,9 @@ class CoverageFull(CamelStruct, tag_field="@type", tag="Coverage"):
     risk_premium: Money | None  # null until the first pricing run completes
     risk_premium_pct: Decimal | None
     gross_premium_indication_pct: Decimal | None
+    # The settlement basis frozen at creation (issue 34): the source ladder, the calculation
+    # deadline, the true-up window; null for a cover created before it (final values only)
+    settlement_basis: SettlementBasisOut | None = None
 
 
 class RiskMetricsOut(CamelStruct):

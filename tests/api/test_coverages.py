@@ -139,6 +139,40 @@ async def test_first_pricing_is_one_joint_activity_of_the_catalogue_workflow(ben
     assert ids <= rendered
 
 
+async def test_every_coverage_carries_its_settlement_basis_frozen_at_creation(bengaluru_catalogue, tenant):
+    """Issue 34: a coverage created now settles on its data set's source ladder, stored with
+    it and shown as `settlementBasis`; one created before the ladder (null column) shows null."""
+    import uuid
+
+    from models.db.tables import Coverage
+    from models.domain.settlement_basis import basis_for, decode_basis
+
+    _, body = bengaluru_catalogue
+    for coverage in body["content"]:
+        basis = coverage["settlementBasis"]
+        assert basis is not None, coverage["label"]
+        assert [r["rung"] for r in basis["ladder"]] == ["FINAL", "PROVISIONAL"]
+        assert basis["fallback"]["dataSet"] == "REAN-SFC-HOURLY"
+        assert basis["calculationDeadlineDays"] == 15 and basis["trueUpWindowDays"] == 450
+        row = await Coverage.select(Coverage.settlement_basis, Coverage.data_set).where(
+            Coverage.id == uuid.UUID(coverage["id"])).first()
+        stored = decode_basis(row["settlement_basis"])
+        assert stored.data_set == row["data_set"] == basis["dataSet"]
+        one = (await tenant.get(f"/internal/coverages/{coverage['id']}")).json()
+        assert one["settlementBasis"] == basis
+    rain = next(c for c in body["content"] if c["riskTypeId"] == "RAINFALL")
+    assert rain["settlementBasis"]["provisionalError"] == basis_for("RAINFALL_MONTHLY_TOTAL", "IMD-RF-DAILY").provisional_error
+    # a cover sold before the ladder: the column is null, the view says null
+    legacy = uuid.UUID(rain["id"])
+    saved = (await Coverage.select(Coverage.settlement_basis).where(Coverage.id == legacy).first())["settlement_basis"]
+    await Coverage.update({Coverage.settlement_basis: None}).where(Coverage.id == legacy)
+    try:
+        r = await tenant.get(f"/internal/coverages/{legacy}")
+        assert r.status_code == 200 and r.json()["settlementBasis"] is None
+    finally:
+        await Coverage.update({Coverage.settlement_basis: saved}).where(Coverage.id == legacy)
+
+
 async def test_asking_again_creates_nothing_new(bengaluru_catalogue, tenant):
     first, _ = bengaluru_catalogue
     again = (await tenant.get(f"/internal/coverages?targetName={BENGALURU}&from=2027-06-01&to=2027-07-31&size=100")).json()

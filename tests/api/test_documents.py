@@ -43,6 +43,10 @@ async def test_fact_sheet_downloads_as_a_pdf_with_the_cover_in_plain_words(tenan
     assert "Chennai" in text
     assert "mm" in text
     assert f"{c['trigger']:g}".split(".")[0] in text.replace(",", "")
+    # the settlement basis frozen into the cover (issue 34): its ladder and the first payment's deadline
+    flat = " ".join(text.split()).replace("- ", "-")  # a data set's id may break at its hyphen
+    assert "final IMD-RF-DAILY → provisional IMD-RF-DAILY → fallback REAN-SFC-HOURLY" in flat
+    assert "First payment within 15 days of the period's end (by 15 Dec 2027)" in flat
     assert r.headers["etag"].strip('"') == r.headers["x-content-sha256"]
 
 
@@ -88,6 +92,8 @@ async def test_activated_policy_gets_a_schedule_only_its_tenant_can_read(tenant,
     text = pdf_text(r.content)
     assert policy["id"] in text.replace("\n", "") or policy["id"][:8] in text
     assert "ACCEPTED" in text or "Accepted" in text
+    flat = " ".join(text.split())  # each cover's ladder and deadlines (issue 34)
+    assert "Settlement basis" in flat and "First payment at the latest" in flat and "IMD real-time 0.25°" in flat
     assert_problem(await other_tenant.get(f"/policies/{policy['id']}/schedule"), 404)
     from models.db.policies import policy_row
 

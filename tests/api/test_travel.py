@@ -77,6 +77,13 @@ async def test_a_stay_gets_hotel_rain_covers_at_the_nearest_target(http, tenant,
     row = await TravelCoverage.select().where(TravelCoverage.coverage_id == uuid.UUID(covers[1]["id"])).first()
     assert (row["first_night"], row["last_night"]) == (check_in, check_out - dt.timedelta(days=1))
     assert len(row["night_counts"] if isinstance(row["night_counts"], list) else __import__("json").loads(row["night_counts"])) == 4
+    # the stay's covers settle on the hourly station rain's ladder, frozen at creation (issue 34)
+    from models.db.catalogue import coverage_row
+    from models.domain.settlement_basis import basis_for
+
+    coverage = await coverage_row(uuid.UUID(covers[1]["id"]))
+    assert coverage.data_set == "IMD-RF-HOURLY"
+    assert coverage.settlement_basis == basis_for("RAINFALL_DAYTIME_HOURS", "IMD-RF-HOURLY")
 
 
 @pytest.mark.parametrize(

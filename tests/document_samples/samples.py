@@ -127,6 +127,14 @@ def line_item_name(start: dt.date, end: dt.date) -> str:
 # --- covers ------------------------------------------------------------------------------------
 
 
+def _ladder(index_code: str, data_set: str, end: dt.date):
+    """The settlement basis a cover sold now gets (issue 34), as the documents show it."""
+    from activities.document_inputs import ladder_facts
+    from models.domain.settlement_basis import basis_for
+
+    return ladder_facts(basis_for(index_code, data_set), end)
+
+
 def rain_cover(month: int, *, deficit: bool = False) -> CoverFacts:
     """The excess-rainfall cover of a calendar month (or, with ``deficit``, a September
     rainfall-deficit cover), unpriced: premium fields are zero until ``_priced``."""
@@ -159,6 +167,7 @@ def rain_cover(month: int, *, deficit: bool = False) -> CoverFacts:
             pin_codes=PIN_CODES,
             data_source="India Meteorological Department (IMD) daily gridded rainfall, 0.25° grid",
             risk_carrier=RISK_CARRIER,
+            settlement_ladder=_ladder("RAINFALL_DEFICIT", "IMD-RF-DAILY", end),
         )
     trigger_s, per_mm_s = data.RAIN_TERMS[month]
     trigger, per_mm = Decimal(trigger_s), Decimal(per_mm_s)
@@ -186,6 +195,7 @@ def rain_cover(month: int, *, deficit: bool = False) -> CoverFacts:
         pin_codes=PIN_CODES,
         data_source="India Meteorological Department (IMD) daily gridded rainfall, 0.25° grid",
         risk_carrier=RISK_CARRIER,
+        settlement_ladder=_ladder("RAINFALL_MONTHLY_TOTAL", "IMD-RF-DAILY", end),
     )
 
 
@@ -576,12 +586,13 @@ def sample_policy_schedule_input() -> PolicyScheduleInput:
         local_timezone="Asia/Kolkata",
         exclusions=(
             "No payout where sanctions law prohibits it.",
-            "An index value published after the settlement deadline of 30 days following the end of a risk period "
-            "does not change a settled payout, except to correct a publication error of the data source.",
+            "An index value published after a cover's true-up (FINAL) settlement does not change it, except to "
+            "correct a publication error of the data source.",
         ),
         notes=(
-            "Monitoring of each cover starts automatically at the start of its risk period; settlement follows "
-            "the end of the risk period once the data source has published final values.",
+            "Monitoring of each cover starts automatically at the start of its risk period; no claim is needed. "
+            "A cover on a source ladder pays a first amount within days of the end of its risk period and trues "
+            "it up on final values (Settlement basis); the others settle once final values are published.",
         ),
     )
 

@@ -8,7 +8,13 @@ import datetime as dt
 import uuid
 from decimal import Decimal
 
-from models.domain.ladder import Reading, choose_rungs, ladder_index, snapshot_body, terms_of
+from models.domain.ladder import (
+    Reading,
+    choose_rungs,
+    ladder_index,
+    snapshot_body,
+    terms_of,
+)
 from models.domain.settlement_basis import INITIAL_STAGE, Calibration
 
 RAIN, TMAX, HOURLY, REAN = "IMD-RF-DAILY", "IMD-TMAX-1DEG", "IMD-RF-HOURLY", "REAN-SFC-HOURLY"

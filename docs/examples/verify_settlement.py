@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             with open(args.file, encoding="utf-8") as f:
                 doc = json.load(f)
-        body = doc["snapshot"] if "snapshot" in doc else doc
+        body = doc.get("snapshot", doc)
         recorded_hash = args.sha256 or (doc.get("sha256") if "snapshot" in doc else None)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         print(f"cannot read the snapshot: {exc}", file=sys.stderr)

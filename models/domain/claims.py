@@ -1,7 +1,8 @@
 """What a claim explanation says: an event's payout arithmetic from its own figures and its
-line item's frozen terms, in numbers and in words (the API's explanation and the claim
-report PDF both use it). `row`: the event's columns; `item`: its line item (covers,
-quantity, sum insured, currency)."""
+line item's frozen terms, in numbers and in words, and the daily values it used with the rung
+and source of each (the API's explanation and the claim report PDF both use it). `row`: the
+event's columns; `item`: its line item (covers, quantity, sum insured, currency); `snapshot`:
+its settlement snapshot row (models/db/settlement_snapshots.py) when one was kept."""
 
 from __future__ import annotations
 
@@ -39,6 +40,10 @@ def claim_text(spec, a: dict, period: tuple[dt.date, dt.date], currency: str, mo
         lines.append(f"Per unit of cover: minimum {money(a['minPayoutPerUnit'], currency)} at the trigger plus "
                      f"{money(a['payoutPerUnitPerIndexUnit'], currency)} per {unit} beyond it, at most "
                      f"{money(a['limitPerUnit'], currency)} (the exit pays the limit): {money(a['payoutPerUnit'], currency)}.")
+    if a.get("stage") == "INITIAL" and a.get("paidIndex") is not None:
+        lines.append(f"First payment (INITIAL), on values not all final: the index {a['snapshotIndexValue']} less "
+                     f"{a['initialErrorShare']} × its stated error {a['indexError']} is {a['paidIndex']}, which is "
+                     f"paid on now; the true-up (FINAL) follows on final values.")
     lines.append(f"× {a['quantity']} units = {money(a['coverPayout'], currency)}. The line item pays at most "
                  f"{money(a['lineItemSumInsured'], currency)}; its other covers were paid "
                  f"{money(a['paidByOtherCoversOfLineItem'], currency)}: this cover is paid {money(a['paid'], currency)}"
@@ -46,9 +51,28 @@ def claim_text(spec, a: dict, period: tuple[dt.date, dt.date], currency: str, mo
     return " ".join(lines)
 
 
-def claim_arithmetic(row: dict, item) -> dict:
+def index_path(path: list[dict], counted_days: list[str] | None, data_set: str) -> list[dict]:
+    """The daily values an event used, as the explanation shows them: {day, value, revision,
+    rung, dataSet, source, error, counted}. `path` is the settlement index's (settlement writes
+    each day's rung, data set, source and error); a path written before source ladders has
+    none: its values were the data set's final values (rung FINAL, error 0; the source was not
+    recorded then: null). With `counted_days` (a daily count), `counted` is whether the day
+    counted for this event."""
+    counted = set(counted_days or [])
+    out = []
+    for p in path:
+        day = {**p, "rung": p.get("rung") or "FINAL", "dataSet": p.get("dataSet") or data_set,
+               "source": p.get("source"), "error": p.get("error") or "0"}
+        if counted:
+            day["counted"] = p["day"] in counted
+        out.append(day)
+    return out
+
+
+def claim_arithmetic(row: dict, item, snapshot: dict | None = None) -> dict:
     """The payout arithmetic of an event: its own figures (stored with it) beside the terms,
-    quantity and sum insured of its line item (frozen at sale)."""
+    quantity and sum insured of its line item (frozen at sale), and, from its settlement
+    snapshot, the stage and the index the stage paid on (INITIAL: the index less its error)."""
     own = row["explanation"]
     own = (json.loads(own) if isinstance(own, str) else own) or {}
     cover = next(c for c in item.covers if c.coverage_id == row["coverage_id"])
@@ -75,4 +99,21 @@ def claim_arithmetic(row: dict, item) -> dict:
         "decisiveMoment": dt.datetime.combine(
             cover.end + dt.timedelta(days=1), dt.time(0), tzinfo=dt.timezone.utc
         ).isoformat(),
+        "stage": row.get("stage") or "FINAL",
+        **_snapshot_figures(snapshot),
+    }
+
+
+def _snapshot_figures(snapshot: dict | None) -> dict:
+    """What the event's snapshot says of the index it paid on (none without a snapshot)."""
+    if snapshot is None:
+        return {}
+    body, result = snapshot["snapshot"], snapshot["snapshot"]["result"]
+    return {
+        "snapshotRevision": snapshot["revision"],
+        "snapshotSha256": snapshot["sha256"],
+        "snapshotIndexValue": result["indexValue"],
+        "indexError": result["indexError"],
+        "initialErrorShare": body["initialErrorShare"],
+        "paidIndex": result["paidIndex"],
     }

@@ -41,9 +41,13 @@ def claim_text(spec, a: dict, period: tuple[dt.date, dt.date], currency: str, mo
                      f"{money(a['payoutPerUnitPerIndexUnit'], currency)} per {unit} beyond it, at most "
                      f"{money(a['limitPerUnit'], currency)} (the exit pays the limit): {money(a['payoutPerUnit'], currency)}.")
     if a.get("stage") == "INITIAL" and a.get("paidIndex") is not None:
-        lines.append(f"First payment (INITIAL), on values not all final: the index {a['snapshotIndexValue']} less "
-                     f"{a['initialErrorShare']} × its stated error {a['indexError']} is {a['paidIndex']}, which is "
-                     f"paid on now; the true-up (FINAL) follows on final values.")
+        lines.append(f"First payment (INITIAL), on values not all final: the index on them is {a['ladderIndexValue']} "
+                     f"with a stated error of {a['indexError']}; it is paid on {a['paidIndex']} (less "
+                     f"{a.get('initialErrorShare') or 1} × the error: what is certain now), and the true-up (FINAL) "
+                     f"follows on final values.")
+    if a.get("waived"):
+        lines.append(f"The final values give {money(a['waived'], currency)} less than the INITIAL payment paid: "
+                     f"waived ({a['waivedReason']}).")
     lines.append(f"× {a['quantity']} units = {money(a['coverPayout'], currency)}. The line item pays at most "
                  f"{money(a['lineItemSumInsured'], currency)}; its other covers were paid "
                  f"{money(a['paidByOtherCoversOfLineItem'], currency)}: this cover is paid {money(a['paid'], currency)}"
@@ -100,20 +104,24 @@ def claim_arithmetic(row: dict, item, snapshot: dict | None = None) -> dict:
             cover.end + dt.timedelta(days=1), dt.time(0), tzinfo=dt.timezone.utc
         ).isoformat(),
         "stage": row.get("stage") or "FINAL",
-        **_snapshot_figures(snapshot),
+        **_ladder_figures(own, snapshot, money),
     }
 
 
-def _snapshot_figures(snapshot: dict | None) -> dict:
-    """What the event's snapshot says of the index it paid on (none without a snapshot)."""
-    if snapshot is None:
-        return {}
-    body, result = snapshot["snapshot"], snapshot["snapshot"]["result"]
-    return {
-        "snapshotRevision": snapshot["revision"],
-        "snapshotSha256": snapshot["sha256"],
-        "snapshotIndexValue": result["indexValue"],
-        "indexError": result["indexError"],
-        "initialErrorShare": body["initialErrorShare"],
-        "paidIndex": result["paidIndex"],
-    }
+def _ladder_figures(own: dict, snapshot: dict | None, money) -> dict:
+    """A ladder cover's event (issue 34): the index on its values, its stated error and the
+    index the stage paid on (from the event's own explanation, else its snapshot), the
+    snapshot it was settled on, and what a true-up waived. None of these for other events."""
+    out = {}
+    result = snapshot["snapshot"]["result"] if snapshot else {}
+    for key, own_key, snap_key in (("ladderIndexValue", "indexValue", "indexValue"), ("indexError", "indexError", "indexError"),
+                                   ("paidIndex", "paidIndex", "paidIndex")):
+        value = own.get(own_key, result.get(snap_key))
+        if value is not None:
+            out[key] = value
+    if snapshot is not None:
+        out |= {"snapshotRevision": snapshot["revision"], "snapshotSha256": snapshot["sha256"],
+                "initialErrorShare": snapshot["snapshot"]["initialErrorShare"]}
+    if own.get("waivedMinor"):
+        out |= {"waived": money(own["waivedMinor"]), "waivedReason": own.get("waived", "")}
+    return out

@@ -169,11 +169,11 @@ def main(argv: list[str] | None = None) -> int:
     problems = []
     digest = hashlib.sha256(canonical_bytes(body)).hexdigest()
     if recorded_hash is None:
-        print(f"sha256    {digest} (no recorded hash given to compare)")
+        hash_line = f"sha256    {digest} (no recorded hash given to compare)"
     elif digest == recorded_hash.lower():
-        print(f"sha256    {digest} OK")
+        hash_line = f"sha256    {digest} OK"
     else:
-        print(f"sha256    {digest} MISMATCH: recorded {recorded_hash}")
+        hash_line = f"sha256    {digest} MISMATCH: recorded {recorded_hash}"
         problems.append("sha256")
     try:
         if body.get("schema") != SCHEMA:
@@ -186,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     currency = body["terms"]["currency"]
     print(f"snapshot  coverage {body['coverageId']}, revision {body['revision']}, {body['stage']}, "
           f"{body['indexCode']} {body['periodStart']}..{body['periodEnd']}, {len(body['values'])} days")
+    print(hash_line)
     print(f"index     {result['indexValue']} (error {result['indexError']}), paid on {result['paidIndex']}")
     print(f"payout    {result['payoutPerUnit']} {currency} per unit of cover")
     if args.units is not None:

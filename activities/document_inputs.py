@@ -505,7 +505,8 @@ async def claim_report_input(tenant_id: str, event_id: uuid.UUID):
     path = tuple(
         ClaimDay(day=dt.date.fromisoformat(p["day"]), value=Decimal(p["value"]), counted=p["day"] in counted,
                  rung=p["rung"], source=" · ".join(x for x in (p["dataSet"], p["source"]) if x))
-        for p in index_path(json_value(index_row["path"]) if index_row else [], a.get("countedDays"), row["data_set"])
+        for p in index_path(json_value(index_row["path"]) if index_row else [], a.get("countedDays"), row["data_set"],
+                            snapshot)
     )
     cur = item.currency
 

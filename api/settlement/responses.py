@@ -38,7 +38,7 @@ def explanation(row: dict, index_row: dict | None, item, snapshot: dict | None =
     code = a["indexCode"]
     spec = BY_CODE[code]
     cover = next(c for c in item.covers if c.coverage_id == row["coverage_id"])
-    path = index_path(json_value(index_row["path"]) if index_row else [], a.get("countedDays"), row["data_set"])
+    path = index_path(json_value(index_row["path"]) if index_row else [], a.get("countedDays"), row["data_set"], snapshot)
     return ClaimExplanation(
         event=event_view(row),
         index_code=code,

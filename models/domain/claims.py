@@ -55,18 +55,21 @@ def claim_text(spec, a: dict, period: tuple[dt.date, dt.date], currency: str, mo
     return " ".join(lines)
 
 
-def index_path(path: list[dict], counted_days: list[str] | None, data_set: str) -> list[dict]:
+def index_path(path: list[dict], counted_days: list[str] | None, data_set: str, snapshot: dict | None = None) -> list[dict]:
     """The daily values an event used, as the explanation shows them: {day, value, revision,
-    rung, dataSet, source, error, counted}. `path` is the settlement index's (settlement writes
-    each day's rung, data set, source and error); a path written before source ladders has
-    none: its values were the data set's final values (rung FINAL, error 0; the source was not
-    recorded then: null). With `counted_days` (a daily count), `counted` is whether the day
-    counted for this event."""
+    rung, dataSet, source, error, counted}. `path` is the settlement index's: a cover on a
+    source ladder has each day's rung, data set, source and error there; a final-only cover's
+    days take them from the event's snapshot (`snapshot`: its row, every day FINAL), and a
+    path settled before snapshots were kept gets rung FINAL, error 0 and source null (its
+    values were the data set's final values; their source was not recorded then). With
+    `counted_days` (a daily count), `counted` is whether the day counted for this event."""
     counted = set(counted_days or [])
+    kept = {v["day"]: v for v in snapshot["snapshot"]["values"]} if snapshot else {}
     out = []
     for p in path:
-        day = {**p, "rung": p.get("rung") or "FINAL", "dataSet": p.get("dataSet") or data_set,
-               "source": p.get("source"), "error": p.get("error") or "0"}
+        where = p if "rung" in p else kept.get(p["day"], {})
+        day = {**p, "rung": where.get("rung") or "FINAL", "dataSet": where.get("dataSet") or data_set,
+               "source": where.get("source"), "error": where.get("error") or "0"}
         if counted:
             day["counted"] = p["day"] in counted
         out.append(day)

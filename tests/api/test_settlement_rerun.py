@@ -26,7 +26,7 @@ import pytest
 from temporalio.testing import ActivityEnvironment
 
 from activities.settlement import settle_period
-from bench._settlement_seed import EXCESS, free_targets, months_back, seed
+from bench._settlement_seed import free_targets, months_back, seed
 from models.clock import utcnow
 from models.db import observations as observations_db
 from models.db.core import json_value
@@ -38,7 +38,8 @@ from models.domain.observations import ObservationIn
 from models.domain.settlement_basis import CALCULATION_DEADLINE_DAYS, basis_for, encode_basis
 from models.domain.snapshot_check import check_snapshot, cover_amount
 from models.temporal.settlement import SettlePeriodInput
-from tests.api.test_settlement_snapshots import run_cli
+from tests.test_cli import run_cli
+from tests.test_settlement_ladder_time_skipping import _spread
 from tests.test_snapshot_verify import run_script
 
 POLICIES, LATE_PERCENT = 20, 25  # policies 0-4 activated mid-month (i mod 100 < 25 of 20: 5)
@@ -48,11 +49,6 @@ SUM_INSURED_MINOR = 25_000_000
 
 def _at(day: dt.date, hours: int = 1) -> dt.datetime:
     return dt.datetime.combine(day, dt.time(0), tzinfo=dt.timezone.utc) + dt.timedelta(hours=hours)
-
-
-def _spread(days: list[dt.date], total: Decimal) -> dict[dt.date, Decimal]:
-    each = (total / len(days)).quantize(Decimal("0.0001"))
-    return {d: each if i < len(days) - 1 else total - each * (len(days) - 1) for i, d in enumerate(days)}
 
 
 def _rows(target: str, values: dict[dt.date, Decimal], provisional: bool, data_set: str = RAIN,

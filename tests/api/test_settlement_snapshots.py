@@ -10,9 +10,6 @@ with exit status 1 for a snapshot whose stored body was changed."""
 from __future__ import annotations
 
 import datetime as dt
-import os
-import subprocess
-import sys
 import uuid
 from decimal import Decimal
 
@@ -23,6 +20,7 @@ from models.db.tables import PolicyItem, SettlementSnapshot
 from models.domain.ladder import canonical_bytes, snapshot_hash
 from models.domain.snapshot_check import check_snapshot
 from tests.conftest import assert_problem
+from tests.test_cli import run_cli
 from tests.snapshot_samples import body
 from tests.test_snapshot_verify import run_script
 
@@ -101,11 +99,6 @@ async def test_unknown_and_bad_revisions(coverage, operations_staff):
     for bad in ("0", "-1", "two"):
         problem = assert_problem(await operations_staff.get(url, params={"revision": bad}), 400)
         assert [e["field"] for e in problem["errors"]] == ["revision"], problem
-
-
-def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "api.cli", *args], capture_output=True, text=True,
-                          env=os.environ.copy(), timeout=120)
 
 
 async def test_the_cli_verifies_a_snapshot_and_names_a_mismatch(coverage):

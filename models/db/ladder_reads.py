@@ -14,11 +14,10 @@ import datetime as dt
 import uuid
 from decimal import Decimal
 
-from models.db.observations import latest_values
+from models.db.observations import hourly_days, latest_values
 from models.db.tables import Observation, SettlementSnapshot
 from models.domain.index_catalog import BY_CODE
 from models.domain.ladder import Reading
-from models.domain.settlement import daily_from_hourly
 from models.domain.settlement_basis import MIN_PAIRS, Calibration, fit_calibration
 
 CALIBRATION_YEARS = 3  # the overlap a calibration is fitted on: the last three years of stored days
@@ -37,16 +36,8 @@ async def readings(
             v.day: Reading(v.day, v.value, v.provisional, v.quality or "GOOD", v.revision, v.source, data_set)
             for v in stored if v.hour is None
         }, simulated
-    by_day: dict[dt.date, list] = {}
-    for v in stored:
-        if v.hour is not None:
-            by_day.setdefault(v.day, []).append(v)
     out: dict[dt.date, Reading] = {}
-    for day, hours in by_day.items():
-        total = daily_from_hourly({v.hour: v.value for v in hours}, spec)
-        if total is None:
-            continue
-        used = [v for v in hours if spec.hours[0] <= v.hour < spec.hours[1]]
+    for day, (total, used) in hourly_days(stored, index_code).items():
         quality = "SUSPECT" if any(v.quality == "SUSPECT" for v in used) else "GOOD"
         out[day] = Reading(day, total, any(v.provisional for v in used), quality, max(v.revision for v in used),
                            used[0].source, data_set)

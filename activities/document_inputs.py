@@ -507,9 +507,10 @@ async def claim_report_input(tenant_id: str, event_id: uuid.UUID):
     """A validated event, its line item, its settlement index, policy and tenant, as the claim
     report's input (the same arithmetic as the API's claim explanation)."""
     from models.db import settlement as settlement_db
+    from models.db import settlement_snapshots as snapshots_db
     from models.db.core import json_value
     from models.db.tables import Policy, Tenant
-    from models.domain.claims import claim_arithmetic, claim_text
+    from models.domain.claims import claim_arithmetic, claim_text, index_path
     from models.domain.index_catalog import BY_CODE
     from models.domain.money import from_minor
     from reports.inputs import ClaimDay, ClaimReportInput
@@ -519,15 +520,18 @@ async def claim_report_input(tenant_id: str, event_id: uuid.UUID):
         raise LookupError(f"event {event_id} of tenant {tenant_id} does not exist")
     item = await settlement_db.line_item_of(tenant_id, row["line_item_id"])
     index_row = await settlement_db.index_of(row["coverage_id"], row["revision"])
+    snapshot = await snapshots_db.snapshot_of(row["coverage_id"], row["revision"])
     policy = await Policy.select(Policy.name).where(Policy.id == row["policy_id"]).first()
     tenant = await Tenant.select(Tenant.name).where(Tenant.id == uuid.UUID(str(tenant_id))).first()
-    a = claim_arithmetic(row, item)
+    a = claim_arithmetic(row, item, snapshot)
     spec = BY_CODE[a["indexCode"]]
     cover = next(c for c in item.covers if c.coverage_id == row["coverage_id"])
     counted = set(a.get("countedDays") or [])
     path = tuple(
-        ClaimDay(day=dt.date.fromisoformat(p["day"]), value=Decimal(p["value"]), counted=p["day"] in counted)
-        for p in (json_value(index_row["path"]) if index_row else [])
+        ClaimDay(day=dt.date.fromisoformat(p["day"]), value=Decimal(p["value"]), counted=p["day"] in counted,
+                 rung=p["rung"], source=" · ".join(x for x in (p["dataSet"], p["source"]) if x))
+        for p in index_path(json_value(index_row["path"]) if index_row else [], a.get("countedDays"), row["data_set"],
+                            snapshot)
     )
     cur = item.currency
 
@@ -545,6 +549,10 @@ async def claim_report_input(tenant_id: str, event_id: uuid.UUID):
     ]
     if row["kind"] == "ADJUSTMENT":
         labels.append(("Paid before this revision", money(a["previouslyPaid"])))
+    if a["stage"] == "INITIAL" and a.get("paidIndex") is not None:
+        unit = spec.unit if spec.aggregation != "DAILY_COUNT" else "days"
+        labels[1:1] = [("Its stated error (1 σ)", f"{a['indexError']} {unit}"),
+                       (f"Index paid on now (less {a['initialErrorShare']} × the error)", f"{a['paidIndex']} {unit}")]
     return ClaimReportInput(
         event_id=str(row["id"]), policy_id=str(row["policy_id"]), policy_name=policy["name"] if policy else "",
         tenant_name=tenant["name"] if tenant else str(tenant_id), kind=row["kind"], event_type=row["event_type"],
@@ -555,7 +563,8 @@ async def claim_report_input(tenant_id: str, event_id: uuid.UUID):
         data_set_description=DATA_SETS[row["data_set"]].description if row["data_set"] in DATA_SETS else "",
         simulated=bool(row["simulated"]), currency=row["currency"], paid=from_minor(row["payout_minor"], row["currency"]),
         path=path, arithmetic=tuple(labels), text=claim_text(spec, a, (cover.start, cover.end), row["currency"], money=money),
-        issued_at=dt.datetime.now(dt.timezone.utc),
+        issued_at=dt.datetime.now(dt.timezone.utc), stage=a["stage"],
+        snapshot_sha256="" if snapshot is None else snapshot["sha256"],
     )
 
 

@@ -58,6 +58,7 @@ from api.settlement.controller import (
     TenantEventController,
 )
 from api.settlement.revisions import ObservationRevisionController
+from api.settlement.snapshots import SettlementSnapshotController
 from api.travel.controller import TravelEventController
 from api.webhooks.controller import WebhookEndpointController
 from models.db.core import close_pool, open_pool
@@ -79,6 +80,7 @@ ROUTES = [
     ObservationController,
     ObservationRevisionController,
     SettlementController,
+    SettlementSnapshotController,
     InternalEventController,
     TenantEventController,
     WebhookEndpointController,

@@ -462,6 +462,52 @@ def demo_settle(pin: str, rain_mm: float | None, wait: float) -> None:
 
 
 @main.group()
+def settlement() -> None:
+    """Settlements anyone can re-run (docs/settlement.md, "Settlements anyone can re-run")."""
+
+
+@settlement.command("verify")
+@click.argument("coverage_id", type=click.UUID)
+@click.option("--revision", type=click.IntRange(min=1), help="The snapshot revision N (default: the latest).")
+def settlement_verify(coverage_id, revision: int | None) -> None:
+    """Re-run COVERAGE_ID's settlement from its snapshot alone: the SHA-256 of its canonical
+    bytes against the recorded hash, the index and payout per unit recomputed by the
+    contract's rule against the recorded result. Prints both; exit status 1 on a mismatch,
+    2 when the coverage has no such snapshot. (Without database access: the API's
+    GET /internal/settlements/{coverageId}/snapshot and docs/examples/verify_settlement.py.)"""
+    from models.db.core import close_pool, open_pool
+    from models.db.settlement_snapshots import revisions_of, snapshot_of
+    from models.domain.snapshot_check import check_snapshot
+
+    async def read() -> tuple[dict | None, list[int]]:
+        await open_pool()
+        try:
+            return await snapshot_of(coverage_id, revision), await revisions_of(coverage_id)
+        finally:
+            await close_pool()
+
+    row, revisions = asyncio.run(read())
+    if row is None:
+        click.echo(f"coverage {coverage_id} has no settlement snapshot"
+                   + (f" of revision {revision} (it has {revisions or 'none'})" if revision else ""), err=True)
+        sys.exit(2)
+    body = row["snapshot"]
+    check = check_snapshot(body, row["sha256"])
+    problems = list(check.problems)
+    for key, stored in (("coverageId", str(row["coverage_id"])), ("revision", row["revision"]), ("stage", row["stage"])):
+        if body.get(key) != stored:
+            problems.append(f"{key}: the row says {stored!r}, the snapshot {body.get(key)!r}")
+    result = check.recomputed or check.recorded
+    click.echo(f"snapshot  coverage {coverage_id}, revision {row['revision']} of {revisions}, {row['stage']}, "
+               f"{body.get('indexCode')} {body.get('periodStart')}..{body.get('periodEnd')}")
+    click.echo(f"sha256    {check.sha256} " + ("OK" if check.sha256 == row["sha256"] else f"MISMATCH: recorded {row['sha256']}"))
+    click.echo(f"index     {result.get('indexValue')} (error {result.get('indexError')}), paid on {result.get('paidIndex')}")
+    click.echo(f"payout    {result.get('payoutPerUnit')} {body.get('terms', {}).get('currency')} per unit of cover")
+    click.echo("OK" if not problems else "MISMATCH: " + "; ".join(problems))
+    sys.exit(1 if problems else 0)
+
+
+@main.group()
 def tenants() -> None:
     """Manage tenants and their API clients."""
 

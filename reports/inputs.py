@@ -699,6 +699,8 @@ class ClaimDay:
     day: dt.date
     value: Decimal  # the day's index value (mm, °C, km/h)
     counted: bool = False  # daily-count index: the day reached the trigger
+    rung: str = "FINAL"  # FINAL | PROVISIONAL | FALLBACK: where the value came from
+    source: str = ""  # the data set and its source ("IMD-RF-DAILY · IMD"); a fallback's own value too
 
 
 @dataclass(frozen=True)
@@ -732,6 +734,8 @@ class ClaimReportInput:
     text: str
     issued_at: dt.datetime
     data_set_description: str = ""  # the data set settled on, in words
+    stage: str = "FINAL"  # INITIAL (first payment, on provisional values less their error) | FINAL
+    snapshot_sha256: str = ""  # the settlement snapshot's hash ("" for events settled before snapshots)
 
 
 # --- portfolio risk report ----------------------------------------------------------------------

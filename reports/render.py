@@ -932,7 +932,7 @@ def claim_report_html(data: ClaimReportInput) -> str:
     for d in data.path:
         total += d.value
         extra = ("yes" if d.counted else "no") if data.aggregation == "DAILY_COUNT" else format_index(total, data.unit)
-        rows.append((format_date(d.day), format_index(d.value, data.unit), extra))
+        rows.append((format_date(d.day), format_index(d.value, data.unit), extra, d.rung.capitalize(), d.source))
     return _html(
         "claim_report.html",
         doc,

@@ -27,6 +27,7 @@ from api.settlement.observations import refusal
 from api.settlement.observations import submit as submit_observations
 from models.db import observations as observations_db
 from models.db import settlement as settlement_db
+from models.db import settlement_snapshots as snapshots_db
 from models.domain.observations import ObservationIn, Provenance
 from api.documents.controller import file_response, reader_of
 from api.documents.on_demand import rendered, still_rendering
@@ -138,7 +139,8 @@ async def _explanation(principal: Principal, event_id: uuid.UUID) -> ClaimExplan
         raise NotFound(f"event {event_id} does not exist")
     item = await settlement_db.line_item_of(principal.tenant_id, row["line_item_id"])
     index_row = await settlement_db.index_of(row["coverage_id"], row["revision"])
-    return responses.explanation(row, index_row, item)
+    snapshot = await snapshots_db.snapshot_of(row["coverage_id"], row["revision"])
+    return responses.explanation(row, index_row, item, snapshot)
 
 
 async def _claim_report(request: Request, principal: Principal, event_id: uuid.UUID, temporal: Client,

@@ -8,7 +8,7 @@ from decimal import Decimal
 from models.db.core import json_value
 from models.domain.index_catalog import BY_CODE
 from models.domain.money import Money, from_minor
-from models.domain.claims import claim_arithmetic, claim_text
+from models.domain.claims import claim_arithmetic, claim_text, index_path
 from models.temporal.ids import settlement_workflow_id
 from models.wire.settlement import ClaimExplanation, ParametricEventView, SettlementView, SignedAmount
 from models.wire.travel import ValidatedEvent, ValidatedEvents
@@ -28,18 +28,17 @@ def event_view(row: dict) -> ParametricEventView:
         data_set=row["data_set"],
         revision=row["revision"],
         simulated=bool(row["simulated"]),
+        stage=row.get("stage") or "FINAL",
     )
 
 
-def explanation(row: dict, index_row: dict | None, item) -> ClaimExplanation:
-    a = claim_arithmetic(row, item)
+def explanation(row: dict, index_row: dict | None, item, snapshot: dict | None = None) -> ClaimExplanation:
+    """`snapshot`: the event's settlement snapshot row (its coverage and revision), if kept."""
+    a = claim_arithmetic(row, item, snapshot)
     code = a["indexCode"]
     spec = BY_CODE[code]
     cover = next(c for c in item.covers if c.coverage_id == row["coverage_id"])
-    path = json_value(index_row["path"]) if index_row else []
-    counted = set(a.get("countedDays") or [])
-    if counted:
-        path = [{**p, "counted": p["day"] in counted} for p in path]
+    path = index_path(json_value(index_row["path"]) if index_row else [], a.get("countedDays"), row["data_set"], snapshot)
     return ClaimExplanation(
         event=event_view(row),
         index_code=code,
@@ -54,6 +53,7 @@ def explanation(row: dict, index_row: dict | None, item) -> ClaimExplanation:
         index_path=path,
         arithmetic=a,
         text=claim_text(spec, a, (cover.start, cover.end), row["currency"]),
+        snapshot_sha256=None if snapshot is None else snapshot["sha256"],
     )
 
 
@@ -88,6 +88,7 @@ def validated_events(rows: list[dict]) -> ValidatedEvents:
                 event_id=str(r["id"]),
                 kind=r["kind"],
                 adjustment_of=str(r["adjustment_of"]) if r.get("adjustment_of") else None,
+                stage=r.get("stage") or "FINAL",
             )
             for r in rows
         ]

@@ -125,6 +125,21 @@ class SettlementView(CamelStruct):
     updated_at: dt.datetime
 
 
+class SettlementSnapshotView(CamelStruct):
+    """Exactly what one settlement of a coverage used, and its hash (docs/settlement.md,
+    "Settlements anyone can re-run"): `snapshot` is the canonical body (values with their
+    rungs, terms, error share, calibration, result); `sha256` the SHA-256 of its canonical
+    bytes (JSON, keys sorted, no spaces, UTF-8)."""
+
+    coverage_id: uuid.UUID
+    revision: int  # the settlement revision N (events' settlement key `...:r<N>`)
+    stage: str  # INITIAL | FINAL
+    sha256: str
+    snapshot: dict
+    created_at: dt.datetime
+    revisions: list[int]  # every snapshot revision of the coverage, oldest first (`?revision=N`)
+
+
 class SignedAmount(CamelStruct):
     """Money that can be negative (an adjustment that pays back less): major units, exact."""
 
@@ -148,6 +163,10 @@ class ParametricEventView(CamelStruct):
     data_set: str
     revision: int
     simulated: bool
+    # INITIAL: the first payment, on provisional (or calibrated fallback) values reduced by
+    # their stated error; FINAL: on final values (a final-only cover's settlement, the true-up
+    # of an INITIAL one, a later revision's adjustment). docs/settlement.md, "Two payments".
+    stage: str = "FINAL"
 
 
 class ClaimExplanation(CamelStruct):
@@ -164,9 +183,12 @@ class ClaimExplanation(CamelStruct):
     trigger: Decimal
     exit: Decimal | None
     direction: str
-    index_path: list[dict]  # {day, value, revision, counted}
+    index_path: list[dict]  # {day, value, revision, rung, dataSet, source, error, counted}
     arithmetic: dict
     text: str  # the arithmetic in words
+    # The SHA-256 of the settlement's snapshot (GET /internal/settlements/{coverageId}/snapshot
+    # ?revision=<event revision>): null for events settled before snapshots were kept.
+    snapshot_sha256: str | None = None
 
 
 class CoverMonitoring(CamelStruct):

@@ -15,8 +15,9 @@ from models.wire.common import ShortText
 class ValidatedEvent(msgspec.Struct):
     """The spec's four fields, then what a client needs to reconcile: the event's own id,
     whether it is a SETTLEMENT or an ADJUSTMENT (a later revision of the data changed what
-    the policy is paid: the amount is the difference, and may be negative) and, for an
-    adjustment, the id of the event it corrects."""
+    the policy is paid: the amount is the difference, and may be negative), for an
+    adjustment the id of the event it corrects, and its stage (INITIAL: paid on provisional
+    values; FINAL: on final values, the true-up of an INITIAL payment among them)."""
 
     policy_id: str
     event_type: str
@@ -25,6 +26,7 @@ class ValidatedEvent(msgspec.Struct):
     event_id: str = ""
     kind: str = "SETTLEMENT"  # SETTLEMENT | ADJUSTMENT
     adjustment_of: str | None = None
+    stage: str = "FINAL"  # INITIAL: the first payment on provisional values; FINAL: on final values
 
 
 class ValidatedEvents(msgspec.Struct):

@@ -140,6 +140,7 @@ async def test_events_of_a_policy_by_day_and_explained(http, tenant, settled_pol
     paying = [e for e in events if Decimal(e["payout"]["amount"]) > 0]
     assert [e["eventType"] for e in paying] == ["EXCESS_RAINFALL"]
     assert paying[0]["payout"] == {"amount": 250000, "currency": "INR"}  # the line item's sum insured
+    assert {e["stage"] for e in events} == {"FINAL"}  # a cover sold without a source ladder: final values only
     assert Decimal(paying[0]["indexValue"]) == Decimal(1240)
 
     by_day = (await tenant.get(f"/parametric-events?validated_day={day}")).json()["validated_events"]
@@ -147,6 +148,7 @@ async def test_events_of_a_policy_by_day_and_explained(http, tenant, settled_pol
     assert [{k: e[k] for k in ("policy_id", "event_type", "validated_day", "validated_amount")} for e in mine] == [
         {"policy_id": policy["id"], "event_type": "EXCESS_RAINFALL", "validated_day": day.isoformat(), "validated_amount": 250000}]
     assert mine[0]["kind"] == "SETTLEMENT" and mine[0]["event_id"] == paying[0]["id"] and mine[0]["adjustment_of"] is None
+    assert mine[0]["stage"] == "FINAL"
     internal = (await tenant.get(f"/internal/parametric-events?validated_day={day}")).json()
     assert internal == {"validated_events": by_day}
     travel = await http.get(f"/travel/{tenant.id}/parametric-event?validated_day={day}",
@@ -155,7 +157,18 @@ async def test_events_of_a_policy_by_day_and_explained(http, tenant, settled_pol
 
     explained = (await tenant.get(f"/parametric-events/{paying[0]['id']}")).json()
     assert explained["event"]["id"] == paying[0]["id"]
-    assert len(explained["indexPath"]) == 31 and explained["indexPath"][0] == {"day": f"{day.year}-03-01", "value": "40", "revision": 1, "counted": False}
+    # Each day names the rung and source it came from (issue 34): a cover sold without a
+    # source ladder settles on final values, and its snapshot (every day FINAL) re-runs.
+    assert len(explained["indexPath"]) == 31 and explained["indexPath"][0] == {
+        "day": f"{day.year}-03-01", "value": "40", "revision": 1, "counted": False, "rung": "FINAL",
+        "dataSet": "IMD-RF-DAILY", "source": "IMD", "error": "0"}
+    assert explained["event"]["stage"] == "FINAL" and explained["arithmetic"]["stage"] == "FINAL"
+    from models.db.settlement_snapshots import snapshot_of
+    from models.domain.snapshot_check import check_snapshot
+
+    snapshot = await snapshot_of(uuid.UUID(paying[0]["coverageId"]), 1)
+    assert explained["snapshotSha256"] == snapshot["sha256"] and check_snapshot(snapshot["snapshot"], snapshot["sha256"]).ok
+    assert snapshot["snapshot"]["result"]["indexValue"] == "1240" and "First payment" not in explained["text"]
     assert explained["arithmetic"]["paid"] == "250000.00" and explained["arithmetic"]["quantity"] == "2.5"
     assert "1240" in explained["text"] and "250,000.00 INR" in explained["text"]
     assert "Total monthly total" not in explained["text"] and explained["text"].startswith("Monthly total rainfall over 1 Mar")

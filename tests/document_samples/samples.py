@@ -608,7 +608,8 @@ def sample_claim_report_input() -> ClaimReportInput:
     start, end = _month(7)
     rain = [4.5, 12.0, 0.0, 22.5, 31.0, 18.5, 9.0, 0.5, 14.0, 27.5, 35.0, 21.0, 8.5, 3.0, 0.0, 11.5, 16.0,
             19.5, 6.0, 2.5, 13.0, 24.0, 30.5, 12.5, 7.0, 1.5, 5.0, 9.5, 4.0, 6.5, 2.0]
-    path = tuple(ClaimDay(day=start + dt.timedelta(days=i), value=Decimal(str(v))) for i, v in enumerate(rain))
+    path = tuple(ClaimDay(day=start + dt.timedelta(days=i), value=Decimal(str(v)), rung="FINAL",
+                          source="IMD-RF-DAILY · IMD 0.25° archive") for i, v in enumerate(rain))
     total = sum((d.value for d in path), Decimal(0))
     spec = BY_CODE["RAINFALL_MONTHLY_TOTAL"]
     per_unit = min(Decimal("100000"), Decimal("10000") + Decimal("500") * (total - Decimal("300")))
@@ -640,6 +641,7 @@ def sample_claim_report_input() -> ClaimReportInput:
         text=claim_text(spec, arithmetic, (start, end), CURRENCY, money=money),
         issued_at=dt.datetime.combine(end + dt.timedelta(days=2), dt.time(6), tzinfo=dt.UTC),
         data_set_description="IMD daily gridded rainfall, 0.25° grid: the cell holding the pin code's centroid",
+        stage="FINAL", snapshot_sha256="9c1f0e6a4b2d8e7f3a5c6b1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f",
     )
 
 

@@ -57,6 +57,7 @@ from api.settlement.controller import (
     SettlementController,
     TenantEventController,
 )
+from api.settlement.disputes import SettlementDisputeController
 from api.settlement.revisions import ObservationRevisionController
 from api.travel.controller import TravelEventController
 from api.webhooks.controller import WebhookEndpointController
@@ -78,6 +79,7 @@ ROUTES = [
     TravelEventController,
     ObservationController,
     ObservationRevisionController,
+    SettlementDisputeController,
     SettlementController,
     InternalEventController,
     TenantEventController,

@@ -1,7 +1,7 @@
 """Four eyes over settlement disputes (issue 34; docs/settlement.md, "Sources that disagree").
 
 Settlement opens a `settlement_dispute` (OPEN) when a coverage's sources disagree and pays
-nothing on it (models/db/settlement_disputes.py). Two data staff members decide which
+nothing on it (models/db/settlement_disputes.py `open_dispute`). Two data staff members decide which
 source settles it:
 
 1. a first one **proposes** a source with a reason: OPEN → PROPOSED;
@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from models.clock import utcnow
 from models.db.core import write_transaction
 from models.db.observations import write_notices
+from models.db.settlement_disputes import INITIAL_DECISIONS, TRUE_UP_DECISIONS
 from models.db.staff import StaffRefused, check_actor
 from models.db.tables import Coverage, SettlementDispute
 
@@ -37,7 +38,7 @@ OPEN, PROPOSED, DECIDED = "OPEN", "PROPOSED", "DECIDED"
 # The two sources a dispute chooses between, by the disputed reading (`other_source`):
 # at the INITIAL settlement the primary against the calibrated fallback; at the true-up
 # the final index against the INITIAL (provisional) one.
-CHOICES = {"FALLBACK": ("PRIMARY", "FALLBACK"), "PROVISIONAL": ("FINAL", "PROVISIONAL")}
+CHOICES = {"FALLBACK": INITIAL_DECISIONS, "PROVISIONAL": TRUE_UP_DECISIONS}
 ROLE = "data"
 
 

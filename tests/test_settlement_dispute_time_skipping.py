@@ -127,3 +127,50 @@ async def test_disputed_until_two_data_staff_members_decide_then_paid_on_the_sou
     row = await Settlement.select().where(Settlement.coverage_id == coverage_id).first()
     assert (row["state"], row["stage"]) == ("INITIAL", "INITIAL")
     assert (await settlement.describe()).typed_search_attributes.get(SETTLEMENT_STATE) == "INITIAL"
+
+
+async def test_a_true_up_across_the_trigger_waits_for_two_data_staff_members(skipping_env, worker, settings):
+    """The INITIAL payment on IMD's real-time 200 mm, then the archive's 170 mm: the final
+    index and the INITIAL one lie on different sides of the trigger beyond the tolerance,
+    so the true-up is DISPUTED (FINAL against PROVISIONAL) until two data staff members
+    decide; FINAL decided, the true-up settles on the archive: the contract pays nothing
+    at 170 mm and the negative true-up is waived (an ADJUSTMENT of 0)."""
+    env = skipping_env
+    target, tenant_id, policy_id, months, handle = await _policy(env, worker, None, months=1, ladder=True)
+    (s, e), = months
+    days = [s + dt.timedelta(days=i) for i in range((e - s).days + 1)]
+    await observations_db.store_batch([_row(target, d, v, True) for d, v in _weighted(days, Decimal(200)).items()])
+    await advance(env, worker, _at(e) + dt.timedelta(days=3) - await env.get_current_time())
+    [initial] = [x for x in await _events(policy_id) if x["event_type"] == "EXCESS_RAINFALL"]
+    assert initial["stage"] == "INITIAL" and initial["payout_minor"] > 0
+    print(f"\nINITIAL payment {initial['payout_minor'] / 100:.2f} INR on day {(initial['validated_day'] - e).days}")
+
+    await advance(env, worker, _at(e) + dt.timedelta(days=60) - await env.get_current_time())
+    archive = await observations_db.store_batch([_row(target, d, v, False) for d, v in _weighted(days, Decimal(170)).items()])
+    settlement = env.client.get_workflow_handle(settlement_workflow_id(target, s, e))
+    assert await tell_settlements(env.client, task_queue(worker, "lifecycle"), archive.notices) == 1
+    await advance(env, worker, dt.timedelta(hours=1))
+    assert [x["stage"] for x in await _events(policy_id) if x["event_type"] == "EXCESS_RAINFALL"] == ["INITIAL"]
+    assert (await settlement.describe()).typed_search_attributes.get(SETTLEMENT_STATE) == "DISPUTED"
+    [dispute] = await SettlementDispute.select().where(SettlementDispute.monitoring_target_id == target)
+    assert (dispute["state"], dispute["other_source"]) == ("OPEN", "PROVISIONAL")
+    assert (dispute["primary_index"], dispute["other_index"]) == (Decimal(170), Decimal(200))
+    assert dispute_decisions.choices(dispute) == ("FINAL", "PROVISIONAL")
+
+    first, second = await _staff(settings, "dana"), await _staff(settings, "devi")
+    with pytest.raises(dispute_decisions.BadSource):
+        await dispute_decisions.decide(dispute["coverage_id"], "FALLBACK", "ERA5", *first)
+    await dispute_decisions.decide(dispute["coverage_id"], "FINAL", "the archive is the contract's final product", *first)
+    decided = await dispute_decisions.decide(dispute["coverage_id"], "FINAL", "agreed", *second)
+    assert await tell_settlements(env.client, task_queue(worker, "lifecycle"), decided.notices) == 1
+    await advance(env, worker, dt.timedelta(hours=1))
+
+    [_, final] = [x for x in await _events(policy_id) if x["event_type"] == "EXCESS_RAINFALL"]
+    print(f"FINAL true-up {final['payout_minor'] / 100:.2f} INR on day {(final['validated_day'] - e).days} "
+          "(decided FINAL by two data staff members; the negative true-up waived)")
+    assert (final["stage"], final["kind"], final["payout_minor"]) == ("FINAL", "ADJUSTMENT", 0)
+    explanation = final["explanation"] if isinstance(final["explanation"], dict) else json.loads(final["explanation"])
+    assert explanation["waivedMinor"] == initial["payout_minor"]
+    row = await Settlement.select().where(Settlement.coverage_id == dispute["coverage_id"]).first()
+    assert (row["state"], row["stage"]) == ("SETTLED", "FINAL")
+    assert (await settlement.describe()).typed_search_attributes.get(SETTLEMENT_STATE) == "SETTLED"

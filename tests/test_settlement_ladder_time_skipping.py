@@ -13,7 +13,14 @@ import json
 from decimal import Decimal
 
 from models.db import observations as observations_db
-from models.db.tables import ParametricEvent, Settlement, SettlementIndex, SettlementSnapshot, WebhookMessage
+from models.db.tables import (
+    ParametricEvent,
+    Settlement,
+    SettlementDispute,
+    SettlementIndex,
+    SettlementSnapshot,
+    WebhookMessage,
+)
 from models.domain.ladder import recompute, snapshot_hash
 from models.domain.observations import ObservationIn
 from models.domain.settlement_basis import CALCULATION_DEADLINE_DAYS
@@ -189,3 +196,59 @@ async def test_the_fallback_fills_two_missing_days_at_the_calculation_deadline(s
     assert Decimal(initial["index_value"]) == Decimal(body["result"]["paidIndex"])
     rows = await ParametricEvent.select().where(ParametricEvent.policy_id == policy_id)
     assert {r["stage"] for r in rows} == {"INITIAL"}
+
+
+async def test_a_final_only_cover_keeps_its_timing_and_writes_a_snapshot_too(skipping_env, worker):
+    """A cover sold before the ladder (no basis) settles as before: on final values, the day
+    after its period + 3 days, at stage FINAL; its settlement's snapshot re-runs to what it paid."""
+    env = skipping_env
+    target, tenant_id, policy_id, months, handle = await _policy(env, worker, [Decimal("200")], months=1)
+    (s, e), = months
+    await advance(env, worker, _at(e) + dt.timedelta(days=5) - await env.get_current_time())
+    [event] = [x for x in await _events(policy_id) if x["event_type"] == "EXCESS_RAINFALL"]
+    assert (event["stage"], event["validated_day"], event["payout_minor"]) == ("FINAL", e + dt.timedelta(days=4), 4_937_500)
+    [snapshot] = await _snapshots(event["coverage_id"])
+    body = _assert_reruns(snapshot)
+    assert (snapshot["revision"], snapshot["stage"]) == (1, "FINAL") and {v["rung"] for v in body["values"]} == {"FINAL"}
+    assert Decimal(body["result"]["payoutPerUnit"]) * Decimal("2.5") * 100 == event["payout_minor"]
+
+
+async def test_sources_that_disagree_hold_the_payment_until_decided(skipping_env, worker):
+    """IMD's real-time grid puts the month above the trigger (200 mm), the calibrated ERA5
+    well below it (about 150 mm): DISPUTED, nothing paid, one open dispute, however often it
+    is checked; once decided PRIMARY (two data staff, package `disputes`' API; written here
+    as it writes it) and told, the INITIAL payment is made on the primary."""
+    env = skipping_env
+    target, tenant_id, policy_id, months, handle = await _policy(env, worker, None, months=1, ladder=True)
+    (s, e), = months
+    overlap = [s - dt.timedelta(days=i) for i in range(40, 0, -1)]
+    rows = []
+    for i, day in enumerate(overlap):
+        v = Decimal(i % 11) * 2
+        rows += [_row(target, day, v, False), _row(target, day, v + (Decimal("0.2") if i % 2 else 0), False, FALLBACK, "open-meteo")]
+    days = _days(s, e)
+    rows += [_row(target, d, v, True) for d, v in _spread(days, Decimal("200")).items()]
+    rows += [_row(target, d, v, True, FALLBACK, "open-meteo") for d, v in _spread(days, Decimal("150")).items()]
+    await observations_db.store_batch(rows)
+    settlement = env.client.get_workflow_handle(settlement_workflow_id(target, s, e))
+    await advance(env, worker, _at(e) + dt.timedelta(days=5) - await env.get_current_time())
+    assert [x for x in await _events(policy_id) if x["event_type"] == "EXCESS_RAINFALL"] == []  # the deficit side agrees
+    assert (await settlement.describe()).typed_search_attributes.get(SETTLEMENT_STATE) == "DISPUTED"
+    disputes = await SettlementDispute.select().where(SettlementDispute.monitoring_target_id == target)
+    excess = [d for d in disputes if Decimal(d["primary_index"]) == Decimal("200")]
+    assert len(excess) == 1 and excess[0]["state"] == "OPEN" and excess[0]["other_source"] == "FALLBACK"
+    assert Decimal(excess[0]["other_index"]) < Decimal("180.5")
+
+    await SettlementDispute.update({SettlementDispute.state: "DECIDED", SettlementDispute.decision: "PRIMARY",
+                                    SettlementDispute.decided_by: "staff:b", SettlementDispute.proposed_by: "staff:a",
+                                    SettlementDispute.decided_at: await env.get_current_time()}).where(
+        SettlementDispute.id == excess[0]["id"])
+    with env.auto_time_skipping_disabled():
+        await settlement.signal(DATA_CHANGED_SIGNAL)
+    await advance(env, worker, dt.timedelta(hours=1))
+    [initial] = [x for x in await _events(policy_id) if x["event_type"] == "EXCESS_RAINFALL"]
+    print(f"\nINITIAL payment {initial['payout_minor'] / 100:.2f} INR on day {(initial['validated_day'] - e).days} "
+          f"after the period's end, once the dispute was decided")
+    assert initial["stage"] == "INITIAL" and initial["payout_minor"] > 0
+    body = _assert_reruns((await _snapshots(initial["coverage_id"]))[0])
+    assert {v["rung"] for v in body["values"]} == {"PROVISIONAL"}

@@ -22,7 +22,6 @@ from models.db import dispute_decisions
 from models.db import observations as observations_db
 from models.db.tables import Settlement, SettlementDispute, SettlementSnapshot
 from models.domain.ladder import recompute, snapshot_hash
-from models.domain.observations import ObservationIn
 from models.temporal.ids import settlement_workflow_id
 from models.temporal.queues import task_queue
 from models.temporal.search_attributes import SETTLEMENT_STATE
@@ -31,13 +30,8 @@ from tests.test_lifecycles_time_skipping import (  # noqa: F401 - fixtures
     skipping_env,
     worker,
 )
+from tests.test_settlement_ladder_time_skipping import FALLBACK, _days, _row
 from tests.test_settlement_time_skipping import _at, _events, _policy
-
-RAIN, FALLBACK = "IMD-RF-DAILY", "REAN-SFC-HOURLY"
-
-
-def _row(target, day, value, provisional, data_set=RAIN, source="IMD") -> ObservationIn:
-    return ObservationIn(target, data_set, "rainfall_mm", day, None, value, source, provisional=provisional)
 
 
 def _weighted(days: list[dt.date], total: Decimal) -> dict[dt.date, Decimal]:
@@ -60,7 +54,7 @@ async def test_disputed_until_two_data_staff_members_decide_then_paid_on_the_sou
     env = skipping_env
     target, tenant_id, policy_id, months, handle = await _policy(env, worker, None, months=1, ladder=True)
     (s, e), = months
-    days = [s + dt.timedelta(days=i) for i in range((e - s).days + 1)]
+    days = _days(s, e)
     # Sixty days before the period with the archive and ERA5 side by side (ERA5 ≈ 0.8 × IMD
     # + 1, ±0.3): the stored overlap the calibration is fitted on (IMD ≈ 1.25 × ERA5 − 1.25).
     rows = []
@@ -138,7 +132,7 @@ async def test_a_true_up_across_the_trigger_waits_for_two_data_staff_members(ski
     env = skipping_env
     target, tenant_id, policy_id, months, handle = await _policy(env, worker, None, months=1, ladder=True)
     (s, e), = months
-    days = [s + dt.timedelta(days=i) for i in range((e - s).days + 1)]
+    days = _days(s, e)
     await observations_db.store_batch([_row(target, d, v, True) for d, v in _weighted(days, Decimal(200)).items()])
     await advance(env, worker, _at(e) + dt.timedelta(days=3) - await env.get_current_time())
     [initial] = [x for x in await _events(policy_id) if x["event_type"] == "EXCESS_RAINFALL"]

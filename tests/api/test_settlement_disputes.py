@@ -16,6 +16,7 @@ from decimal import Decimal
 import pytest
 
 from models.clock import utcnow
+from models.db import dispute_decisions
 from models.db.core import insert_rows, json_value, write_transaction
 from models.db.tables import Coverage, Settlement, SettlementDispute, SettlementNotice
 from models.domain.settlement_basis import basis_for, encode_basis
@@ -158,3 +159,20 @@ async def test_two_different_data_staff_members_decide_and_the_settlement_is_tol
     mine = _listed(await tenant.get("/internal/settlements"), policy.excess_id)
     assert (mine["dispute"]["state"], mine["dispute"]["decision"]) == ("DECIDED", "FALLBACK")
     assert mine["dispute"]["decidedBy"] is None and mine["dispute"]["proposalReason"] is None
+
+
+async def test_only_an_active_data_staff_member_by_that_name_and_id_decides(data_staff, actuary, tenant):
+    """The decision checks the actor against the staff table (as the workflows' staff check
+    does: models/db/staff.py `check_actor`), whatever a token says: an unknown name, a name
+    with another member's id, a staff member without the data role: FourEyes (403), nothing
+    changed."""
+    policy = await disputed(tenant.id, Decimal("150.2"), Decimal("210.4"))
+    dana_id = data_staff.credentials["client_id"]
+    for actor, actor_id in (("staff:nobody", ""), ("staff:nobody", dana_id),
+                            ("staff:arun", actuary.credentials["client_id"])):
+        with pytest.raises(dispute_decisions.FourEyes):
+            await dispute_decisions.decide(policy.excess_id, "PRIMARY", "a reason", actor, actor_id)
+    row = await dispute_decisions.latest_dispute(policy.excess_id)
+    assert (row["state"], row["proposed_by"]) == ("OPEN", "")
+    done = await dispute_decisions.decide(policy.excess_id, "PRIMARY", "a reason", "staff:dana", dana_id)
+    assert (done.dispute["state"], done.dispute["proposed_by_id"]) == ("PROPOSED", dana_id)

@@ -94,22 +94,31 @@ async def assess(c: PeriodCoverage, start: dt.date, end: dt.date, target_id: str
     stage = None if body is None else body["stage"]
     n = 0 if body is None else int(latest["revision"])
     fallback: dict[dt.date, Reading] = {}
-    calibration = None
     if basis.fallback_data_set is not None and stage != FINAL_STAGE:
         fallback, fallback_simulated = await ladder_reads.readings(
             target_id, c.index_code, basis.fallback_data_set, basis.variable, start, end
         )
         simulated = simulated or fallback_simulated
-        if fallback:
+    days = days_of(start, end)
+    error = basis.provisional_error  # measured from the target's stored pairs where an INITIAL may be paid
+    if stage is None and any(r.provisional for r in primary.values()):
+        error = await ladder_reads.provisional_error(target_id, basis.data_set, basis.variable, end, error)
+    calibration: Calibration | None = None
+
+    async def calibrate() -> None:
+        """Fit the fallback's calibration, only where the fallback may be used (it reads
+        years of values)."""
+        nonlocal calibration
+        if fallback and calibration is None:
             calibration = await ladder_reads.calibration(
                 target_id, basis.data_set, basis.fallback_data_set, basis.variable, end
             )
-    days = days_of(start, end)
+
     aggregation = BY_CODE[c.index_code].aggregation
     direction = c.terms["direction"]
 
     def index(p: dict, f: dict, use_fallback: bool) -> LadderIndex:
-        rungs = choose_rungs(days, p, f, provisional_error=basis.provisional_error, calibration=calibration,
+        rungs = choose_rungs(days, p, f, provisional_error=error, calibration=calibration,
                              use_fallback=use_fallback, variable=basis.variable, data_set=basis.data_set)
         return ladder_index(c.index_code, start, end, rungs, trigger=c.trigger, direction=direction,
                             error_share=basis.initial_error_share)
@@ -133,6 +142,8 @@ async def assess(c: PeriodCoverage, start: dt.date, end: dt.date, target_id: str
         if primary_only.final:
             return pay(primary_only, FINAL_STAGE)
         if primary_only.complete:
+            if all(d in fallback and fallback[d].quality != "SUSPECT" for d in days):
+                await calibrate()  # both sources complete: do they agree?
             on_fallback = index({}, fallback, True)
             if calibration is not None and on_fallback.complete and apart(primary_only.value, on_fallback.value):
                 decided = await settlement_disputes.decided_source(c.coverage_id)
@@ -144,6 +155,8 @@ async def assess(c: PeriodCoverage, start: dt.date, end: dt.date, target_id: str
                                    f"{plain(on_fallback.value)} lie on different sides of the trigger "
                                    f"{plain(c.trigger)} beyond the tolerance {plain(basis.tolerance)}")
             return pay(primary_only, INITIAL_STAGE)
+        if past_deadline:
+            await calibrate()
         best = index(primary, fallback, past_deadline)
         if best.complete:
             return pay(best, INITIAL_STAGE)
@@ -164,6 +177,7 @@ async def assess(c: PeriodCoverage, start: dt.date, end: dt.date, target_id: str
                                    f"beyond the tolerance {plain(basis.tolerance)}")
             return pay(primary_only, FINAL_STAGE, true_up=True)
         if today >= basis.true_up_deadline(end):
+            await calibrate()
             best = index(primary, fallback, True)
             if best.complete:  # the calculation agent's final determination on the best rungs then available
                 return pay(best, FINAL_STAGE, true_up=True)

@@ -57,6 +57,7 @@ from api.settlement.controller import (
     SettlementController,
     TenantEventController,
 )
+from api.settlement.disputes import SettlementDisputeController
 from api.settlement.revisions import ObservationRevisionController
 from api.settlement.snapshots import SettlementSnapshotController
 from api.travel.controller import TravelEventController
@@ -79,6 +80,7 @@ ROUTES = [
     TravelEventController,
     ObservationController,
     ObservationRevisionController,
+    SettlementDisputeController,
     SettlementController,
     SettlementSnapshotController,
     InternalEventController,

@@ -52,6 +52,10 @@ REQUEST_EXAMPLES: dict[str, dict[str, Any]] = {
     },
     "RevisionApproval": {"approved": {"reason": "checked against the station log"}},
     "RevisionRefusal": {"refused": {"reason": "the station was under maintenance that day"}},
+    "DisputeDecisionIn": {
+        "a proposal": {"source": "FALLBACK", "reason": "the IMD gauge was blocked on the 14th; ERA5 saw the storm"},
+        "a confirmation": {"source": "FALLBACK", "reason": "checked the station log: blocked gauge"},
+    },
     "NewWebhookEndpoint": {
         "payouts and policies": {"url": "https://hooks.example.com/parametric",
                                  "eventTypes": ["payout.recorded", "policy.expired"],

@@ -22,6 +22,7 @@ from api.pagination import check_size
 from api.policies.service import policy_or_404
 from api.problems import InvalidInput, NotFound
 from api.settlement import responses
+from api.settlement.disputes import disputes_of
 from api.settlement.monitoring import policy_monitoring
 from api.settlement.observations import refusal
 from api.settlement.observations import submit as submit_observations
@@ -96,17 +97,20 @@ class ObservationController(Controller):
 
 
 class SettlementController(Controller):
-    opt = callers(Caller.TENANT_INTERNAL, Caller.OPERATIONS)
+    opt = callers(Caller.TENANT_INTERNAL, Caller.OPERATIONS, Caller.DATA)
     path = "/internal/settlements"
     tags = ["Internal surface"]
     parameters = tenant_header()
 
     @get(
         operation_id="listSettlements",
-        summary="Settlement state per catalogue coverage (FLAGGED: data missing past its window)",
+        summary="Settlement state per catalogue coverage (FLAGGED: data missing past its window; DISPUTED: sources disagree)",
         description=(
             "A tenant's internal client sees the coverages its own policies hold, with its own policy "
-            "count and payouts; operations staff see the whole book (or one tenant with `tenantId`)."
+            "count and payouts; operations and data staff see the whole book (or one tenant with `tenantId`). "
+            "A coverage whose sources disagreed carries its latest `dispute` (both readings, the trigger, the "
+            "tolerance, the proposal: `state=DISPUTED` lists those waiting for two data staff members; "
+            "a tenant's client is not told who proposed or decided, nor why)."
         ),
         responses=problems(*AUTHED),
     )
@@ -114,7 +118,9 @@ class SettlementController(Controller):
         self,
         settings: NamedDependency[Settings],
         principal: NamedDependency[Principal],
-        state_filter: Annotated[Literal["WAITING", "SETTLED", "FLAGGED"] | None, QueryParameter(name="state")] = None,
+        state_filter: Annotated[
+            Literal["WAITING", "INITIAL", "SETTLED", "FLAGGED", "DISPUTED"] | None, QueryParameter(name="state")
+        ] = None,
         target_id: Annotated[str | None, QueryParameter(name="targetId")] = None,
         tenant_filter: Annotated[
             uuid.UUID | None,
@@ -123,14 +129,16 @@ class SettlementController(Controller):
         size: Annotated[int, QueryParameter(description="At most this many, latest period first (1-100)")] = 100,
     ) -> list[SettlementView]:
         check_size(size, settings.max_page_size)
-        if is_staff(principal, Caller.OPERATIONS):
+        staff = is_staff(principal, Caller.OPERATIONS, Caller.DATA)
+        if staff:
             scope = tenant_filter  # the whole book, or the tenant asked for
         elif tenant_filter is not None and str(tenant_filter) != principal.tenant_id:
             raise InvalidInput.of_field("tenantId", "only operations staff read another tenant's settlements")
         else:
             scope = principal.tenant_id  # a tenant sees the coverages its policies hold, its own totals
         rows = await settlement_db.list_settlements(state_filter, target_id, size, tenant_id=scope)
-        return [responses.settlement_view(r) for r in rows]
+        disputes = await disputes_of([r["coverage_id"] for r in rows], staff)
+        return [responses.settlement_view(r, dispute=disputes.get(r["coverage_id"])) for r in rows]
 
 
 async def _explanation(principal: Principal, event_id: uuid.UUID) -> ClaimExplanation:

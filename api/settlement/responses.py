@@ -10,7 +10,13 @@ from models.domain.index_catalog import BY_CODE
 from models.domain.money import Money, from_minor
 from models.domain.claims import claim_arithmetic, claim_text, index_path
 from models.temporal.ids import settlement_workflow_id
-from models.wire.settlement import ClaimExplanation, ParametricEventView, SettlementView, SignedAmount
+from models.wire.settlement import (
+    ClaimExplanation,
+    ParametricEventView,
+    SettlementDisputeView,
+    SettlementView,
+    SignedAmount,
+)
 from models.wire.travel import ValidatedEvent, ValidatedEvents
 
 
@@ -57,7 +63,7 @@ def explanation(row: dict, index_row: dict | None, item, snapshot: dict | None =
     )
 
 
-def settlement_view(row: dict, currency: str = "INR") -> SettlementView:
+def settlement_view(row: dict, currency: str = "INR", dispute: SettlementDisputeView | None = None) -> SettlementView:
     return SettlementView(
         coverage_id=row["coverage_id"],
         monitoring_target_id=row["monitoring_target_id"],
@@ -71,6 +77,7 @@ def settlement_view(row: dict, currency: str = "INR") -> SettlementView:
         paid=Money.of_minor(row["paid_minor"], currency),
         workflow_id=settlement_workflow_id(row["monitoring_target_id"], row["period_start"], row["period_end"]),
         updated_at=row["updated_at"],
+        dispute=dispute,
     )
 
 

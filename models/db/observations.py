@@ -291,6 +291,12 @@ async def _write_notices(rows: Sequence[ObservationIn], now: dt.datetime) -> lis
     days_by_target: dict[str, set[dt.date]] = {}
     for r in rows:
         days_by_target.setdefault(r.monitoring_target_id, set()).add(r.day)
+    return await write_notices(days_by_target, now)
+
+
+async def write_notices(days_by_target: dict[str, set[dt.date]], now: dt.datetime) -> list[uuid.UUID]:
+    """A notice per target naming its days, inside the caller's transaction (stored rows, or
+    a settlement dispute decided: models/db/dispute_decisions.py); returns the ids."""
     notices = [
         SettlementNotice(
             id=uuid.uuid4(), monitoring_target_id=target, days=[d.isoformat() for d in sorted(days)],

@@ -77,3 +77,44 @@ async def staff_by_actor(actor: str) -> StaffMember | None:
         (ApiClient.tenant_id == platform) & (ApiClient.roles != "") & (ApiClient.name == actor[len(STAFF_PREFIX):])
     ).first()
     return None if row is None else _member(row)
+
+
+class StaffRefused(Exception):
+    """An actor may not take a staff action: not an active staff member holding the role
+    (or the name and the stable id given name two people), or, with `same_person`, they
+    are the other eye of a four-eyes action."""
+
+    def __init__(self, message: str, same_person: bool = False) -> None:
+        super().__init__(message)
+        self.same_person = same_person
+
+
+async def check_actor(
+    actor: str, actor_id: str, role: str, *, other_actor: str = "", other_actor_id: str = "", action: str = "",
+    other_did: str = "",
+) -> StaffMember:
+    """The acting staff member, checked against the staff table: `actor` ("staff:<name>")
+    is who `actor_id` (their stable id; "": looked up by name) says, active, holding
+    `role`, and not the other eye (`other_actor` / `other_actor_id`: who ran, submitted or
+    proposed it, `other_did` in words; one stable id, or names or e-mails that fold or look
+    alike). Raises `StaffRefused` naming what is wrong; `action` words the refusal."""
+    doing = action or "act"
+    member = await (staff_by_id(actor_id) if actor_id else staff_by_actor(actor))
+    if member is None or member.actor != actor:
+        raise StaffRefused(f"{actor!r} is not a staff member (by that name and id): cannot {doing}")
+    if not member.active:
+        raise StaffRefused(f"staff member {member.name!r} is disabled: cannot {doing}")
+    if role not in member.roles:
+        raise StaffRefused(f"staff member {member.name!r} does not hold the {role} role: cannot {doing}")
+    others = [o for o in (
+        await staff_by_id(other_actor_id) if other_actor_id else None,
+        await staff_by_actor(other_actor) if other_actor else None,
+    ) if o is not None]
+    if any(member.same_person(other) for other in others):
+        did = other_did or ("ran" if role == "actuary" else "submitted")
+        raise StaffRefused(
+            f"four eyes: {member.name} is the person who {did} it ({other_actor.removeprefix('staff:')}); "
+            f"another staff member must {doing}",
+            same_person=True,
+        )
+    return member

@@ -429,8 +429,10 @@ class SettlementDispute(Table, tablename="settlement_dispute"):
     proposed_by = Varchar(length=200, default="")
     proposal = Varchar(length=20, default="")  # the source the proposer chose
     proposal_reason = Text(default="")
+    proposed_by_id = Varchar(length=64, default="")  # the proposer's stable staff id
     decided_by = Varchar(length=200, default="")
     decision = Varchar(length=20, default="")
+    decision_reason = Text(default="")  # the confirmer's reason
     decided_at = Timestamptz(null=True, default=None)
     created_at = Timestamptz()
 

@@ -110,12 +110,56 @@ class RevisionRefusal(CamelStruct):
 # --- settlements ------------------------------------------------------------------------------
 
 
+# Settlement disputes (docs/settlement.md, "Sources that disagree").
+
+
+class DisputeReading(CamelStruct):
+    """One source's reading of the index (in the index's unit; a daily count: days)."""
+
+    source: str  # PRIMARY | FALLBACK (at the INITIAL settlement); FINAL | PROVISIONAL (at the true-up)
+    index_value: Decimal | None
+
+
+class SettlementDisputeView(CamelStruct):
+    id: uuid.UUID
+    coverage_id: uuid.UUID
+    monitoring_target_id: str
+    period_start: dt.date
+    period_end: dt.date
+    state: str  # OPEN | PROPOSED | DECIDED
+    readings: list[DisputeReading]  # the two sources' indices; the first is the primary's (final's)
+    choices: list[str]  # the sources a decision chooses between
+    index_code: str
+    unit: str
+    direction: str  # ABOVE | BELOW
+    trigger: Decimal
+    tolerance: Decimal | None  # the ladder's: readings further apart than this, across the trigger, disagree
+    detail: str
+    proposal: str | None  # the source proposed (PROPOSED, DECIDED)
+    proposed_by: str | None  # staff only (a tenant's client sees null)
+    proposal_reason: str | None  # staff only
+    decision: str | None  # DECIDED: the source that settles the coverage
+    decided_by: str | None  # staff only
+    decision_reason: str | None  # staff only
+    decided_at: dt.datetime | None
+    created_at: dt.datetime
+    settlement_workflow_id: str  # the settlement's workflow (Temporal UI: SettlementState = DISPUTED)
+
+
+class DisputeDecisionIn(CamelStruct):
+    """A data staff member's choice: the first proposes (a reason is required), a second,
+    different one confirms the same source."""
+
+    source: Annotated[str, msgspec.Meta(max_length=20, description="one of the dispute's `choices`")]
+    reason: Reason = ""
+
+
 class SettlementView(CamelStruct):
     coverage_id: uuid.UUID
     monitoring_target_id: str
     period_start: dt.date
     period_end: dt.date
-    state: str  # WAITING | SETTLED | FLAGGED
+    state: str  # WAITING | INITIAL | SETTLED | FLAGGED | DISPUTED
     revision: int
     index_value: Decimal | None
     detail: str
@@ -123,6 +167,9 @@ class SettlementView(CamelStruct):
     paid: Money
     workflow_id: str
     updated_at: dt.datetime
+    # DISPUTED, or decided once: the coverage's latest settlement dispute (None: its sources
+    # never disagreed).
+    dispute: SettlementDisputeView | None = None
 
 
 class SettlementSnapshotView(CamelStruct):

@@ -58,6 +58,7 @@ __all__ = [
     "QuoteCover",
     "QuoteDocumentInput",
     "RiskMetrics",
+    "ReserveLine",
     "TechnicalPricingReportInput",
 ]
 
@@ -761,6 +762,22 @@ class AsIfYearLoss:
 
 
 @dataclass(frozen=True, slots=True)
+class ReserveLine:
+    """The claims reserve of one data set and month (docs/portfolio.md, "Owed but not yet
+    paid"): what is still owed on its ended covers not settled FINAL, and what was paid."""
+
+    data_set: str
+    month: str  # YYYY-MM, the covers' period start
+    owed: Decimal
+    paid: Decimal
+    open_covers: int
+    by_state: tuple[tuple[str, int], ...]  # (WAITING | INITIAL | FLAGGED | DISPUTED, covers)
+
+    def __post_init__(self) -> None:
+        _decimal(self, "owed", "paid")
+
+
+@dataclass(frozen=True, slots=True)
 class PortfolioReportInput:
     """The book's risk for its risk carrier: one stored result of the portfolio run (the
     PortfolioView of `GET /internal/portfolio`, docs/portfolio.md) with the names a person
@@ -802,6 +819,9 @@ class PortfolioReportInput:
     issued_at: dt.datetime
     target_names: tuple[tuple[str, str], ...] = ()  # (target id, name) for the as-if years' targets
     other_currency_policies: int = 0
+    # The claims reserve as of `as_of` (issue 34); None: a result stored before it.
+    reserve: tuple[ReserveLine, ...] | None = None
+    reserve_method: str = ""
 
     def __post_init__(self) -> None:
         _currency(self, self.currency)
@@ -858,6 +878,7 @@ def portfolio_report_input(
             tvar=money(r["tvar"]), tvar_standard_error=money(r["tvarStandardError"]),
         ) for r in rows)
 
+    reserve = result.get("reserve")
     record, sim = result["asIfRecord"], result["simulation"]
     years = tuple(AsIfYearLoss(
         year=y["year"], loss=money(y["loss"]),
@@ -879,4 +900,9 @@ def portfolio_report_input(
         occurrence=sim["occurrence"], issuer=issuer, issued_at=issued_at,
         target_names=tuple(sorted(names.items())),
         other_currency_policies=result.get("otherCurrencyPolicies", 0),
+        reserve=None if reserve is None else tuple(ReserveLine(
+            data_set=r["dataSet"], month=r["month"], owed=money(r["owed"]), paid=money(r["paid"]),
+            open_covers=r["openCovers"], by_state=tuple(sorted(r["byState"].items())),
+        ) for r in reserve["rows"]),
+        reserve_method="" if reserve is None else reserve["method"],
     )

@@ -548,6 +548,9 @@ class TechnicalPricingReportInput:
     band_drivers: tuple[BandDriverRow, ...] = ()
     hold_reason: str | None = None
     band_high: Decimal | None = None  # the top of the band with every driver (money per unit)
+    # The settlement data set's own basis risk over recent covers (issue 34; models/domain/
+    # basis_risk.py `report_sentence`): "" when it has no source ladder.
+    data_basis_risk: str = ""
 
     def __post_init__(self) -> None:
         _aware(self, "issued_at")

@@ -987,8 +987,9 @@ def _excluded(data: PortfolioReportInput) -> list[str]:
     out += [
         "Policies bound, cancelled or expired after the book was read (as of "
         f"{format_date(data.as_of)}): a later result of the book is a later version.",
-        "Line items whose risk period ended before that day, and payouts already made: what is still owed on "
-        "them is the claims reserve, not in the curves.",
+        "Line items whose risk period ended before that day, and payouts already made"
+        + (": what is still owed on them is the claims reserve above, not in the curves." if data.reserve is not None
+           else "."),
         "Expenses, reinsurance, investment income and the currency's movements: the figures are the covers' "
         "payouts under their terms (each line item capped at its sum insured).",
     ]

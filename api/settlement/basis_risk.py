@@ -18,8 +18,7 @@ from api.problems import InvalidInput
 from api.responses import DecimalNumberResponse
 from models.db import basis_risk as basis_risk_db
 from models.domain import bordereaux as months
-from models.domain.basis_risk import basis_risk
-from models.domain.index_catalog import BY_CODE
+from models.domain.basis_risk import basis_risk, unit_of
 from models.wire.basis_risk import BasisRiskRow, BasisRiskView
 
 METHOD = (
@@ -38,11 +37,6 @@ def month_first(text: str):
         return months.parse_month(text)
     except months.BadMonth as bad:
         raise InvalidInput.of_field("month", str(bad)) from None
-
-
-def unit_of(index_code: str) -> str:
-    spec = BY_CODE[index_code]
-    return "days" if spec.aggregation == "DAILY_COUNT" else spec.unit
 
 
 class BasisRiskController(Controller):

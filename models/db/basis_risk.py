@@ -19,7 +19,7 @@ import datetime as dt
 from decimal import Decimal
 
 from models.db.tables import Coverage, Observation
-from models.domain.basis_risk import CoverSources
+from models.domain.basis_risk import BasisRisk, CoverSources, basis_risk
 from models.domain.data_sets import data_of
 from models.domain.index_catalog import BY_CODE, BY_ID, IndexDefinitionSpec
 from models.domain.ladder import Reading
@@ -27,6 +27,10 @@ from models.domain.settlement import daily_from_hourly
 from models.domain.settlement_basis import LADDERS, Calibration, fit_calibration
 
 CALIBRATION_YEARS = 3
+REPORT_MONTHS = 12
+# The figures a technical pricing report quotes, per (data set, first month, last month): the
+# reports rendered in one day (a catalogue batch renders hundreds) read them once per process.
+_recent: dict[tuple[str, dt.date, dt.date], list[BasisRisk]] = {}
 Readings = dict[dt.date, Reading]
 
 
@@ -136,3 +140,17 @@ def _calibration(key, before: dt.date, final: Readings, fallback: Readings, read
         if (other_ds, other_var) == (ds, variable) and f_rows:
             pooled += _pairs(_readings(p_rows, ds, False, None), _readings(f_rows, fallback_ds, None, None), before)
     return fit_calibration(pooled, fallback_ds, "pooled")
+
+
+async def recent_months(data_set: str, today: dt.date) -> tuple[dt.date, dt.date, list[BasisRisk]]:
+    """(first day, last day, figures) of the data set's basis risk over the covers starting in
+    the REPORT_MONTHS whole months before `today`: what a technical pricing report quotes."""
+    last = today.replace(day=1) - dt.timedelta(days=1)
+    first = last.replace(day=1)
+    for _ in range(REPORT_MONTHS - 1):
+        first = (first - dt.timedelta(days=1)).replace(day=1)
+    key = (data_set, first, last)
+    if key not in _recent:
+        _recent.clear()  # one span at a time: yesterday's figures are not kept
+        _recent[key] = basis_risk(await covers_between(first, last, data_set))
+    return first, last, _recent[key]

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
 
 from models.domain.index_catalog import BY_CODE
-from models.domain.ladder import Reading, choose_rungs, ladder_index, triggered
+from models.domain.ladder import Reading, choose_rungs, ladder_index, plain, triggered
 from models.domain.settlement_basis import Calibration
 
 PRIMARY_FALLBACK, PROVISIONAL_FINAL = "PRIMARY_FALLBACK", "PROVISIONAL_FINAL"
@@ -132,3 +132,35 @@ def combined(rows: list[BasisRisk], data_set: str, comparison: str) -> tuple[int
     figure a technical pricing report quotes."""
     mine = [r for r in rows if r.data_set == data_set and r.comparison == comparison]
     return sum(r.flips for r in mine), sum(r.compared for r in mine)
+
+
+def unit_of(index_code: str) -> str:
+    """The unit of an index and of its differences (a daily count: days)."""
+    spec = BY_CODE[index_code]
+    return "days" if spec.aggregation == "DAILY_COUNT" else spec.unit
+
+
+_WORDS = {PRIMARY_FALLBACK: "the primary against its calibrated fallback", PROVISIONAL_FINAL: "provisional against final"}
+
+
+def report_sentence(rows: list[BasisRisk], data_set: str, index_code: str, first: dt.date, last: dt.date) -> str:
+    """What a technical pricing report quotes of its data set's basis risk over the covers
+    starting in [first, last]: per comparison, the flips over every index definition of the
+    data set, and the mean absolute difference of the report's own index."""
+    span = f"{first:%b %Y}–{last:%b %Y}"
+    parts = []
+    for comparison in COMPARISONS:
+        mine = [r for r in rows if r.data_set == data_set and r.comparison == comparison]
+        flips, compared = combined(rows, data_set, comparison)
+        if not compared:
+            continue
+        own = next((r for r in mine if r.index_code == index_code and r.mean_abs_difference is not None), None)
+        text = (f"{_WORDS[comparison]} ({mine[0].other}): the trigger decision flips on {flips} of {compared} "
+                f"covers compared ({(Decimal(100 * flips) / compared).quantize(Decimal('0.1'), ROUND_HALF_EVEN)} %)")
+        if own is not None:
+            text += (f"; this index differs by {plain(own.mean_abs_difference)} {unit_of(index_code)} on average "
+                     f"(at most {plain(own.max_abs_difference)})")
+        parts.append(text)
+    if not parts:
+        return f"{data_set}, covers starting {span}: no cover yet with both sources of a pair complete in the stored observations."
+    return f"{data_set}, covers starting {span}: " + "; ".join(parts) + "."

@@ -90,3 +90,18 @@ async def test_flips_and_differences_per_data_set_pair_over_http(data_staff, act
     assert_problem(await data_staff.get("/internal/observations/basis-risk"), 400)
     tenant = await make_tenant(internal=True)
     assert_problem(await tenant.get("/internal/observations/basis-risk", params={"month": "2003-07"}), 403)
+
+
+async def test_the_figure_a_technical_report_quotes_for_its_data_set():
+    """The 12 whole months before the report's day, this data set's covers only (the month's
+    covers of the test above; runs after it in this module)."""
+    from models.db.basis_risk import recent_months
+    from models.domain.basis_risk import report_sentence
+
+    first, last, figures = await recent_months("IMD-RF-DAILY", dt.date(2004, 7, 15))
+    assert (first, last) == (dt.date(2003, 7, 1), dt.date(2004, 6, 30))
+    assert {r.data_set for r in figures} == {"IMD-RF-DAILY"}
+    sentence = report_sentence(figures, "IMD-RF-DAILY", "RAINFALL_MONTHLY_TOTAL", first, last)
+    assert "covers starting Jul 2003–Jun 2004" in sentence
+    assert "(REAN-SFC-HOURLY): the trigger decision flips on 0 of 2 covers compared (0.0 %); this index differs by 1 mm" in sentence
+    assert "(IMD-RF-DAILY provisional): the trigger decision flips on 1 of 2 covers compared (50.0 %)" in sentence

@@ -57,8 +57,8 @@ __all__ = [
     "QuantilePair",
     "QuoteCover",
     "QuoteDocumentInput",
-    "RiskMetrics",
     "ReserveLine",
+    "RiskMetrics",
     "TechnicalPricingReportInput",
 ]
 

@@ -7,7 +7,13 @@ import datetime as dt
 import uuid
 from decimal import Decimal
 
-from models.domain.basis_risk import PRIMARY_FALLBACK, PROVISIONAL_FINAL, CoverSources, basis_risk, combined
+from models.domain.basis_risk import (
+    PRIMARY_FALLBACK,
+    PROVISIONAL_FINAL,
+    CoverSources,
+    basis_risk,
+    combined,
+)
 from models.domain.ladder import Reading
 from models.domain.settlement_basis import Calibration
 

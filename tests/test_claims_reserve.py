@@ -9,7 +9,13 @@ from decimal import Decimal
 
 from models.domain.index_catalog import BY_CODE
 from models.domain.quotes import CoverSnapshot
-from models.domain.reserves import HeldCover, HeldItem, expected_minor, owed_of_item, reserve_rows
+from models.domain.reserves import (
+    HeldCover,
+    HeldItem,
+    expected_minor,
+    owed_of_item,
+    reserve_rows,
+)
 
 AS_OF = dt.date(2027, 8, 10)
 
@@ -50,7 +56,7 @@ def test_a_negative_true_up_owes_nothing_and_the_cap_bounds_what_is_owed():
     over = held(cover(), "INITIAL", paid=80_000, index=Decimal("173.45"))  # paid more than the index gives: waived
     assert owed_of_item(HeldItem(Decimal(3), 300_000, "INR", (over,)), AS_OF) == [(over, 0)]
     # two covers of one line item: the cap (1,000 INR) less the 500 paid leaves 500 for both
-    first = held(cover(), "INITIAL", paid=50_000, index=Decimal("290"))  # 140 mm x 10 = 1,400, the limit 1,000: 500 owed
+    first = held(cover(), "INITIAL", paid=50_000, index=Decimal(290))  # 140 mm x 10 = 1,400, the limit 1,000: 500 owed
     second = held(cover(trigger="40", direction="BELOW", code="RAINFALL_DEFICIT"), "WAITING")
     owed = owed_of_item(HeldItem(Decimal(1), 100_000, "INR", (first, second)), AS_OF)
     assert owed == [(first, 50_000), (second, 0)]
@@ -58,8 +64,8 @@ def test_a_negative_true_up_owes_nothing_and_the_cap_bounds_what_is_owed():
 
 def test_rows_by_data_set_and_month_with_paid_beside_and_settled_and_running_covers_owe_nothing():
     july, august = cover(7), cover(8)
-    settled = held(cover(7), "SETTLED", paid=12_345, index=Decimal("200"))
-    initial = held(july, "INITIAL", paid=10_000, index=Decimal("170"))  # 20 mm x 10 x 1 = 200 INR: 100 owed
+    settled = held(cover(7), "SETTLED", paid=12_345, index=Decimal(200))
+    initial = held(july, "INITIAL", paid=10_000, index=Decimal(170))  # 20 mm x 10 x 1 = 200 INR: 100 owed
     running = held(august, "", paid=0)  # August has not ended on 10 August
     rows = reserve_rows([HeldItem(Decimal(1), 100_000, "INR", (settled,)),
                          HeldItem(Decimal(1), 100_000, "INR", (initial,)),

@@ -19,7 +19,13 @@ import msgspec
 
 from models.db.core import json_value
 from models.db.portfolio import _chunks
-from models.db.tables import LineItem, ParametricEvent, Policy, Settlement, SettlementSnapshot
+from models.db.tables import (
+    LineItem,
+    ParametricEvent,
+    Policy,
+    Settlement,
+    SettlementSnapshot,
+)
 from models.domain.data_sets import settles_on
 from models.domain.quotes import CoverSnapshot
 from models.domain.reserves import SETTLED, HeldCover, HeldItem

@@ -22,7 +22,6 @@ as `settle_line_item` does). Money: integer minor units throughout.
 from __future__ import annotations
 
 import datetime as dt
-import uuid
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -115,7 +114,3 @@ def reserve_rows(items: list[HeldItem], as_of: dt.date) -> list[ReserveRow]:
     for key, row in rows.items():
         row.paid_minor = paid.get(key, 0)
     return [rows[k] for k in sorted(rows)]
-
-
-def coverage_ids(items: list[HeldItem]) -> set[uuid.UUID]:
-    return {h.cover.coverage_id for i in items for h in i.covers}

@@ -18,10 +18,22 @@ from models.clock import utcnow
 from models.db.core import insert_rows, json_value
 from models.db.tables import LineItem, ParametricEvent, Settlement, SettlementSnapshot
 from models.domain.ladder import (
-    Reading, canonical_bytes, choose_rungs, ladder_index, snapshot_body, snapshot_hash, terms_of,
+    Reading,
+    canonical_bytes,
+    choose_rungs,
+    ladder_index,
+    snapshot_body,
+    snapshot_hash,
+    terms_of,
 )
-from tests.api.test_portfolio import YEAR, _computed, _policy, _targets, money
-from tests.api.test_portfolio import whole_book_paths_removed_after  # noqa: F401 - autouse
+from tests.api.test_portfolio import (
+    YEAR,
+    _computed,
+    _policy,
+    _targets,
+    money,
+    whole_book_paths_removed_after,  # noqa: F401 - autouse
+)
 from tests.api.test_portfolio_report import _report, _text
 
 PAST = YEAR - 2  # ended risk months

@@ -11,7 +11,12 @@ from decimal import Decimal
 
 import pypdf
 
-from models.domain.basis_risk import PRIMARY_FALLBACK, PROVISIONAL_FINAL, BasisRisk, report_sentence
+from models.domain.basis_risk import (
+    PRIMARY_FALLBACK,
+    PROVISIONAL_FINAL,
+    BasisRisk,
+    report_sentence,
+)
 from reports import render_portfolio_report, render_technical_pricing_report
 from reports.render import portfolio_report_html
 from tests.document_samples import samples
@@ -24,7 +29,7 @@ def _pages(pdf: bytes) -> list[str]:
 
 
 def _with_reserve() -> dict:
-    money = lambda a: {"amount": a, "currency": "INR"}  # noqa: E731 - as the stored result writes money
+    money = lambda a: {"amount": a, "currency": "INR"}
     result = samples.sample_portfolio_result()
     result["reserve"] = {
         "owed": money("1245310.55"), "paid": money("8731000.00"), "method": "the reserve's method in words",
@@ -70,9 +75,9 @@ def test_the_technical_report_quotes_its_data_sets_basis_risk():
         BasisRisk("IMD-RF-DAILY", "REAN-SFC-HOURLY", PRIMARY_FALLBACK, "RAINFALL_DEFICIT", 40, 36, 1,
                   Decimal("7.42"), Decimal("31.5")),
         BasisRisk("IMD-RF-DAILY", "IMD-RF-DAILY provisional", PROVISIONAL_FINAL, "RAINFALL_MONTHLY_TOTAL", 40, 30, 0,
-                  Decimal("1.2"), Decimal("4")),
+                  Decimal("1.2"), Decimal(4)),
         BasisRisk("IMD-TMAX-1DEG", "REAN-SFC-HOURLY", PRIMARY_FALLBACK, "TEMPERATURE_MAX", 9, 9, 9,
-                  Decimal("2"), Decimal("3")),
+                  Decimal(2), Decimal(3)),
     ]
     sentence = report_sentence(rows, "IMD-RF-DAILY", "RAINFALL_MONTHLY_TOTAL", dt.date(2025, 11, 1), dt.date(2026, 10, 31))
     assert sentence == (

@@ -55,3 +55,29 @@ def test_the_primary_side_takes_final_values_over_provisional_ones():
     cover = sources(final, readings(["5"] * 30 + ["0"], True), readings(["2.5"] * 30 + ["0"], data_set="R"))
     fb = next(r for r in basis_risk([cover]) if r.comparison == PRIMARY_FALLBACK)
     assert (fb.compared, fb.flips, fb.mean_abs_difference) == (1, 0, Decimal(0))
+
+
+def test_an_hourly_index_reads_a_day_of_a_kind_only_when_every_set_hour_has_one():
+    """models/db/basis_risk.py `_readings` (no database): IMD-RF-HOURLY's day is the sum of
+    the index's hours (08-20 IST), the latest revision of each kind per hour, SUSPECT left out."""
+    from models.db.basis_risk import _readings
+    from models.domain.index_catalog import BY_CODE
+
+    spec = BY_CODE["RAINFALL_DAYTIME_HOURS"]
+    day, other = dt.date(2027, 7, 1), dt.date(2027, 7, 2)
+
+    def row(d, hour, value, revision, provisional, quality="GOOD"):
+        return {"obs_key": f"t|IMD-RF-HOURLY|rainfall_mm|{d}|{hour:02d}", "observed_on": d, "hour": hour,
+                "value": Decimal(value), "provisional": provisional, "quality": quality, "revision": revision,
+                "source": "aws"}
+
+    rows = [row(day, h, "1", 1, True) for h in range(8, 20)] + [row(day, h, "2", 2, False) for h in range(8, 20)]
+    rows += [row(day, 3, "50", 1, True)]  # outside the set hours: not counted
+    rows += [row(other, h, "1", 1, True) for h in range(8, 19)]  # 19:00 missing
+    rows += [row(other, h, "1", 2, False) for h in range(8, 20)]
+    rows[-1] = row(other, 19, "9", 3, False, "SUSPECT")  # the latest final of 19:00 is SUSPECT: no final day
+    provisional = _readings(rows, "IMD-RF-HOURLY", True, spec)
+    final = _readings(rows, "IMD-RF-HOURLY", False, spec)
+    assert {d: r.value for d, r in provisional.items()} == {day: Decimal(12)}
+    assert {d: r.value for d, r in final.items()} == {day: Decimal(24)}
+    assert provisional[day].provisional and not final[day].provisional and final[day].revision == 2

@@ -16,7 +16,7 @@ from decimal import Decimal
 
 from models.clock import utcnow
 from models.db.core import insert_rows, json_value
-from models.db.tables import LineItem, ParametricEvent, Settlement, SettlementSnapshot
+from models.db.tables import LineItem, ParametricEvent, Policy, Settlement, SettlementSnapshot
 from models.domain.ladder import (
     Reading,
     canonical_bytes,
@@ -103,19 +103,28 @@ async def test_the_reserve_per_data_set_and_month_over_http(make_tenant, operati
     # expected loss, 0.04 x 1,000 INR x 10 units = 400.00 INR
     await _settlement(covers[(8, "RAINFALL_DEFICIT")], a, "DISPUTED")
 
+    # September, two more policies: one EXPIRED (its covers still owe: 2 x 0.04 x 1,000 INR x 5 units = 400.00),
+    # one CANCELED before September began (its covers never pay: not in the reserve)
+    expired = await _policy(acme.id, a, [9], 5, 30_000, year=PAST)
+    cancelled = await _policy(acme.id, a, [9], 7, 30_000, year=PAST)
+    await Policy.update({Policy.status: "EXPIRED"}).where(Policy.id == expired)
+    await Policy.update({Policy.status: "CANCELED", Policy.canceled_at: dt.datetime(PAST, 8, 20, tzinfo=dt.UTC)}).where(
+        Policy.id == cancelled)
+
     mine = await _computed(acme)
     reserve = mine["reserve"]
     assert [(r["dataSet"], r["month"], r["owed"], r["paid"], r["openCovers"], r["byState"]) for r in reserve["rows"]] == [
         ("IMD-RF-DAILY", f"{PAST}-07", money("344.50"), money("2000.00"), 1, {"INITIAL": 1}),
         ("IMD-RF-DAILY", f"{PAST}-08", money("800.00"), money("0.00"), 2, {"DISPUTED": 1, "WAITING": 1}),
+        ("IMD-RF-DAILY", f"{PAST}-09", money("400.00"), money("0.00"), 2, {"WAITING": 2}),
     ]
-    assert reserve["owed"] == money("1144.50") and reserve["paid"] == money("2000.00")
+    assert reserve["owed"] == money("1544.50") and reserve["paid"] == money("2000.00")
     assert "un-reduced index" in reserve["method"]
 
     # another tenant's book owes none of it; the whole book holds it
     assert (await _computed(globex))["reserve"]["rows"] == []
     whole = await _computed(operations_staff)
-    assert whole["reserve"]["owed"]["amount"] >= Decimal("1144.50")
+    assert whole["reserve"]["owed"]["amount"] >= Decimal("1544.50")
     assert {f"{PAST}-07", f"{PAST}-08"} <= {r["month"] for r in whole["reserve"]["rows"]}
 
     # the risk carrier's report shows the same figures
@@ -123,5 +132,5 @@ async def test_the_reserve_per_data_set_and_month_over_http(make_tenant, operati
     assert r.status_code == 200, r.text
     text = _text(r.content).replace("\n", " ")
     assert "Owed but not yet paid" in text
-    for amount in ("₹344.50", "₹800.00", "₹1,144.50", "₹2,000.00"):
+    for amount in ("₹344.50", "₹800.00", "₹400.00", "₹1,544.50", "₹2,000.00"):
         assert amount in text, amount

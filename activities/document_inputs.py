@@ -276,8 +276,10 @@ def fact_sheet_input(cover: CoverFacts, run: PricingRunRow, document_id: uuid.UU
 
 
 def technical_report_input(
-    cover: CoverFacts, index_code: str, run: PricingRunRow, document_id: uuid.UUID
+    cover: CoverFacts, index_code: str, run: PricingRunRow, document_id: uuid.UUID, data_basis_risk: str = "",
 ) -> TechnicalPricingReportInput:
+    """`data_basis_risk`: the data set's own basis risk in a sentence (models/domain/basis_risk.py
+    `report_sentence`); "" for a data set without a source ladder."""
     metrics = run.metrics
     report = run.report
     burn = run.burn or {}
@@ -368,6 +370,7 @@ def technical_report_input(
         band_drivers=_band_drivers(report),
         hold_reason=burn.get("hold_reason") or None,
         band_high=None if metrics.expected_loss_band_high is None else _dec(metrics.expected_loss_band_high),
+        data_basis_risk=data_basis_risk,
         notes=(
             f"Calibrated for subdivision {site.get('subdivision', '?')} "
             f"(district match: {site.get('matchKind', '?')}).",

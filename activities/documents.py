@@ -20,6 +20,8 @@ from activities.document_inputs import (
     portfolio_report_data,
     technical_report_input,
 )
+from models.clock import utcnow
+from models.db import basis_risk as basis_risk_db
 from models.db import catalogue as catalogue_db
 from models.db import policies as policies_db
 from models.db import portfolio_reports
@@ -33,7 +35,10 @@ from models.db.tables import (
     Policy,
     Tenant,
 )
+from models.domain.basis_risk import report_sentence
+from models.domain.data_sets import settles_on
 from models.domain.index_catalog import BY_ID
+from models.domain.settlement_basis import LADDERS
 from models.domain.statuses import PolicyStatus, PricingRunStatus
 from models.settings import load_settings
 from models.temporal.catalogue_batches import BatchDocuments, RenderDocumentsBatch
@@ -106,8 +111,13 @@ async def _coverage_documents(coverage_id: uuid.UUID, version: int) -> CoverageD
         index_code = BY_ID[coverage.index_definition_id].code
         fact_pdf = await asyncio.to_thread(render_fact_sheet, fact_sheet_input(cover, run, fact_id))
         await store_file(fact_id, readers, "fact-sheet", f"fact-sheet-{coverage_id}-v{version}{suffix}.pdf", PDF, fact_pdf)
+        data_set = settles_on(index_code, coverage.data_set)
+        first, last, figures = await basis_risk_db.recent_months(data_set, utcnow().date())
         report_pdf = await asyncio.to_thread(
-            render_technical_pricing_report, technical_report_input(cover, index_code, run, report_id)
+            render_technical_pricing_report, technical_report_input(
+                cover, index_code, run, report_id,
+                data_basis_risk=report_sentence(figures, data_set, index_code, first, last) if data_set in LADDERS else "",
+            )
         )
         await store_file(
             report_id,

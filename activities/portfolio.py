@@ -18,8 +18,10 @@ from temporalio.exceptions import ApplicationError
 
 from activities.book import book_targets
 from models.db import portfolio as portfolio_db
+from models.db import reserves as reserves_db
 from models.db.core import run_sync
 from models.domain.money import Money, from_minor, minor_units
+from models.domain.reserves import reserve_rows
 from models.temporal.portfolio import PortfolioComputed, PortfolioJob
 from models.wire import portfolio as wire
 
@@ -28,6 +30,11 @@ DEPENDENCE = (
     "copula, excess and deficit of a month exclusive, wind and heat independent of rain and across months); "
     "targets independent of one another (the model has no cross-target dependence; the as-if years carry "
     "the record's spatial correlation)"
+)
+RESERVE_METHOD = (
+    "covers whose period ended before asOf and whose settlement is not FINAL (WAITING, INITIAL, FLAGGED, "
+    "DISPUTED): the payout at the un-reduced index of the coverage's latest settlement snapshot, else the "
+    "cover's priced expected loss for its units, less what was paid, never below 0, within the line item's cap"
 )
 OCCURRENCE = "the largest loss of one monitoring target in one risk month (its line items starting in that month) on a path"
 
@@ -96,6 +103,19 @@ def result_view(risk, book: portfolio_db.BookRows) -> dict:
     return _camel(body)
 
 
+def reserve_view(items: list, as_of: dt.date, currency: str) -> wire.ClaimsReserve:
+    """The claims reserve of the scope's ended covers (models/domain/reserves.py), exact."""
+    rows = reserve_rows(items, as_of)
+    return wire.ClaimsReserve(
+        owed=_exact(sum(r.owed_minor for r in rows), currency),
+        paid=_exact(sum(r.paid_minor for r in rows), currency),
+        rows=[wire.ReserveRow(data_set=r.data_set, month=r.month, owed=_exact(r.owed_minor, currency),
+                              paid=_exact(r.paid_minor, currency), open_covers=r.open_covers,
+                              by_state=dict(sorted(r.by_state.items()))) for r in rows],
+        method=RESERVE_METHOD,
+    )
+
+
 def empty_view(book: portfolio_db.BookRows) -> dict:
     """A book with nothing in force: zeros, no curve points, no years."""
     c = book.currency
@@ -125,15 +145,17 @@ def compute_with_paths(job: PortfolioJob) -> tuple[portfolio_db.BookRows, dict, 
     whole = job.tenant_id is None
     as_of = dt.date.fromisoformat(job.as_of)
     book = run_sync(lambda: portfolio_db.read_book(job.tenant_id, as_of, job.currency))
+    held = run_sync(lambda: reserves_db.held_items(job.tenant_id, as_of, job.currency))
+    reserve = {"reserve": msgspec.to_builtins(reserve_view(held, as_of, book.currency))}
     if not book.items:
-        return book, empty_view(book), {} if whole else None
+        return book, {**empty_view(book), **reserve}, {} if whole else None
     targets = book_targets(book)
     risk = simulate_book(targets, book.currency, n=job.paths or PORTFOLIO_PATHS, seed=job.seed,
                          keep_target_paths=whole)
     paths = None
     if whole:
         paths = {t: np.asarray(v, dtype="<f4").tobytes() for t, v in risk.target_paths.items()}
-    return book, result_view(risk, book), paths
+    return book, {**result_view(risk, book), **reserve}, paths
 
 
 @activity.defn

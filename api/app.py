@@ -48,6 +48,7 @@ from api.quotes.controller import QuoteController
 from api.ratelimit import Limits, PeerLimit, SyncedBuckets
 from api.responses import DecimalNumberResponse
 from api.temporal import TemporalHolder
+from api.settlement.basis_risk import BasisRiskController
 from api.settlement.holds import PayoutHoldController
 from api.openapi_operations import DecimalSchemaPlugin, document
 from api.schema_viewer import assets_router, viewer
@@ -81,6 +82,7 @@ ROUTES = [
     ObservationController,
     ObservationRevisionController,
     SettlementDisputeController,
+    BasisRiskController,
     SettlementController,
     SettlementSnapshotController,
     InternalEventController,

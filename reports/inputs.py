@@ -58,6 +58,7 @@ __all__ = [
     "QuantilePair",
     "QuoteCover",
     "QuoteDocumentInput",
+    "ReserveLine",
     "RiskMetrics",
     "SettlementLadderFacts",
     "TechnicalPricingReportInput",
@@ -575,6 +576,9 @@ class TechnicalPricingReportInput:
     band_drivers: tuple[BandDriverRow, ...] = ()
     hold_reason: str | None = None
     band_high: Decimal | None = None  # the top of the band with every driver (money per unit)
+    # The settlement data set's own basis risk over recent covers (issue 34; models/domain/
+    # basis_risk.py `report_sentence`): "" when it has no source ladder.
+    data_basis_risk: str = ""
 
     def __post_init__(self) -> None:
         _aware(self, "issued_at")
@@ -793,6 +797,22 @@ class AsIfYearLoss:
 
 
 @dataclass(frozen=True, slots=True)
+class ReserveLine:
+    """The claims reserve of one data set and month (docs/portfolio.md, "Owed but not yet
+    paid"): what is still owed on its ended covers not settled FINAL, and what was paid."""
+
+    data_set: str
+    month: str  # YYYY-MM, the covers' period start
+    owed: Decimal
+    paid: Decimal
+    open_covers: int
+    by_state: tuple[tuple[str, int], ...]  # (WAITING | INITIAL | FLAGGED | DISPUTED, covers)
+
+    def __post_init__(self) -> None:
+        _decimal(self, "owed", "paid")
+
+
+@dataclass(frozen=True, slots=True)
 class PortfolioReportInput:
     """The book's risk for its risk carrier: one stored result of the portfolio run (the
     PortfolioView of `GET /internal/portfolio`, docs/portfolio.md) with the names a person
@@ -834,6 +854,9 @@ class PortfolioReportInput:
     issued_at: dt.datetime
     target_names: tuple[tuple[str, str], ...] = ()  # (target id, name) for the as-if years' targets
     other_currency_policies: int = 0
+    # The claims reserve as of `as_of` (issue 34); None: a result stored before it.
+    reserve: tuple[ReserveLine, ...] | None = None
+    reserve_method: str = ""
 
     def __post_init__(self) -> None:
         _currency(self, self.currency)
@@ -890,6 +913,7 @@ def portfolio_report_input(
             tvar=money(r["tvar"]), tvar_standard_error=money(r["tvarStandardError"]),
         ) for r in rows)
 
+    reserve = result.get("reserve")
     record, sim = result["asIfRecord"], result["simulation"]
     years = tuple(AsIfYearLoss(
         year=y["year"], loss=money(y["loss"]),
@@ -911,4 +935,9 @@ def portfolio_report_input(
         occurrence=sim["occurrence"], issuer=issuer, issued_at=issued_at,
         target_names=tuple(sorted(names.items())),
         other_currency_policies=result.get("otherCurrencyPolicies", 0),
+        reserve=None if reserve is None else tuple(ReserveLine(
+            data_set=r["dataSet"], month=r["month"], owed=money(r["owed"]), paid=money(r["paid"]),
+            open_covers=r["openCovers"], by_state=tuple(sorted(r["byState"].items())),
+        ) for r in reserve["rows"]),
+        reserve_method="" if reserve is None else reserve["method"],
     )

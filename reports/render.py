@@ -1029,11 +1029,31 @@ def _excluded(data: PortfolioReportInput) -> list[str]:
     out += [
         "Policies bound, cancelled or expired after the book was read (as of "
         f"{format_date(data.as_of)}): a later result of the book is a later version.",
-        "Line items whose risk period ended before that day, and payouts already made.",
+        "Line items whose risk period ended before that day, and payouts already made"
+        + (": what is still owed on them is the claims reserve above, not in the curves." if data.reserve is not None
+           else "."),
         "Expenses, reinsurance, investment income and the currency's movements: the figures are the covers' "
         "payouts under their terms (each line item capped at its sum insured).",
     ]
     return out
+
+
+def _reserve_rows(data: PortfolioReportInput) -> list[tuple[str, ...]]:
+    """The claims reserve by data set and month, then its total."""
+    cur = data.currency
+    lines = data.reserve or ()
+    rows = [(r.data_set, dt.date.fromisoformat(f"{r.month}-01").strftime("%b %Y"), format_number(r.open_covers),
+             ", ".join(f"{n} {s}" for s, n in r.by_state), format_money(r.owed, cur), format_money(r.paid, cur),
+             format_money(r.owed + r.paid, cur)) for r in lines]
+    if lines:
+        owed, paid = sum((r.owed for r in lines), Decimal(0)), sum((r.paid for r in lines), Decimal(0))
+        rows.append(("Total", "", format_number(sum(r.open_covers for r in lines)), "", format_money(owed, cur),
+                     format_money(paid, cur), format_money(owed + paid, cur)))
+    return rows
+
+
+_RESERVE_COLS = (("Data set", False), ("Month", False), ("Open covers", True), ("States", False), ("Owed", True),
+                 ("Paid", True), ("Incurred", True))
 
 
 def _kpi_font(values: list[str], room_mm: float = 36.5, largest_pt: float = 12.0) -> float:
@@ -1097,6 +1117,8 @@ def portfolio_report_html(data: PortfolioReportInput) -> str:
         perils=_line_table([_Col("Peril", 0), *(_Col(c, 0, True) for c in _SLICE_COLS)],
                            _slice_rows(data.by_peril, data), 7.6),
         as_if=_line_table(as_if_cols, as_if_rows, 7.6),
+        reserve=_line_table([_Col(c, 0, right) for c, right in _RESERVE_COLS], _reserve_rows(data), 7.6)
+        if data.reserve else None,
         excluded=_excluded(data),
         dependence=data.dependence[:1].upper() + data.dependence[1:],
         occurrence=data.occurrence[:1].upper() + data.occurrence[1:],

@@ -1,5 +1,6 @@
 """The book's risk for the risk carrier (docs/portfolio.md): in-force totals, the aggregate and
-occurrence exceedance curves with TVaR and standard errors, the as-if historical years.
+occurrence exceedance curves with TVaR and standard errors, the as-if historical years, and the
+claims reserve (owed but not yet paid on ended covers, issue 34).
 
 Operations staff read the whole book, or one tenant's with `?tenantId=`; a tenant's internal
 client its own book. The figures are the last stored result of a `PortfolioWorkflow` run on
@@ -94,7 +95,8 @@ class PortfolioController(Controller):
          description="Operations staff: the whole book, or one tenant's with `tenantId`; a tenant's internal client: "
                      "its own. Answers the last computed result; when the book has changed since, a new run starts "
                      "and the result says STALE with that run's id. 202 with Retry-After while the first run of a "
-                     "book computes (docs/portfolio.md).",
+                     "book computes (docs/portfolio.md). `reserve`: what ended covers not settled FINAL still owe, "
+                     "per data set and month, beside what was paid (the claims reserve, as of `asOf`).",
          responses={202: ResponseSpec(data_container=PortfolioComputing, description="The first run is computing"),
                     **problems(*AUTHED, 404, 503)})
     async def portfolio(

@@ -70,6 +70,30 @@ class PortfolioSimulation(CamelStruct):
     occurrence: str  # what the OEP counts as one occurrence
 
 
+class ReserveRow(CamelStruct):
+    """The claims reserve of one data set and month (the covers' period start): `owed`, the
+    expected payout still owed on its ended covers not settled FINAL; `paid`, what its ended
+    covers have been paid so far (FINAL ones too); `openCovers` by settlement state."""
+
+    data_set: str
+    month: str  # YYYY-MM
+    owed: Money
+    paid: Money
+    open_covers: int
+    by_state: dict[str, int]  # WAITING | INITIAL | FLAGGED | DISPUTED -> open covers
+
+
+class ClaimsReserve(CamelStruct):
+    """Owed but not yet paid (issue 34; docs/portfolio.md): incurred but not settled FINAL, as
+    of the result's `asOf`, beside what was paid on the same data sets and months. Exact sums
+    of minor units."""
+
+    owed: Money
+    paid: Money
+    rows: list[ReserveRow]
+    method: str
+
+
 class PortfolioView(CamelStruct):
     """The last computed risk of the book (or of one tenant's book)."""
 
@@ -96,6 +120,7 @@ class PortfolioView(CamelStruct):
     as_if_record: AsIfRecord
     simulation: PortfolioSimulation
     other_currency_policies: int = 0  # in force but not in the book's currency: not in these figures
+    reserve: ClaimsReserve | None = None  # None: a result stored before the reserve (issue 34)
     computing_workflow_id: str | None = None  # STALE: the run computing the book as it is
 
 

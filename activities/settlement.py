@@ -138,6 +138,9 @@ async def _settle_period(request: SettlePeriodInput) -> SettlePeriodOutcome:
     # Writes of its own after the read turn: each waits for the write lock.
     await settlement_db.refuse_late_revisions(late)
     await _save_ladder_states(request, coverages, on_ladder, windows, results)
+    for c, _, _ in ready.values():
+        if c.basis is not None:  # paying now: the sources do not disagree (any more)
+            await settlement_disputes.close_moot(c.coverage_id, "the readings agree again: paid")
     for c, outcome in incomplete:
         state = "FLAGGED" if request.flag_missing else "WAITING"
         detail = _describe_missing(outcome)
@@ -229,6 +232,8 @@ async def _save_ladder_states(request: SettlePeriodInput, coverages: list[Period
         if a.dispute is not None:
             await settlement_disputes.open_dispute(c.coverage_id, request.target_id, request.start, request.end,
                                                    **a.dispute)
+        else:
+            await settlement_disputes.close_moot(c.coverage_id, f"the readings agree again ({a.state})")
         if a.changed or (rows.get(c.coverage_id) or {}).get("state") != a.state:
             await settlement_db.save_state(c.coverage_id, request.target_id, request.start, request.end, a.state,
                                            a.detail, a.revision, a.index_value)

@@ -252,3 +252,47 @@ async def test_sources_that_disagree_hold_the_payment_until_decided(skipping_env
     assert initial["stage"] == "INITIAL" and initial["payout_minor"] > 0
     body = _assert_reruns((await _snapshots(initial["coverage_id"]))[0])
     assert {v["rung"] for v in body["values"]} == {"PROVISIONAL"}
+
+
+async def test_a_dispute_the_data_settle_is_closed_not_left_open(skipping_env, worker):
+    """The sources disagree (DISPUTED, one OPEN dispute); then IMD revises its real-time values
+    to agree with the fallback (both below the trigger). The settlement pays INITIAL on them
+    and closes the dispute (CLOSED, why in its detail): it is not left OPEN for data staff to
+    decide, and deciding it now is refused (409's NotOpen). Before, the dispute stayed OPEN and
+    a later disagreement of the true-up found it instead of opening its own."""
+    from models.db import dispute_decisions
+
+    env = skipping_env
+    target, tenant_id, policy_id, months, handle = await _policy(env, worker, None, months=1, ladder=True)
+    (s, e), = months
+    overlap = [s - dt.timedelta(days=i) for i in range(40, 0, -1)]
+    rows = []
+    for i, day in enumerate(overlap):
+        v = Decimal(i % 11) * 2
+        rows += [_row(target, day, v, False), _row(target, day, v, False, FALLBACK, "open-meteo")]
+    days = _days(s, e)
+    rows += [_row(target, d, v, True) for d, v in _spread(days, Decimal("200")).items()]
+    rows += [_row(target, d, v, True, FALLBACK, "open-meteo") for d, v in _spread(days, Decimal("150")).items()]
+    await observations_db.store_batch(rows)
+    settlement = env.client.get_workflow_handle(settlement_workflow_id(target, s, e))
+    await advance(env, worker, _at(e) + dt.timedelta(days=5) - await env.get_current_time())
+    assert (await settlement.describe()).typed_search_attributes.get(SETTLEMENT_STATE) == "DISPUTED"
+    [dispute] = [d for d in await SettlementDispute.select().where(SettlementDispute.monitoring_target_id == target)
+                 if Decimal(d["primary_index"]) == Decimal("200")]
+    assert dispute["state"] == "OPEN"
+
+    await observations_db.store_batch([_row(target, d, v, True) for d, v in _spread(days, Decimal("155")).items()])
+    with env.auto_time_skipping_disabled():
+        await settlement.signal(DATA_CHANGED_SIGNAL)
+    await advance(env, worker, dt.timedelta(hours=1))
+    row = await SettlementDispute.select().where(SettlementDispute.id == dispute["id"]).first()
+    assert row["state"] == "CLOSED" and "agree again" in row["detail"], row
+    [initial] = [x for x in await _events(policy_id) if x["event_type"] == "EXCESS_RAINFALL"]
+    assert initial["stage"] == "INITIAL" and initial["payout_minor"] == 0  # 155 mm less its error: below 180.5
+    assert (await settlement.describe()).typed_search_attributes.get(SETTLEMENT_STATE) == "INITIAL"
+    try:
+        await dispute_decisions.decide(dispute["coverage_id"], "PRIMARY", "the grid is right", "staff:a", "id-a")
+    except dispute_decisions.NotOpen as refused:
+        assert "closed" in str(refused)
+    else:
+        raise AssertionError("a closed dispute was decided")

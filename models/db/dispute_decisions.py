@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from models.clock import utcnow
 from models.db.core import write_transaction
 from models.db.observations import write_notices
-from models.db.settlement_disputes import INITIAL_DECISIONS, TRUE_UP_DECISIONS
+from models.db.settlement_disputes import CLOSED, INITIAL_DECISIONS, OPEN_STATES, TRUE_UP_DECISIONS
 from models.db.staff import StaffRefused, check_actor
 from models.db.tables import Coverage, SettlementDispute
 
@@ -83,7 +83,7 @@ async def latest_dispute(coverage_id: uuid.UUID) -> dict | None:
     rows = await SettlementDispute.select().where(SettlementDispute.coverage_id == coverage_id).order_by(
         SettlementDispute.created_at, ascending=False
     )
-    open_ = [r for r in rows if r["state"] != DECIDED]
+    open_ = [r for r in rows if r["state"] in OPEN_STATES]
     return (open_ or rows or [None])[0]
 
 
@@ -97,7 +97,7 @@ async def latest_disputes(coverage_ids: list[uuid.UUID]) -> dict[uuid.UUID, dict
     out: dict[uuid.UUID, dict] = {}
     for r in rows:
         have = out.get(r["coverage_id"])
-        if have is None or (have["state"] == DECIDED and r["state"] != DECIDED):
+        if have is None or (have["state"] not in OPEN_STATES and r["state"] in OPEN_STATES):
             out[r["coverage_id"]] = r
     return out
 
@@ -120,6 +120,8 @@ async def decide(coverage_id: uuid.UUID, source: str, reason: str, actor: str, a
             raise LookupError(f"coverage {coverage_id} has no settlement dispute")
         if source not in choices(row):
             raise BadSource(choices(row))
+        if row["state"] == CLOSED:
+            raise NotOpen(f"the dispute is closed: {row['detail']}")
         if row["state"] == DECIDED:
             if source == row["decision"] and _retry(row, actor, reason):
                 return Decision(row)

@@ -18,6 +18,9 @@ from models.db.core import insert_rows, write_transaction
 from models.db.tables import SettlementDispute
 
 OPEN_STATES = ("OPEN", "PROPOSED")
+# A dispute the data settled on their own (new values brought the readings back within the
+# tolerance, or a disagreement of the other kind replaced it): nothing left to decide.
+CLOSED = "CLOSED"
 INITIAL_DECISIONS = ("PRIMARY", "FALLBACK")
 TRUE_UP_DECISIONS = ("FINAL", "PROVISIONAL")
 
@@ -26,11 +29,16 @@ async def open_dispute(
     coverage_id: uuid.UUID, target_id: str, start: dt.date, end: dt.date, *, primary_index: Decimal,
     other_index: Decimal, other_source: str, detail: str,
 ) -> bool:
-    """Open a dispute on the coverage (OPEN) unless one is open or proposed already; True if
-    this call opened it. Idempotent: a retried settlement finds its own and opens none."""
+    """Open a dispute on the coverage (OPEN) unless one of the same kind (`other_source`) is
+    open or proposed already; True if this call opened it. Idempotent: a retried settlement
+    finds its own and opens none. An open dispute of the other kind (a disagreement with the
+    fallback at the INITIAL, when the true-up now disagrees) is closed first: it is moot."""
     async with write_transaction():
-        if await open_dispute_of(coverage_id) is not None:
+        current = await open_dispute_of(coverage_id)
+        if current is not None and current["other_source"] == other_source:
             return False
+        if current is not None:
+            await _close(current, f"replaced by a disagreement with the {other_source.lower()} reading")
         await insert_rows([
             SettlementDispute(
                 id=uuid.uuid4(), coverage_id=coverage_id, monitoring_target_id=target_id, period_start=start,
@@ -55,3 +63,25 @@ async def decided_source(coverage_id: uuid.UUID) -> str | None:
         (SettlementDispute.coverage_id == coverage_id) & (SettlementDispute.state == "DECIDED")
     ).order_by(SettlementDispute.decided_at, ascending=False).first()
     return None if row is None else row["decision"]
+
+
+async def close_moot(coverage_id: uuid.UUID, reason: str) -> bool:
+    """Close the coverage's open dispute, if any, because the settlement no longer finds the
+    sources apart (`reason` says why); True if one was closed. Its proposal, if any, is kept
+    on the row; deciding it answers 409. Reads first: no write lock when none is open (a
+    month end asks this of every cover on a ladder)."""
+    if await open_dispute_of(coverage_id) is None:
+        return False
+    async with write_transaction():
+        current = await open_dispute_of(coverage_id)
+        if current is None:
+            return False
+        await _close(current, reason)
+    return True
+
+
+async def _close(row: dict, reason: str) -> None:
+    detail = f"{row['detail']}; closed: {reason}" if row["detail"] else f"closed: {reason}"
+    await SettlementDispute.update({SettlementDispute.state: CLOSED, SettlementDispute.detail: detail}).where(
+        (SettlementDispute.id == row["id"]) & (SettlementDispute.state == row["state"])
+    )

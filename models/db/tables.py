@@ -420,7 +420,7 @@ class SettlementDispute(Table, tablename="settlement_dispute"):
     monitoring_target_id = Varchar(length=40)
     period_start = Date()
     period_end = Date()
-    state = Varchar(length=20, index=True)  # OPEN | PROPOSED | DECIDED
+    state = Varchar(length=20, index=True)  # OPEN | PROPOSED | DECIDED | CLOSED (the data settled it)
     # The two readings: the primary's index (its highest rungs) and the other source's.
     primary_index = Numeric(digits=RATE, null=True, default=None)
     other_index = Numeric(digits=RATE, null=True, default=None)

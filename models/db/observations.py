@@ -17,11 +17,12 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from models.clock import utcnow
 from models.db.core import insert_rows, json_value, write_transaction
+from models.db.quality_context import failed_checks
 from models.db.tables import MonitoringTarget, Observation, Settlement, SettlementNotice
 from models.domain.settlement import DailyValue, daily_from_hourly
 from models.domain.index_catalog import BY_CODE
@@ -36,6 +37,7 @@ from models.domain.observations import (
     parse_csv_rows,
     same_reading,
 )
+from models.domain.quality_checks import checked_verdict, kept_verdict
 
 CHUNK = 500  # keys per IN (...) lookup
 
@@ -65,17 +67,23 @@ async def unknown_targets(rows: list[ObservationIn]) -> list[RowProblem]:
     ]
 
 
-async def _latest(keys: list[str]) -> dict[str, tuple[int, Decimal, str, bool]]:
-    """key → (revision, value, quality, provisional) of its latest stored revision."""
-    latest: dict[str, tuple[int, Decimal, str, bool]] = {}
+Stored = tuple[int, Decimal, str, bool, str]  # (revision, value, quality, provisional, quality check)
+
+
+async def latest_stored(keys: list[str]) -> dict[str, Stored]:
+    """key → (revision, value, quality, provisional, quality check) of its latest stored revision."""
+    latest: dict[str, Stored] = {}
     for i in range(0, len(keys), CHUNK):
         rows = await Observation.select(
-            Observation.obs_key, Observation.revision, Observation.value, Observation.quality, Observation.provisional
+            Observation.obs_key, Observation.revision, Observation.value, Observation.quality, Observation.provisional,
+            Observation.quality_check,
         ).where(Observation.obs_key.is_in(keys[i : i + CHUNK]))
         for r in rows:
             have = latest.get(r["obs_key"])
             if have is None or r["revision"] > have[0]:
-                latest[r["obs_key"]] = (r["revision"], Decimal(r["value"]), r["quality"], r["provisional"])
+                latest[r["obs_key"]] = (
+                    r["revision"], Decimal(r["value"]), r["quality"], r["provisional"], r["quality_check"] or ""
+                )
     return latest
 
 
@@ -84,11 +92,11 @@ class Received:
     """A received row against the latest stored revision of its key (None: a new key)."""
 
     row: ObservationIn
-    stored: tuple[int, Decimal, str, bool] | None  # (revision, value, quality, provisional)
+    stored: Stored | None  # (revision, value, quality, provisional, quality check)
 
     @property
     def unchanged(self) -> bool:
-        return self.stored is not None and same_reading(self.row.value, self.row.quality, self.row.provisional, self.stored[1:])
+        return self.stored is not None and same_reading(self.row.value, self.row.quality, self.row.provisional, self.stored[1:4])
 
     @property
     def revision(self) -> int:
@@ -97,73 +105,31 @@ class Received:
 
 
 async def received(rows: list[ObservationIn]) -> list[Received]:
-    """Each row with the latest stored revision of its key."""
-    latest = await _latest(sorted({r.key for r in rows}))
-    return [Received(r, latest.get(r.key)) for r in rows]
+    """Each row with the latest stored revision of its key, as it is to be stored: a row
+    that a quality check fails is SUSPECT naming the check (`judged`)."""
+    latest = await latest_stored(sorted({r.key for r in rows}))
+    return await judged([Received(r, latest.get(r.key)) for r in rows])
 
 
-async def insert_received(items: list[Received], provenance: Provenance) -> list[uuid.UUID]:
-    """Store rows as the next revision of their keys, and a settlement notice per target
-    naming their days (inside the caller's transaction); returns the notices' ids."""
-    now = utcnow()
-    inserts = []
-    for item in items:
-        r = item.row
-        inserts.append(
-            Observation(
-                monitoring_target_id=r.monitoring_target_id,
-                variable=r.variable,
-                observed_on=r.day,
-                hour=r.hour,
-                value=r.value,
-                source=r.source,
-                provisional=r.provisional,
-                received_at=now,
-                data_set=r.data_set,
-                quality=r.quality,
-                revision=item.revision,
-                obs_key=r.key,
-                simulated=r.simulated,
-                submitted_by=provenance.submitted_by,
-                reason=provenance.reason,
-                approved_by=provenance.approved_by,
-            )
-        )
-    for i in range(0, len(inserts), CHUNK):
-        await insert_rows(inserts[i : i + CHUNK], without=("id",))
-    return await _write_notices([i.row for i in items], now)
-
-
-def outcome_of(items: list[Received]) -> StoreOutcome:
-    """What storing `items` does: new, revised, unchanged (and the final values revised)."""
-    new = revised = unchanged = 0
-    revised_days: set[tuple[str, str, dt.date]] = set()
-    for item in items:
-        if item.unchanged:
-            unchanged += 1
-        elif item.stored is None:
-            new += 1
-        else:
-            revised += 1
-            if is_final(item.stored[2], item.stored[3]):  # a final value changed: settled covers may change
-                revised_days.add((item.row.monitoring_target_id, item.row.data_set, item.row.day))
-    return StoreOutcome(new, revised, unchanged, tuple(sorted(revised_days)))
-
-
-# Values stored without saying who sent them: test fixtures and the `make dev` demo, which
-# write to the database directly. The service's ways in (API, CLI, providers) always say.
-DIRECT = Provenance(submitted_by="direct database write")
-
-
-async def store_batch(rows: list[ObservationIn], provenance: Provenance = DIRECT) -> StoreOutcome:
-    """Write a validated batch in one transaction, every row stored (no four-eyes hold: the
-    service's ways in go through `models.db.observation_revisions.submit_batch`), with its
-    settlement notices; replaying it changes nothing."""
-    async with write_transaction():
-        items = await received(rows)
-        notices = await insert_received([i for i in items if not i.unchanged], provenance)
-    outcome = outcome_of(items)
-    return StoreOutcome(outcome.new, outcome.revised, outcome.unchanged, outcome.revised_days, tuple(notices))
+async def judged(items: list[Received]) -> list[Received]:
+    """The items as they are to be stored, with the quality checks' verdicts
+    (docs/observations.md, "Quality checks"): a row repeating its stored value keeps the
+    stored verdict, one its sender marked SUSPECT stays so (`kept_verdict`); any other row is
+    checked (models/db/quality_context.py) and is SUSPECT naming the first check it fails."""
+    verdicts: list[tuple[str, str] | None] = [
+        kept_verdict(i.row.value, i.row.quality, i.row.provisional, None if i.stored is None else i.stored[1:], i.row.quality_check)
+        for i in items
+    ]
+    to_check = [n for n, v in enumerate(verdicts) if v is None]
+    for n, failed in zip(to_check, await failed_checks([items[n].row for n in to_check])):
+        verdicts[n] = checked_verdict(items[n].row.quality, failed)
+    out = []
+    for item, verdict in zip(items, verdicts):
+        assert verdict is not None
+        quality, check = verdict
+        changed = (quality, check) != (item.row.quality, item.row.quality_check)
+        out.append(Received(replace(item.row, quality=quality, quality_check=check), item.stored) if changed else item)
+    return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,7 @@ from models.domain.quality_checks import (
     failed_check,
     kept_verdict,
     missing_days,
+    one_in_1000,
     quantile,
 )
 from models.domain.settlement_basis import Calibration
@@ -55,18 +56,20 @@ def test_physical_range():
 
 
 def test_spike_needs_a_thousand_days_of_record_and_then_flags_beyond_the_1_in_1000_day():
-    record = [Decimal(i % 100) for i in range(SPIKE_MIN_RECORD)]  # 0..99 mm, ten times each
-    assert quantile(record, Decimal("0.999")) == Decimal(99)
-    assert failed_check(*RAIN, Decimal("99.5"), Context(record=record)) == SPIKE
-    assert failed_check(*RAIN, Decimal(99), Context(record=record)) is None
-    assert failed_check(*RAIN, Decimal(500), Context(record=record[:-1])) is None  # too short: skipped
+    record = [Decimal(i) for i in range(SPIKE_MIN_RECORD)]  # 0..999 mm
+    assert quantile(record, Decimal("0.999")) == Decimal(998) == one_in_1000(record)  # rank ceil(999.0) = 999
+    assert one_in_1000([*record, Decimal(5000)]) == Decimal(999)  # n = 1001: rank ceil(999.999) = 1000
+    assert one_in_1000(record[:-1]) is None  # too short a record: no 1-in-1000 day
+    wet = Context(day_1_in_1000=one_in_1000(record))
+    assert failed_check(*RAIN, Decimal("998.5"), wet) == SPIKE
+    assert failed_check(*RAIN, Decimal(998), wet) is None
+    assert failed_check(*RAIN, Decimal(999), Context(day_1_in_1000=None)) is None  # skipped
     # Temperature: 2 °C beyond the cell's 1-in-1000 day.
-    warm = [Decimal(30) + Decimal(i % 10) for i in range(SPIKE_MIN_RECORD)]  # up to 39 °C
-    assert failed_check(*TMAX, Decimal(41), Context(record=warm)) is None
-    assert failed_check(*TMAX, Decimal("41.1"), Context(record=warm)) == SPIKE
+    warm = Context(day_1_in_1000=Decimal(39))
+    assert failed_check(*TMAX, Decimal(41), warm) is None
+    assert failed_check(*TMAX, Decimal("41.1"), warm) == SPIKE
     # Cyclone wind from the tracks: every storm is a spike by nature, not checked.
-    calm = [Decimal(0)] * SPIKE_MIN_RECORD
-    assert failed_check("IBTRACS-WIND", "wind_kmh", Decimal(180), Context(record=calm)) is None
+    assert failed_check("IBTRACS-WIND", "wind_kmh", Decimal(180), Context(day_1_in_1000=Decimal(0))) is None
 
 
 def test_flat_line_is_the_same_non_zero_value_five_days_running():
@@ -104,10 +107,14 @@ decimals = st.decimals(min_value=-60, max_value=2100, places=2, allow_nan=False,
 DAYS = [dt.date(2027, 7, 1) + dt.timedelta(days=i) for i in range(10)]
 
 
+# A key's latest stored (value, quality, provisional, check), as the store writes them: no
+# check on a value stored GOOD or ESTIMATED, a check (or none: stored before the checks) on a
+# SUSPECT one, "accepted:<check>" on an accepted one; or nothing stored yet.
 STORED = st.one_of(
     st.none(),
-    st.tuples(decimals, st.sampled_from(["GOOD", "ESTIMATED", "SUSPECT"]), st.booleans(),
-              st.sampled_from(["", "spike", "flat-line", "neighbours", "range", "reported"])),
+    st.tuples(decimals, st.sampled_from(["GOOD", "ESTIMATED"]), st.booleans(), st.just("")),
+    st.tuples(decimals, st.just("SUSPECT"), st.booleans(), st.sampled_from(["", *CHECKS, "reported"])),
+    st.tuples(decimals, st.just("GOOD"), st.booleans(), st.sampled_from([ACCEPTED + c for c in (*CHECKS, "reported")])),
 )
 
 
@@ -130,19 +137,22 @@ def _stored_quality(data_set, variable, value, provisional, context, sent, store
     fallback_values=st.lists(decimals, min_size=len(DAYS), max_size=len(DAYS)),
     before=st.lists(st.one_of(st.none(), decimals), max_size=6),
     neighbours=st.lists(decimals, max_size=6),
-    record=st.sampled_from([(), tuple(Decimal(i % 50) for i in range(SPIKE_MIN_RECORD))]),
+    record=st.one_of(st.none(), decimals),
     provisional=st.lists(st.booleans(), min_size=len(DAYS), max_size=len(DAYS)),
     sent=st.sampled_from(["GOOD", "ESTIMATED", "SUSPECT"]),
     stored=STORED,
+    repeat=st.booleans(),
     use_fallback=st.booleans(),
 )
 def test_no_suspect_value_pays(key, values, fallback_values, before, neighbours, record, provisional, sent, stored,
-                               use_fallback):
+                               repeat, use_fallback):
     data_set, variable = key
-    context = Context(record=record, before=before, neighbours=neighbours)
+    context = Context(day_1_in_1000=record, before=before, neighbours=neighbours)
     primary, fallback, failing = {}, {}, set()
     for day, value, fb, prov in zip(DAYS, values, fallback_values, provisional):
-        quality = _stored_quality(data_set, variable, value, prov, context, sent, stored)
+        # `repeat`: each day's value is its key's stored value again (a replay, a provider's resend).
+        was = (value, stored[1], prov, stored[3]) if repeat and stored is not None else stored
+        quality = _stored_quality(data_set, variable, value, prov, context, sent, was)
         primary[day] = Reading(day, value, prov, quality, 1, "IMD", data_set)
         fb_quality = _stored_quality("REAN-SFC-HOURLY", variable, fb, False, Context(), "GOOD", None)
         fallback[day] = Reading(day, fb, False, fb_quality, 1, "ERA5", "REAN-SFC-HOURLY")

@@ -1,17 +1,20 @@
 """What the quality checks of received values see, read from the store (issue 34;
 docs/observations.md, "Quality checks"; the checks are models/domain/quality_checks.py).
 
-Per (data set, variable) of a batch, three reads in chunks: the targets' stored final
-values (the spike check's record: latest revisions neither provisional nor SUSPECT), the
+Per (data set, variable) of a batch, three reads in chunks: the targets' 1-in-1000 days
+(the spike check's, computed in SQL over their final values: latest revisions neither
+provisional nor SUSPECT), the
 days just before each value (the flat line: stored values only, so a stuck feed is caught
 on its n-th day, while a batch carrying many days at once is checked against what was
 stored before it), and the surrounding targets' values the same day (stored, overlaid by
-the batch's own rows, which will be the latest).
+the batch's own rows, which will be the latest; the targets' positions are reference
+data, indexed in the process by 1° cell).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Sequence
 from decimal import Decimal
 
@@ -27,7 +30,7 @@ from models.domain.quality_checks import (
 )
 
 CHUNK = 500
-KM_PER_DEGREE = 111.0  # latitude; a longitude degree is shorter, so a box of this size holds the circle
+KM_PER_DEGREE = 111.0  # of latitude; a degree of longitude is shorter (91 km at 35° N): one more cell is searched
 
 
 def _latest(rows: list[dict]) -> dict[str, dict]:
@@ -39,9 +42,8 @@ def _latest(rows: list[dict]) -> dict[str, dict]:
     return best
 
 
-async def _stored(data_set: str, variable: str, targets: Sequence[str], first: dt.date | None = None,
-                  last: dt.date | None = None) -> list[dict]:
-    """The latest revision of each stored key of the targets (of [first, last] if given)."""
+async def _stored(data_set: str, variable: str, targets: Sequence[str], first: dt.date, last: dt.date) -> list[dict]:
+    """The latest revision of each stored key of the targets over [first, last]."""
     out: list[dict] = []
     wanted = sorted(set(targets))
     for i in range(0, len(wanted), CHUNK):
@@ -51,49 +53,73 @@ async def _stored(data_set: str, variable: str, targets: Sequence[str], first: d
         ).where(
             Observation.monitoring_target_id.is_in(wanted[i : i + CHUNK])
             & (Observation.data_set == data_set) & (Observation.variable == variable)
+            & (Observation.observed_on >= first) & (Observation.observed_on <= last)
         )
-        if first is not None and last is not None:
-            query = query.where((Observation.observed_on >= first) & (Observation.observed_on <= last))
-        out.extend((await query))
+        out.extend(await query)
     return list(_latest(out).values())
 
 
-async def _records(data_set: str, variable: str, targets: Sequence[str]) -> dict[str, list[Decimal]]:
-    """Each target's stored final values (the spike check's record); only targets with enough."""
-    by_target: dict[str, list[Decimal]] = {}
-    for r in await _stored(data_set, variable, targets):
-        if not r["provisional"] and r["quality"] != "SUSPECT":
-            by_target.setdefault(r["monitoring_target_id"], []).append(Decimal(r["value"]))
-    return {t: v for t, v in by_target.items() if len(v) >= SPIKE_MIN_RECORD}
+async def _one_in_1000(data_set: str, variable: str, targets: Sequence[str]) -> dict[str, Decimal]:
+    """Each target's 1-in-1000 day of the variable, computed in the database: the nearest-rank
+    99.9th percentile of its final values (latest revisions neither provisional nor
+    SUSPECT), rank ceil(0.999 n) = n - floor(n / 1000), the same as
+    `models.domain.quality_checks.one_in_1000`; only targets with SPIKE_MIN_RECORD or more."""
+    out: dict[str, Decimal] = {}
+    wanted = sorted(set(targets))
+    for i in range(0, len(wanted), CHUNK):
+        chunk = wanted[i : i + CHUNK]
+        rows = await Observation.raw(
+            "SELECT t, v FROM (SELECT o.monitoring_target_id AS t, o.value AS v, "
+            "ROW_NUMBER() OVER (PARTITION BY o.monitoring_target_id ORDER BY o.value) AS rn, "
+            "COUNT(*) OVER (PARTITION BY o.monitoring_target_id) AS n FROM observation o "
+            f"WHERE o.monitoring_target_id IN ({', '.join('{}' for _ in chunk)}) "
+            "AND o.data_set = {} AND o.variable = {} AND o.provisional = {} AND o.quality <> 'SUSPECT' "
+            "AND NOT EXISTS (SELECT 1 FROM observation l WHERE l.obs_key = o.obs_key AND l.revision > o.revision)"
+            ") ranked WHERE n >= {} AND rn = n - n / 1000",
+            *chunk, data_set, variable, False, SPIKE_MIN_RECORD,
+        )
+        out.update({r["t"]: Decimal(str(r["v"])) for r in rows})
+    return out
+
+
+_places: dict[str, tuple[float, float]] = {}  # target → (latitude, longitude): reference data, read once
+_cells: dict[tuple[int, int], list[str]] = {}  # 1° cell → its targets
+
+
+async def _positions(targets: Sequence[str]) -> None:
+    """The targets' positions in the in-process index (read again when one is not in it)."""
+    if all(t in _places for t in targets):
+        return
+    rows = await MonitoringTarget.select(MonitoringTarget.id, MonitoringTarget.latitude, MonitoringTarget.longitude)
+    _places.clear()
+    _cells.clear()
+    for r in rows:
+        _places[r["id"]] = (r["latitude"], r["longitude"])
+        _cells.setdefault((math.floor(r["latitude"]), math.floor(r["longitude"])), []).append(r["id"])
 
 
 async def _neighbours_of(targets: Sequence[str], radius_km: float) -> dict[str, list[str]]:
     """Each target's surrounding targets within `radius_km` (itself excluded)."""
-    wanted = sorted(set(targets))
-    where: dict[str, tuple[float, float]] = {}
-    for i in range(0, len(wanted), CHUNK):
-        for r in await MonitoringTarget.select(MonitoringTarget.id, MonitoringTarget.latitude, MonitoringTarget.longitude).where(
-            MonitoringTarget.id.is_in(wanted[i : i + CHUNK])
-        ):
-            where[r["id"]] = (r["latitude"], r["longitude"])
-    if not where:
-        return {}
-    pad = radius_km / KM_PER_DEGREE * 2  # longitude degrees shrink with latitude: a generous box
-    lats, lons = [p[0] for p in where.values()], [p[1] for p in where.values()]
-    around = await MonitoringTarget.select(MonitoringTarget.id, MonitoringTarget.latitude, MonitoringTarget.longitude).where(
-        (MonitoringTarget.latitude >= min(lats) - pad) & (MonitoringTarget.latitude <= max(lats) + pad)
-        & (MonitoringTarget.longitude >= min(lons) - pad) & (MonitoringTarget.longitude <= max(lons) + pad)
-    )
-    return {
-        t: [a["id"] for a in around if a["id"] != t and distance_km(lat, lon, a["latitude"], a["longitude"]) <= radius_km]
-        for t, (lat, lon) in where.items()
-    }
+    await _positions(targets)
+    reach = math.ceil(radius_km / KM_PER_DEGREE) + 1  # cells either side (longitude degrees are shorter)
+    out: dict[str, list[str]] = {}
+    for t in set(targets):
+        if t not in _places:
+            continue
+        lat, lon = _places[t]
+        cell = (math.floor(lat), math.floor(lon))
+        out[t] = [
+            n for dy in range(-reach, reach + 1) for dx in range(-reach, reach + 1)
+            for n in _cells.get((cell[0] + dy, cell[1] + dx), ())
+            if n != t and distance_km(lat, lon, *_places[n]) <= radius_km
+        ]
+    return out
 
 
 async def _judge_group(data_set: str, variable: str, t: Thresholds, rows: list[ObservationIn]) -> list[str | None]:
     targets = sorted({r.monitoring_target_id for r in rows})
     days = [r.day for r in rows]
-    records = await _records(data_set, variable, targets) if t.spike_margin is not None else {}
+    records = await _one_in_1000(data_set, variable, targets) if t.spike_margin is not None else {}
     before: dict[tuple[str, dt.date, int | None], Decimal] = {}
     if t.flat_days is not None:
         first = min(days) - dt.timedelta(days=t.flat_days - 1)
@@ -116,7 +142,7 @@ async def _judge_group(data_set: str, variable: str, t: Thresholds, rows: list[O
             for k in range((t.flat_days or 1) - 1, 0, -1)
         ]
         near = [same_day[(n, r.day, r.hour)] for n in around.get(r.monitoring_target_id, ()) if (n, r.day, r.hour) in same_day]
-        context = Context(record=records.get(r.monitoring_target_id, ()), before=earlier, neighbours=near)
+        context = Context(day_1_in_1000=records.get(r.monitoring_target_id), before=earlier, neighbours=near)
         out.append(failed_check(data_set, variable, r.value, context))
     return out
 

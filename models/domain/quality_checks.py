@@ -8,7 +8,7 @@ SUSPECT is on no rung of the source ladder (models/domain/ladder.py `choose_rung
 never pays until a data staff member accepts it (`accepted:<check>`) or replaces it.
 
 Units: values in the variable's unit (mm, °C, km/h) as `Decimal`; distances in km.
-A check that needs a record (spike: 1,000 final values; flat line: the n-1 days before;
+A check that needs a record (spike: 1,000 final values, `one_in_1000`; flat line: the n-1 days before;
 neighbours: at least `min_neighbours` surrounding targets) is skipped when it lacks one.
 """
 
@@ -156,12 +156,19 @@ def quantile(record: Sequence[Decimal], q: Decimal) -> Decimal:
     return ordered[rank - 1]
 
 
-def spike(value: Decimal, record: Sequence[Decimal], t: Thresholds) -> bool:
-    """Fails when the value is beyond the target's 1-in-1000 day (the 99.9th percentile of
-    its stored final values) plus the margin; skipped (passes) below SPIKE_MIN_RECORD values."""
-    if t.spike_margin is None or len(record) < SPIKE_MIN_RECORD:
+def one_in_1000(record: Sequence[Decimal]) -> Decimal | None:
+    """The target's 1-in-1000 day: the 99.9th percentile (nearest rank) of its final values,
+    or None below SPIKE_MIN_RECORD of them. The store computes the same in SQL
+    (models/db/quality_context.py): rank ceil(0.999 n) = n - floor(n / 1000)."""
+    return quantile(record, SPIKE_QUANTILE) if len(record) >= SPIKE_MIN_RECORD else None
+
+
+def spike(value: Decimal, day_1_in_1000: Decimal | None, t: Thresholds) -> bool:
+    """Fails when the value is beyond the target's 1-in-1000 day (`one_in_1000`) plus the
+    margin; skipped (passes) without one (a record shorter than SPIKE_MIN_RECORD values)."""
+    if t.spike_margin is None or day_1_in_1000 is None:
         return False
-    return value > quantile(record, SPIKE_QUANTILE) + t.spike_margin
+    return value > day_1_in_1000 + t.spike_margin
 
 
 def flat_line(value: Decimal, before: Sequence[Decimal | None], t: Thresholds) -> bool:
@@ -206,11 +213,12 @@ def distance_km(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
 
 @dataclass(frozen=True, slots=True)
 class Context:
-    """What the checks of one value see: the target's stored final values of the variable
-    (`record`), the days just before it (`before`, oldest first, None: no value), and the
-    surrounding targets' values the same day (`neighbours`)."""
+    """What the checks of one value see: the target's 1-in-1000 day of the variable
+    (`one_in_1000`, None: its record is too short), the days just before it (`before`,
+    oldest first, None: no value), and the surrounding targets' values the same day
+    (`neighbours`)."""
 
-    record: Sequence[Decimal] = ()
+    day_1_in_1000: Decimal | None = None
     before: Sequence[Decimal | None] = ()
     neighbours: Sequence[Decimal] = ()
 
@@ -223,7 +231,7 @@ def failed_check(data_set: str, variable: str, value: Decimal, context: Context 
         return None
     if physical_range(value, t):
         return RANGE
-    if spike(value, context.record, t):
+    if spike(value, context.day_1_in_1000, t):
         return SPIKE
     if flat_line(value, context.before, t):
         return FLAT_LINE
@@ -245,13 +253,13 @@ def kept_verdict(
       accepted value stays accepted), so a replayed batch changes nothing;
     - a value marked SUSPECT stays SUSPECT, naming its check (`check`: a held revision's
       row keeps the one it was held with) or `REPORTED` (its sender said so);
-    - the same value as stored otherwise is not judged again (as sent)."""
+    - the same value, quality and provisional flag as stored (unchanged) is not judged again."""
     same = stored is not None and stored[0] == value and stored[2] == provisional
     if same and stored[3]:
         return stored[1], stored[3]
     if quality == "SUSPECT":
         return "SUSPECT", check or REPORTED
-    if same:
+    if same and stored[1] == quality:
         return quality, ""
     return None
 

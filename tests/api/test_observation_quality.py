@@ -14,7 +14,7 @@ from decimal import Decimal
 from models.db import observations as observations_db
 from models.db.tables import MonitoringTarget, Observation
 from models.domain.observations import ObservationIn
-from models.domain.quality_checks import SPIKE_MIN_RECORD, distance_km
+from models.domain.quality_checks import SPIKE_MIN_RECORD, distance_km, one_in_1000
 from tests.conftest import assert_problem
 
 URL = "/internal/observations"
@@ -119,25 +119,27 @@ async def test_failing_values_are_stored_suspect_listed_and_accepted(data_staff,
 
 async def test_a_spike_beyond_the_targets_1_in_1000_day_is_suspect_once_it_has_a_record(database):
     """The spike check needs 1,000 final values at the target: skipped before, then a value
-    beyond its 99.9th percentile is SUSPECT (the direct store, as fixtures and `make dev`
-    write, is checked too)."""
+    beyond its 1-in-1000 day (computed in SQL, as `one_in_1000` defines it) by more than the
+    margin is SUSPECT. The direct store, as fixtures and `make dev` write, is checked too."""
     rows = await MonitoringTarget.select(MonitoringTarget.id).order_by(MonitoringTarget.id)
     target = rows[uuid.uuid4().int % len(rows)]["id"]
     start = dt.date(2003, 1, 1)
-    record = [start + dt.timedelta(days=i) for i in range(SPIKE_MIN_RECORD - 1)]
-    # 0-49 mm (a varying record); the 99.9th percentile of 1,000 such days is 49 mm.
-    await observations_db.store_batch([
-        ObservationIn(target, "IMD-TMAX-1DEG", "temperature_c", d, None, Decimal(20 + i % 20), "IMD") for i, d in enumerate(record)
-    ])
-    short = start + dt.timedelta(days=SPIKE_MIN_RECORD - 1)
-    await observations_db.store_batch([ObservationIn(target, "IMD-TMAX-1DEG", "temperature_c", short, None, Decimal(45), "IMD")])
-    key = f"{target}|IMD-TMAX-1DEG|temperature_c|"
-    first = await Observation.select(Observation.quality, Observation.quality_check).where(
-        Observation.obs_key == f"{key}{short.isoformat()}|").first()
-    assert first == {"quality": "GOOD", "quality_check": ""}  # 999 days of record: skipped
-    # Now 1,000 days (the last at 45 °C): 99.9th percentile 45 °C; 47.5 °C is beyond it by more than 2 °C.
-    spike_day = short + dt.timedelta(days=1)
-    await observations_db.store_batch([ObservationIn(target, "IMD-TMAX-1DEG", "temperature_c", spike_day, None, Decimal("47.5"), "IMD")])
-    got = await Observation.select(Observation.quality, Observation.quality_check).where(
-        Observation.obs_key == f"{key}{spike_day.isoformat()}|").first()
-    assert got == {"quality": "SUSPECT", "quality_check": "spike"}
+    days = [start + dt.timedelta(days=i) for i in range(SPIKE_MIN_RECORD + 2)]
+
+    def tmax(day: dt.date, value) -> ObservationIn:
+        return ObservationIn(target, "IMD-TMAX-1DEG", "temperature_c", day, None, Decimal(value), "IMD")
+
+    async def stored(day: dt.date) -> dict:
+        return await Observation.select(Observation.quality, Observation.quality_check).where(
+            Observation.obs_key == f"{target}|IMD-TMAX-1DEG|temperature_c|{day.isoformat()}|").first()
+
+    record = [Decimal(20 + i % 20) for i in range(SPIKE_MIN_RECORD - 1)]  # 20-39 °C
+    await observations_db.store_batch([tmax(d, v) for d, v in zip(days, record)])
+    # 999 days of record: no 1-in-1000 day yet, 45 °C passes.
+    await observations_db.store_batch([tmax(days[999], 45)])
+    assert await stored(days[999]) == {"quality": "GOOD", "quality_check": ""}
+    # 1,000 days: the 1-in-1000 day is 39 °C (rank 999 of 1,000; 45 °C is the 1,000th).
+    assert one_in_1000([*record, Decimal(45)]) == Decimal(39)
+    await observations_db.store_batch([tmax(days[1000], 41), tmax(days[1001], "41.5")])
+    assert await stored(days[1000]) == {"quality": "GOOD", "quality_check": ""}  # within the 2 °C margin
+    assert await stored(days[1001]) == {"quality": "SUSPECT", "quality_check": "spike"}

@@ -44,25 +44,28 @@ async def suspect_values(first: dt.date, last: dt.date) -> list[dict]:
 
 
 async def missing_in(first: dt.date, last: dt.date) -> list[dict]:
-    """Daily series with a value in [first, last] but not on every day of it: {target,
-    data set, variable, days missing} (the missing-day check; hourly data sets: days with no
-    hour at all)."""
-    counted = await Observation.raw(
-        "SELECT monitoring_target_id, data_set, variable, COUNT(DISTINCT observed_on) AS n FROM observation "
-        "WHERE observed_on >= {} AND observed_on <= {} GROUP BY monitoring_target_id, data_set, variable",
+    """Series with a value in [first, last] but not on every day of it: {target, data set,
+    variable, days missing} (the missing-day check; hourly data sets: days with no hour at
+    all), at most MAX_LISTED series. One grouped read of the period's (series, day) pairs."""
+    pairs = await Observation.raw(
+        "SELECT monitoring_target_id, data_set, variable, observed_on FROM observation "
+        "WHERE observed_on >= {} AND observed_on <= {} GROUP BY monitoring_target_id, data_set, variable, observed_on",
         first, last,
     )
-    span = (last - first).days + 1
-    short = [c for c in counted if c["n"] < span and c["data_set"] in DATA_SETS]
+    present: dict[tuple[str, str, str], list[dt.date]] = {}
+    for p in pairs:
+        if p["data_set"] in DATA_SETS:
+            day = p["observed_on"]
+            present.setdefault((p["monitoring_target_id"], p["data_set"], p["variable"]), []).append(
+                day if isinstance(day, dt.date) else dt.date.fromisoformat(str(day))
+            )
     out = []
-    for c in sorted(short, key=lambda c: (c["monitoring_target_id"], c["data_set"], c["variable"]))[:MAX_LISTED]:
-        days = await Observation.select(Observation.observed_on).where(
-            (Observation.monitoring_target_id == c["monitoring_target_id"]) & (Observation.data_set == c["data_set"])
-            & (Observation.variable == c["variable"]) & (Observation.observed_on >= first) & (Observation.observed_on <= last)
-        ).distinct()
-        gaps = missing_days([dt.date.fromisoformat(str(d["observed_on"])) for d in days], first, last)
-        out.append({"monitoring_target_id": c["monitoring_target_id"], "data_set": c["data_set"],
-                    "variable": c["variable"], "days": gaps})
+    for (target, data_set, variable), days in sorted(present.items()):
+        gaps = missing_days(days, first, last)
+        if gaps:
+            out.append({"monitoring_target_id": target, "data_set": data_set, "variable": variable, "days": gaps})
+        if len(out) >= MAX_LISTED:
+            break
     return out
 
 

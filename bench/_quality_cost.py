@@ -32,7 +32,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from models.db.core import insert_rows, write_transaction  # noqa: E402
-from models.db.observations import DIRECT, Received, insert_received, latest_stored, store_batch  # noqa: E402
+from models.db.observations import (  # noqa: E402
+    DIRECT,
+    Received,
+    insert_received,
+    latest_stored,
+    store_batch,
+)
 from models.db.tables import MonitoringTarget, Observation  # noqa: E402
 from models.domain.observations import ObservationIn  # noqa: E402
 from models.domain.quality_checks import SPIKE_MIN_RECORD  # noqa: E402

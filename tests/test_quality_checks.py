@@ -14,20 +14,20 @@ from hypothesis import strategies as st
 from models.domain.data_sets import DATA_SETS
 from models.domain.ladder import Reading, choose_rungs
 from models.domain.quality_checks import (
+    ACCEPTED,
     CHECKS,
     FLAT_LINE,
     NEIGHBOURS,
     RANGE,
     SPIKE,
     SPIKE_MIN_RECORD,
-    ACCEPTED,
     THRESHOLDS,
     Context,
     checked_verdict,
     distance_km,
     failed_check,
-    kept_verdict,
     flat_line,
+    kept_verdict,
     missing_days,
     needs_context,
     neighbour_inconsistent,

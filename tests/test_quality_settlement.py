@@ -6,7 +6,6 @@ period settles and pays on it. On the old code the value was stored GOOD and pai
 
 from __future__ import annotations
 
-import datetime as dt
 from decimal import Decimal
 
 from models.db import observations as observations_db

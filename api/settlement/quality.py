@@ -32,6 +32,7 @@ from models.wire.observation_quality import (
     SuspectValue,
 )
 
+
 def month_span(text: str) -> tuple[dt.date, dt.date]:
     """First and last day of a YYYY-MM month in the service's calendar; 400 naming `month` otherwise."""
     try:

@@ -17,10 +17,15 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from models.db.core import write_transaction
-from models.db.observations import CHUNK, Received, latest_stored, insert_received
+from models.db.observations import CHUNK, Received, insert_received, latest_stored
 from models.db.tables import Observation
 from models.domain.data_sets import DATA_SETS
-from models.domain.observations import ObservationIn, Provenance, RowProblem, observation_key
+from models.domain.observations import (
+    ObservationIn,
+    Provenance,
+    RowProblem,
+    observation_key,
+)
 from models.domain.quality_checks import ACCEPTED, missing_days
 
 MAX_LISTED = 5000  # SUSPECT values listed per month (the answer says when there are more)

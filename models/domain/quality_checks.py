@@ -63,8 +63,9 @@ THRESHOLDS: dict[tuple[str, str], Thresholds] = {
     ("IMD-RF-DAILY", "rainfall_mm"): Thresholds(
         _D(0), _D(1000), _D(0), 5, NeighbourRule(40.0, 3, "ratio", _D(10), _D(100)),
         {
-            RANGE: "India's heaviest 24-hour station totals are about 1,000 mm (Cherrapunji, Mawsynram); a 0.25° "
-                   "cell's interpolated value is lower. Above it a person looks before it pays.",
+            RANGE: "24-hour gauge totals above 1,000 mm are known only from a handful of stations in Meghalaya "
+                   "(Cherrapunji, 1,563 mm in June 1995); a 0.25° cell's interpolated value is lower. Above it a "
+                   "person looks before it pays.",
             SPIKE: "Beyond the target's 1-in-1000 day (no margin): the days that pay most are rare by design, and a "
                    "unit or decimal slip looks exactly like one.",
             FLAT_LINE: "The grid is interpolated from gauges to 0.1 mm: the same non-zero total five days running "

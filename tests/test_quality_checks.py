@@ -145,7 +145,7 @@ def _stored_quality(data_set, variable, value, provisional, context, sent, store
     provisional=st.lists(st.booleans(), min_size=len(DAYS), max_size=len(DAYS)),
     sent=st.sampled_from(["GOOD", "ESTIMATED", "SUSPECT"]),
     stored=STORED,
-    repeat=st.booleans(),
+    repeat=st.sampled_from(['no', 'same', 'flipped']),
     use_fallback=st.booleans(),
 )
 def test_no_suspect_value_pays(key, values, fallback_values, before, neighbours, record, provisional, sent, stored,
@@ -154,8 +154,12 @@ def test_no_suspect_value_pays(key, values, fallback_values, before, neighbours,
     context = Context(day_1_in_1000=record, before=before, neighbours=neighbours)
     primary, fallback, failing = {}, {}, set()
     for day, value, fb, prov in zip(DAYS, values, fallback_values, provisional):
-        # `repeat`: each day's value is its key's stored value again (a replay, a provider's resend).
-        was = (value, stored[1], prov, stored[3]) if repeat and stored is not None else stored
+        # `repeat`: each day's value is its key's stored value again (a replay, a provider's
+        # resend), with the same provisional flag or the other (the archive confirming it).
+        if repeat != "no" and stored is not None:
+            was = (value, stored[1], prov if repeat == "same" else not prov, stored[3])
+        else:
+            was = stored
         quality = _stored_quality(data_set, variable, value, prov, context, sent, was)
         primary[day] = Reading(day, value, prov, quality, 1, "IMD", data_set)
         fb_quality = _stored_quality("REAN-SFC-HOURLY", variable, fb, False, Context(), "GOOD", None)

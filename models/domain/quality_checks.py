@@ -262,18 +262,19 @@ def kept_verdict(
 ) -> tuple[str, str] | None:
     """(quality, check) a received value is stored with without running the checks, or None
     when the checks decide (`checked_verdict`):
-    - the same value (and provisional flag) as its key's stored one whose verdict came from a
-      check or an acceptance keeps that verdict (a SUSPECT stays SUSPECT naming its check, an
-      accepted value stays accepted), so a replayed batch changes nothing;
+    - the same value as its key's stored one whose verdict a check or an acceptance gave
+      keeps that verdict, whatever its provisional flag now (a replay changes nothing; the
+      archive confirming an accepted real-time value is not asked about twice; a SUSPECT
+      value stays SUSPECT naming its check);
     - a value marked SUSPECT stays SUSPECT, naming its check (`check`: a held revision's
       row keeps the one it was held with) or `REPORTED` (its sender said so);
     - the same value, quality and provisional flag as stored (unchanged) is not judged again."""
-    same = stored is not None and stored[0] == value and stored[2] == provisional
-    if same and stored[3]:
+    same = stored is not None and stored[0] == value
+    if same and stored[3] and stored[3] != REPORTED:
         return stored[1], stored[3]
     if quality == "SUSPECT":
         return "SUSPECT", check or REPORTED
-    if same and stored[1] == quality:
+    if same and stored[2] == provisional and stored[1] == quality:
         return quality, ""
     return None
 

@@ -112,6 +112,11 @@ async def test_failing_values_are_stored_suspect_listed_and_accepted(data_staff,
     r = await data_staff.post(f"{URL}/quality/accept", json={"observations": [ref], "reason": "cloudburst in the log"})
     assert r.json()["alreadyAccepted"] == 1 and (await _latest(target, day))["revision"] == 3
     assert (await data_staff.post(URL, json={"observations": [obs(target, day, 150)]})).json()["unchanged"] == 1
+    # The same value as the real-time product's (provisional) is a revision, but keeps its acceptance.
+    real_time = await data_staff.post(URL, json={"observations": [obs(target, day, 150, provisional=True)], "reason": "rt"})
+    assert real_time.json()["revised"] == 1
+    latest = await _latest(target, day)
+    assert (latest["revision"], latest["quality"], latest["quality_check"]) == (4, "GOOD", "accepted:neighbours")
     # A GOOD value, or one not stored, cannot be accepted: 400 naming the row, nothing stored.
     good = ref | {"day": flat[0].isoformat()}
     unknown = ref | {"day": (day + dt.timedelta(days=1)).isoformat()}

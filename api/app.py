@@ -59,6 +59,7 @@ from api.settlement.controller import (
     TenantEventController,
 )
 from api.settlement.disputes import SettlementDisputeController
+from api.settlement.quality import ObservationQualityController
 from api.settlement.revisions import ObservationRevisionController
 from api.settlement.snapshots import SettlementSnapshotController
 from api.travel.controller import TravelEventController
@@ -80,6 +81,7 @@ ROUTES = [
     FastQuoteController,
     TravelEventController,
     ObservationController,
+    ObservationQualityController,
     ObservationRevisionController,
     SettlementDisputeController,
     BasisRiskController,

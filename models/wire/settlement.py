@@ -68,6 +68,7 @@ class HeldObservation(CamelStruct):
     previous_value: Decimal
     previous_quality: str
     previous_provisional: bool
+    quality_check: str = ""  # the quality check the held value failed ("" none; docs/observations.md)
 
 
 class SettledCoverChange(CamelStruct):

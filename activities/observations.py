@@ -22,6 +22,7 @@ from models.db import observation_revisions as revisions_db
 from models.db import observations as observations_db
 from models.db import settlement as settlement_db
 from models.domain.observations import Provenance
+from models.domain.simulated_archive import ARCHIVE_DIR
 from models.settings import load_settings
 from models.clock import utcnow
 from models.temporal.observations import (
@@ -39,6 +40,9 @@ from models.temporal.observations import (
 from models.temporal.settlement import data_changed_start
 
 SIMULATED_BACKFILL_DAYS = 62  # the simulated feed fills open periods back this far
+# ... and this many days before them: the primary's final values beside the fallback's, the
+# overlap a fallback's calibration is fitted on (settlement_basis.MIN_PAIRS = 30 days at least).
+SIMULATED_OVERLAP_DAYS = 62
 
 
 async def _site_model(target_id: str):
@@ -48,7 +52,7 @@ async def _site_model(target_id: str):
     return site_model(await site_of(target_id))
 
 
-def provider_named(name: str):
+def provider_named(name: str, today: dt.date | None = None):
     from activities.providers.ibtracs import IbtracsProvider
     from activities.providers.imd_grid import ImdGridProvider
     from activities.providers.nasa_power import NasaPowerProvider
@@ -61,7 +65,7 @@ def provider_named(name: str):
         "ibtracs": lambda: IbtracsProvider(settings.var_dir / "ibtracs"),
         "open-meteo": lambda: OpenMeteoProvider("era5"),
         "nasa-power": lambda: NasaPowerProvider(),
-        "simulated": lambda: SimulatedProvider(_site_model),
+        "simulated": lambda: SimulatedProvider(_site_model, settings.var_dir / ARCHIVE_DIR, today),
     }
     if name not in providers:
         raise ApplicationError(f"unknown provider {name!r} (known: {', '.join(providers)})", non_retryable=True)
@@ -70,7 +74,7 @@ def provider_named(name: str):
 
 @activity.defn
 async def ingest_observations(request: IngestProviderInput) -> IngestSummary:
-    provider = provider_named(request.provider)
+    provider = provider_named(request.provider, request.today)
     exposed = await settlement_db.exposed_targets()
     end = request.today - dt.timedelta(days=1)
     earliest = request.today - dt.timedelta(days=request.lookback_days)
@@ -84,7 +88,9 @@ async def ingest_observations(request: IngestProviderInput) -> IngestSummary:
         reason=f"{request.provider} published these values (daily run of {request.today})",
     )
     for t in exposed:
-        start = max(earliest, t["first_open_day"]) if request.provider == "simulated" else earliest
+        start = earliest
+        if request.provider == "simulated":
+            start = max(earliest, t["first_open_day"]) - dt.timedelta(days=SIMULATED_OVERLAP_DAYS)
         if start > end:
             continue
         rows = await provider.fetch([Target(t["id"], t["latitude"], t["longitude"])], start, end)

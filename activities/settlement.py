@@ -21,14 +21,16 @@ import msgspec
 from temporalio import activity
 from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDConflictPolicy
 
+from activities import settlement_ladder
 from models.db import observations as observations_db
 from models.db import settlement as settlement_db
-from models.db import settlement_sql
+from models.db import settlement_disputes, settlement_sql
 from models.db.core import is_sqlite, write_transaction
 from models.db.records import LineItemRow, records
 from models.db.settlement import HeldLineItem, IndexRecord, PeriodCoverage
 from models.db.webhooks import outbox_values
 from models.domain.index_catalog import BY_CODE
+from models.domain.ladder import canonical_bytes, snapshot_hash
 from models.domain.lifecycle import day_start
 from models.domain.money import from_minor
 from models.domain.statuses import PolicyStatus
@@ -103,10 +105,14 @@ async def _settle_period(request: SettlePeriodInput) -> SettlePeriodOutcome:
     ready: dict[uuid.UUID, tuple[PeriodCoverage, IndexOutcome, bool]] = {}
     incomplete: list[tuple[PeriodCoverage, IndexOutcome]] = []
     late: dict[uuid.UUID, str] = {}  # coverage → why a revision of its data is not settled
+    on_ladder: dict[uuid.UUID, settlement_ladder.Assessed] = {}  # covers with a basis not paying now (issue 34)
     async with _read_turn():
         coverages = await settlement_db.coverages_with_exposure(request.target_id, request.start, request.end)
         windows = await settlement_db.revision_windows(request.target_id, request.start, request.end)
         for c in coverages:
+            if c.basis is not None:
+                _assess_ladder(c, await _ladder(request, c, windows.get(c.coverage_id)), ready, on_ladder)
+                continue
             values, simulated = await observations_db.daily_values(
                 request.target_id, c.index_code, request.start, request.end, data_set=c.data_set
             )
@@ -131,6 +137,7 @@ async def _settle_period(request: SettlePeriodInput) -> SettlePeriodOutcome:
             prepared = None if others else await _prepare_uniform(request, ready, memo, shapes)
     # Writes of its own after the read turn: each waits for the write lock.
     await settlement_db.refuse_late_revisions(late)
+    await _save_ladder_states(request, coverages, on_ladder, results)
     for c, outcome in incomplete:
         state = "FLAGGED" if request.flag_missing else "WAITING"
         detail = _describe_missing(outcome)
@@ -139,7 +146,11 @@ async def _settle_period(request: SettlePeriodInput) -> SettlePeriodOutcome:
     # The period's window: as kept, or opened by this run if it settles the last coverage.
     kept = [r["revisions_until"] for r in windows.values()]
     window_end = kept[0] if kept and None not in kept else request.at + REVISION_WINDOW
-    revisions_until = window_end if not incomplete and coverages else None
+    # Covers on a ladder not yet FINAL keep the period's revision window shut (INITIAL is not SETTLED).
+    pending = bool(incomplete) or any(a.state != "SETTLED" for a in on_ladder.values()) or any(
+        getattr(o, "stage", "FINAL") != "FINAL" for _, o, _ in ready.values()
+    )
+    revisions_until = window_end if not pending and coverages else None
     if ready:
         written: dict[uuid.UUID, tuple[int, int]] = {}
         cursor = None
@@ -153,6 +164,8 @@ async def _settle_period(request: SettlePeriodInput) -> SettlePeriodOutcome:
                 await settlement_db.record_indices(indices)
             written, cursor = await _write_events(request, ready, memo)
         settled = {cid: (outcome.revision, outcome.value) for cid, (_, outcome, _) in ready.items()}
+        stages = {cid: outcome.stage for cid, (_, outcome, _) in ready.items() if hasattr(outcome, "stage")}
+        snapshots = _snapshot_rows(ready, request.at)
         # The uniform line items, their payouts and messages, (the indices) and the states in
         # one transaction, shared with the other settlements finishing now: on SQLite each
         # commit is a sync of the log (models/db/group_commit.py).
@@ -165,8 +178,9 @@ async def _settle_period(request: SettlePeriodInput) -> SettlePeriodOutcome:
             else:
                 await settlement_db.record_indices(indices)
             written_now = await _write_uniform(request, uniform)
-            await settlement_db.save_settled(request.target_id, request.start, request.end, settled)
-            if not incomplete:  # every coverage of the period settled: its revision window opens
+            await settlement_db.record_snapshots(snapshots)
+            await settlement_db.save_settled(request.target_id, request.start, request.end, settled, stages)
+            if not pending:  # every coverage of the period settled (FINAL): its revision window opens
                 await settlement_db.open_revision_window(request.target_id, request.start, request.end, window_end)
             return written_now
 
@@ -176,8 +190,65 @@ async def _settle_period(request: SettlePeriodInput) -> SettlePeriodOutcome:
         activity.heartbeat(*([str(cursor)] if cursor is not None else []))
         for cid, (c, outcome, _) in ready.items():
             events, paid = written.get(cid, (0, 0))
-            results[cid] = CoverageSettled(cid, c.index_code, "SETTLED", outcome.revision, outcome.value, "", events, paid)
-    return SettlePeriodOutcome(coverages=[results[c.coverage_id] for c in coverages], revisions_until=revisions_until)
+            state = "INITIAL" if getattr(outcome, "stage", "FINAL") == "INITIAL" else "SETTLED"
+            results[cid] = CoverageSettled(cid, c.index_code, state, outcome.revision, outcome.value, "", events, paid)
+    checks = [a.next_check for a in on_ladder.values() if a.next_check is not None]
+    checks += [settlement_ladder.next_check(c.basis, request.end, request.at, paid=True)
+               for c, o, _ in ready.values() if getattr(o, "stage", "FINAL") == "INITIAL"]
+    return SettlePeriodOutcome(
+        coverages=[results[c.coverage_id] for c in coverages], revisions_until=revisions_until,
+        next_check=min(checks, default=None),
+    )
+
+
+async def _ladder(request: SettlePeriodInput, c: PeriodCoverage, row: dict | None) -> settlement_ladder.Assessed:
+    """A cover on a source ladder at this run; one whose revision window closed stands as
+    it was settled."""
+    if settlement_db.window_closed(row, request.at):
+        index_value = None if row["index_value"] is None else Decimal(row["index_value"])
+        return settlement_ladder.Assessed("SETTLED", revision=row["revision"], index_value=index_value, changed=False)
+    return await settlement_ladder.assess(c, request.start, request.end, request.target_id, request.at)
+
+
+def _assess_ladder(c: PeriodCoverage, assessed: settlement_ladder.Assessed, ready: dict, on_ladder: dict) -> None:
+    """A ladder cover paying now joins the run's ready covers; any other is kept with its state."""
+    if assessed.outcome is not None:
+        ready[c.coverage_id] = (c, assessed.outcome, assessed.simulated)
+    else:
+        on_ladder[c.coverage_id] = assessed
+
+
+async def _save_ladder_states(request: SettlePeriodInput, coverages: list[PeriodCoverage], on_ladder: dict,
+                              results: dict) -> None:
+    """The states of the ladder covers not paying now: a DISPUTED one opens its dispute
+    (one open per coverage), and each state that changed is saved."""
+    for c in coverages:
+        a = on_ladder.get(c.coverage_id)
+        if a is None:
+            continue
+        if a.dispute is not None:
+            await settlement_disputes.open_dispute(c.coverage_id, request.target_id, request.start, request.end,
+                                                   **a.dispute)
+        if a.changed:
+            await settlement_db.save_state(c.coverage_id, request.target_id, request.start, request.end, a.state,
+                                           a.detail, a.revision, a.index_value)
+        results[c.coverage_id] = CoverageSettled(c.coverage_id, c.index_code, a.state, a.revision, a.index_value,
+                                                 a.detail)
+
+
+def _snapshot_rows(ready, at: dt.datetime) -> list[dict]:
+    """The settlement snapshot of each ladder cover paid this run (`settlement_snapshot` rows)."""
+    rows = []
+    for cid, (_, outcome, _) in ready.items():
+        body = getattr(outcome, "body", None)
+        if body is None:
+            continue
+        rows.append(dict(
+            id=f"{cid}:s{outcome.revision}", coverage_id=cid, revision=outcome.revision, stage=outcome.stage,
+            sha256=snapshot_hash(body), body=canonical_bytes(body).decode(), index_value=outcome.index.value,
+            created_at=at,
+        ))
+    return rows
 
 
 def _closed(c: PeriodCoverage, row: dict, outcome: IndexOutcome, late: dict[uuid.UUID, str]) -> CoverageSettled:
@@ -236,19 +307,27 @@ async def _read_turn() -> AsyncIterator[None]:
 
 
 def _index_records(ready) -> list[IndexRecord]:
-    """Each ready cover's index and its daily path, as the claim explanation shows them."""
+    """Each ready cover's index and its daily path, as the claim explanation shows them; a
+    ladder cover's days also name their rung, data set, source and error (issue 34)."""
     return [
         IndexRecord(
             c.coverage_id, outcome.revision, c.index_code, c.data_set, outcome.value,
             [
                 {"day": v.day.isoformat(), "value": plain(v.value), "revision": v.revision,
-                 "counted": v.day in outcome.counted_days}
+                 "counted": v.day in outcome.counted_days, **_rung_of(v)}
                 for v in outcome.path
             ],
             simulated,
         )
         for c, outcome, simulated in ready.values()
     ]
+
+
+def _rung_of(v) -> dict:
+    """Where a ladder day's value came from (a final-only cover's `DailyValue` has none)."""
+    if not hasattr(v, "rung"):
+        return {}
+    return {"rung": v.rung, "dataSet": v.data_set, "source": v.source, "error": plain(v.error)}
 
 
 def _moments(request: SettlePeriodInput) -> tuple[dt.datetime, dt.datetime]:
@@ -329,6 +408,7 @@ def _template(event: dict) -> settlement_sql.EventTemplate:
         simulated=event["simulated"],
         explanation_json=msgspec.json.encode(event["explanation"]).decode(),
         messages=messages,
+        stage=event.get("stage", "FINAL"),
     )
 
 
@@ -406,8 +486,10 @@ def _settle_held(request: SettlePeriodInput, held: HeldLineItem, ready, memo: di
         previous = held.paid_minor.get(result.coverage_id, 0)
         first = held.settled_revision.get(result.coverage_id, 0) == 0
         amount = result.paid_minor - (0 if first else previous)
-        if not first and amount == 0:
-            continue  # the revision changes nothing this policy is paid
+        stage = getattr(outcome, "stage", "FINAL")
+        true_up = not first and getattr(outcome, "true_up", False)
+        if not first and amount == 0 and not true_up:
+            continue  # the revision changes nothing this policy is paid (a true-up is written all the same)
         key = settlement_key(held.policy_id, result.coverage_id, outcome.revision)
         # What only this event knows; the terms, quantity and sum insured are on the line
         # item, the index path on the settlement index (the claim explanation joins them).
@@ -419,6 +501,8 @@ def _settle_held(request: SettlePeriodInput, held: HeldLineItem, ready, memo: di
         }
         if result.coverage_id in counted_days:
             explanation["countedDays"] = counted_days[result.coverage_id]
+        if stage != "FINAL" or true_up:
+            amount = _staged(explanation, outcome, amount, true_up)
         events.append(
             {
                 "id": event_id(key),
@@ -438,9 +522,30 @@ def _settle_held(request: SettlePeriodInput, held: HeldLineItem, ready, memo: di
                 "revision": outcome.revision,
                 "simulated": simulated,
                 "explanation": explanation,
+                "stage": stage,
             }
         )
     return events
+
+
+def _staged(explanation: dict, outcome, amount: int, true_up: bool) -> int:
+    """A ladder cover's event (docs/settlement.md, "Two payments"): the explanation says the
+    stage, the index and its error; an INITIAL one the index it paid on; a true-up that would
+    take money back is waived (amount 0; the explanation says how much and why). Returns the
+    amount to write."""
+    index = outcome.index
+    explanation["stage"] = outcome.stage
+    explanation["indexValue"] = plain(index.value)
+    explanation["indexError"] = plain(index.error)
+    explanation["paidIndex"] = plain(outcome.value)
+    if true_up and amount < 0:
+        explanation["waivedMinor"] = -amount
+        explanation["waived"] = (
+            "the final values give less than the INITIAL payment paid; the difference is waived: INITIAL "
+            "paid only what the stated error of its values made certain, and the insurer carries the rest"
+        )
+        return 0
+    return amount
 
 
 def _messages_of(event: dict) -> list[dict]:
@@ -466,6 +571,7 @@ def _message_data(event: dict, event_id: str, policy_id: str) -> list[tuple[str,
         "dataSet": event["data_set"],
         "revision": event["revision"],
         "simulated": event["simulated"],
+        "stage": event.get("stage", "FINAL"),
     }
     kinds = [ADJUSTMENT_RECORDED] if event["kind"] == "ADJUSTMENT" else [EVENT_VALIDATED, PAYOUT_RECORDED]
     return [(kind, data) for kind in kinds]
@@ -500,9 +606,10 @@ async def start_settlements(request: StartSettlementsInput) -> int:
     client = activity.client()
     periods = sorted(set(request.periods))
     for start, end in sorted(set(request.periods)):
+        first_due = await settlement_db.first_due(request.target_id, start, end)
         await client.start_workflow(
             SETTLEMENT_WORKFLOW,
-            SettlementInput(target_id=request.target_id, start=start, end=end),
+            SettlementInput(target_id=request.target_id, start=start, end=end, first_due=first_due),
             id=settlement_workflow_id(request.target_id, start, end),
             task_queue=request.task_queue,
             id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,

@@ -2,7 +2,9 @@
 holds them. Workflow id `settlement:<target>:<start>:<end>`, search attributes
 `MonitoringTargetId` and `SettlementState` (docs/settlement.md).
 
-    sleep until the day after the period's end + DATA_LATENCY
+    sleep until the day after the period's end + DATA_LATENCY (covers on a source ladder:
+        + their provisional latency, `first_due`; then checks daily to their calculation
+        deadline and weekly after: INITIAL ──final values──▶ FINAL (SETTLED), docs/settlement.md)
     settle ──complete and final──▶ SETTLED ──data-changed (a revision)──▶ settle again (adjustments)
       │                                                     └──REVISION_WINDOW over──▶ done
       │   (the window's end is kept in the database: a run started after it ends at once)
@@ -86,6 +88,13 @@ PATCH_SETTLEMENT_QUEUE = "settlement-own-queue"
 # on the settlement rows), not 90 days after this run settled: a run started again after
 # Temporal's retention deleted the closed one finds the window closed and ends at once.
 PATCH_WINDOW_IN_DATABASE = "settlement-window-in-database"
+# Covers on a source ladder (issue 34, docs/settlement.md "Two payments"): the first check at
+# `SettlementInput.first_due` (the day after the period's end + the provisional product's
+# latency) when that is sooner than due_at, and checks no later than the activity's
+# `next_check` (daily until the calculation deadline, weekly after, the true-up deadline).
+PATCH_LADDER = "settlement-ladder"
+# The shortest wait before a check the activity asked for (its time may have passed).
+MIN_CHECK_WAIT = dt.timedelta(seconds=1)
 
 
 def due_at(end: dt.date) -> dt.datetime:
@@ -106,6 +115,7 @@ class SettlementWorkflow:
         # data-changed signals counted when the last settle_period started (new code's waits
         # wake on any signal after that, including one that came during the run).
         self._acted_on = 0
+        self._next_check: dt.datetime | None = None  # when a cover on a ladder is next due a check
         progress = request.progress
         if progress is not None:
             self._state = progress.state
@@ -113,6 +123,7 @@ class SettlementWorkflow:
             self._coverages = list(progress.coverages)
             self._continued = progress.continued + 1
             self._acted_on = -1 if progress.changed else 0
+            self._next_check = progress.next_check
 
     @workflow.signal(name=DATA_CHANGED_SIGNAL)
     def data_changed(self) -> None:
@@ -151,7 +162,10 @@ class SettlementWorkflow:
             [MONITORING_TARGET_ID.value_set(request.target_id), SETTLEMENT_STATE.value_set("WAITING")]
         )
         due = due_at(request.end)
-        await self._wait(due - workflow.now())
+        first = due
+        if request.first_due is not None and request.first_due < due and workflow.patched(PATCH_LADDER):
+            first = request.first_due
+        await self._wait(first - workflow.now())
         flag_after = due + MISSING_DATA_WINDOW
         while True:
             outcome = await self._settle(flag_missing=workflow.now() >= flag_after)
@@ -186,6 +200,8 @@ class SettlementWorkflow:
             if self._acted_on == self._changes:  # no signal to act on: wait for one, or the next check
                 self._continue_if_long(revisions_until=None)
                 every = RETRY_EVERY if workflow.now() < flag_after else FLAGGED_RETRY_EVERY
+                if self._next_check is not None and workflow.patched(PATCH_LADDER):
+                    every = max(min(every, self._next_check - workflow.now()), MIN_CHECK_WAIT)
                 await self._wait_for_data(every)
             outcome = await self._settle(flag_missing=workflow.now() >= flag_after)
             if outcome.state == "SETTLED":
@@ -238,6 +254,7 @@ class SettlementWorkflow:
                     revisions_until=revisions_until,
                     changed=self._changes != self._acted_on,
                     continued=self._continued,
+                    next_check=self._next_check,
                 ),
             )
         )
@@ -274,6 +291,7 @@ class SettlementWorkflow:
         )
         self._runs += 1
         self._coverages = outcome.coverages
+        self._next_check = outcome.next_check
         # The events' webhooks (written with them) go out now, not at the next dispatch tick.
         # Runs with the marker (and every continued run) dispatch only after a run that wrote
         # something (the one-minute dispatch schedule sends whatever else is left); runs without

@@ -175,6 +175,7 @@ class StoredValue:
     revision: int
     simulated: bool
     source: str
+    quality: str = ""  # as stored: GOOD | OK | ESTIMATED | SUSPECT (the ladder never uses a SUSPECT one)
 
 
 async def latest_values(
@@ -224,6 +225,7 @@ async def latest_values(
                 revision=r["revision"],
                 simulated=bool(r["simulated"]),
                 source=r["source"],
+                quality=r["quality"],
             )
             for r in best.values()
         ),

@@ -25,11 +25,16 @@ from models.db.tables import (
     PolicyItem,
     Settlement,
     SettlementIndex,
+    SettlementSnapshot,
 )
 from models.db.webhooks import outbox_row, write_outbox
 from models.domain.index_catalog import BY_ID
+from models.domain.lifecycle import day_start
+from models.domain.ladder import terms_of
+from models.domain.money import from_minor
 from models.domain.observations import settles_on
 from models.domain.quotes import CoverSnapshot
+from models.domain.settlement_basis import SettlementBasis, decode_basis
 from models.domain.webhooks import COVERAGE_FLAGGED
 from models.domain.statuses import PolicyStatus
 
@@ -42,12 +47,29 @@ class PeriodCoverage:
     index_code: str
     trigger: Decimal
     data_set: str  # what it settles on: its own, or its index's of before pricing-2026.4.0 (settles_on)
+    # Its settlement basis frozen at sale (issue 34): None for a cover sold before the ladder
+    # (settles on final values only, docs/settlement.md "Covers already sold").
+    basis: SettlementBasis | None = None
+    terms: dict | None = None  # per-unit terms as a snapshot holds them (`ladder.terms_of`)
+
+
+def _terms(row: dict) -> dict:
+    currency = row["currency"]
+    return terms_of(
+        row["direction"], Decimal(row["trigger"]), None if row["exit"] is None else Decimal(row["exit"]),
+        from_minor(row["payout_per_unit_minor"], currency), from_minor(row["limit_minor"], currency),
+        from_minor(row["min_payout_minor"], currency), currency,
+    )
 
 
 async def coverages_with_exposure(target_id: str, start: dt.date, end: dt.date) -> list[PeriodCoverage]:
     """The catalogue coverages of the target over exactly [start, end] held by a policy,
-    each with the data set it settles on."""
-    rows = await Coverage.select(Coverage.id, Coverage.index_definition_id, Coverage.trigger, Coverage.data_set).where(
+    each with the data set it settles on, its settlement basis and its per-unit terms."""
+    rows = await Coverage.select(
+        Coverage.id, Coverage.index_definition_id, Coverage.trigger, Coverage.data_set, Coverage.settlement_basis,
+        Coverage.direction, Coverage.exit, Coverage.currency, Coverage.payout_per_unit_minor, Coverage.limit_minor,
+        Coverage.min_payout_minor,
+    ).where(
         (Coverage.monitoring_target_id == target_id)
         & (Coverage.risk_period_start == start)
         & (Coverage.risk_period_end == end)
@@ -60,7 +82,8 @@ async def coverages_with_exposure(target_id: str, start: dt.date, end: dt.date) 
     held_ids = {r["coverage_id"] for r in held}
     return sorted(
         (
-            PeriodCoverage(r["id"], code, Decimal(r["trigger"]), settles_on(code, r["data_set"]))
+            PeriodCoverage(r["id"], code, Decimal(r["trigger"]), settles_on(code, r["data_set"]),
+                           decode_basis(r["settlement_basis"]), _terms(r))
             for r in rows
             if r["id"] in held_ids and (code := BY_ID[r["index_definition_id"]].code)
         ),
@@ -310,10 +333,15 @@ async def save_state(
             )
 
 
-async def save_settled(target_id: str, start: dt.date, end: dt.date, settled: dict[uuid.UUID, tuple[int, Decimal]]) -> None:
-    """Several coverages SETTLED at once (`settled`: coverage → (revision, index value)), with
+async def save_settled(
+    target_id: str, start: dt.date, end: dt.date, settled: dict[uuid.UUID, tuple[int, Decimal]],
+    stages: dict[uuid.UUID, str] | None = None,
+) -> None:
+    """Several coverages settled at once (`settled`: coverage → (revision, index value)), with
     their totals from the events written: one totals query, one look-up, one insert of the
-    new rows. Inside the caller's transaction."""
+    new rows. `stages`: coverage → INITIAL | FINAL (issue 34: an INITIAL one is in state
+    INITIAL, awaiting its true-up); a coverage not in it is SETTLED at stage FINAL. Inside the
+    caller's transaction."""
     ids = list(settled)
     marks = ", ".join("{}" for _ in ids)
     totals = {
@@ -329,8 +357,10 @@ async def save_settled(target_id: str, start: dt.date, end: dt.date, settled: di
     new = []
     for coverage_id, (revision, value) in settled.items():
         total = totals.get(coverage_id)
+        stage = (stages or {}).get(coverage_id, "FINAL")
         values = dict(
-            monitoring_target_id=target_id, period_start=start, period_end=end, state="SETTLED", revision=revision,
+            monitoring_target_id=target_id, period_start=start, period_end=end,
+            state="INITIAL" if stage == "INITIAL" else "SETTLED", stage=stage, revision=revision,
             index_value=value, detail="", policies=int(total["policies"]) if total else 0,
             paid_minor=int(total["paid"]) if total else 0, updated_at=now,
         )
@@ -342,6 +372,13 @@ async def save_settled(target_id: str, start: dt.date, end: dt.date, settled: di
             new.append(Settlement(coverage_id=coverage_id, **values))
     if new:
         await Settlement.insert(*new)
+
+
+async def record_snapshots(rows: list[dict]) -> None:
+    """Settlement snapshots (`settlement_snapshot` column dicts: id `<coverage>:s<N>`); one
+    that exists is left as it is (a retried run writes the same). Inside the caller's
+    transaction."""
+    await insert_rows([SettlementSnapshot(**r) for r in rows], on_conflict_nothing=True)
 
 
 async def _flagged_messages(coverage_id, target_id, start, end, detail, at) -> list:
@@ -362,14 +399,28 @@ async def settlements_covering(target_id: str, day: dt.date) -> list[dict]:
     )
 
 
+async def first_due(target_id: str, start: dt.date, end: dt.date) -> dt.datetime | None:
+    """When the period's first check is due for its covers on a source ladder (the earliest
+    day after its end + a provisional product's latency), None when it has none (final-only:
+    the settlement's own due time)."""
+    rows = await Coverage.select(Coverage.settlement_basis).where(
+        (Coverage.monitoring_target_id == target_id) & (Coverage.risk_period_start == start)
+        & (Coverage.risk_period_end == end) & Coverage.settlement_basis.is_not_null()
+    )
+    days = [b.first_due(end) for r in rows if (b := decode_basis(r["settlement_basis"])) is not None]
+    return day_start(min(days)) if days else None
+
+
 async def policy_settled(policy_id: uuid.UUID) -> bool:
-    """Whether every cover of the policy has been settled (then the policy can expire)."""
+    """Whether every cover of the policy has been settled, INITIAL (paid on provisional or
+    fallback values, its true-up to come: that still pays an expired policy) or SETTLED:
+    then the policy can expire."""
     held = await PolicyItem.select(PolicyItem.coverage_id).where(PolicyItem.policy_id == policy_id)
     ids = list({r["coverage_id"] for r in held})
     if not ids:
         return True
     done = await Settlement.select(Settlement.coverage_id).where(
-        Settlement.coverage_id.is_in(ids) & (Settlement.state == "SETTLED")
+        Settlement.coverage_id.is_in(ids) & Settlement.state.is_in(["SETTLED", "INITIAL"])
     )
     return len(done) == len(ids)
 

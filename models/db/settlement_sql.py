@@ -160,6 +160,7 @@ class EventTemplate:
     explanation_json: str
     # (event type, payload JSON text with EVENT_ID and POLICY_ID placeholders, message id mask)
     messages: tuple[tuple[str, str, int], ...]
+    stage: str = "FINAL"  # INITIAL | FINAL (issue 34)
 
 
 HEX = "0123456789abcdef"
@@ -213,18 +214,21 @@ async def write_uniform(
     json_param = "CAST({} AS json)" if _postgres() else "{}"
     row = (
         f"({_param('uuid')}, {_param('text')}, {_param('text')}, {_param('numeric')}, {_param('text')}, "
-        f"{_param('bigint')}, {_param('text')}, {_param('integer')}, {_param('boolean')}, {json_param})"
+        f"{_param('bigint')}, {_param('text')}, {_param('integer')}, {_param('boolean')}, {json_param}, "
+        f"{_param('text')})"
     )
     covers_args = [
         a for t in templates for a in (t.coverage_id, f":{t.coverage_id}:r{t.revision}", t.event_type, t.index_value,
-                                       t.currency, t.payout_minor, t.data_set, t.revision, t.simulated, t.explanation_json)
+                                       t.currency, t.payout_minor, t.data_set, t.revision, t.simulated, t.explanation_json,
+                                       t.stage)
     ]
     await ParametricEvent.raw(
         "INSERT INTO parametric_event (id, tenant_id, policy_id, coverage_id, settlement_key, event_type, validated_day, "
-        "index_value, currency, payout_minor, created_at, kind, line_item_id, data_set, revision, simulated, explanation) "
+        "index_value, currency, payout_minor, created_at, kind, line_item_id, data_set, revision, simulated, explanation, "
+        "stage) "
         f"SELECT {_new_uuid()}, li.tenant_id, li.policy_id, t.column1, {_text('li.policy_id')} || t.column2, t.column3, "
         f"{_param('date')}, t.column4, t.column5, t.column6, {_param('timestamptz')}, 'SETTLEMENT', li.id, t.column7, "
-        f"t.column8, t.column9, t.column10 "
+        f"t.column8, t.column9, t.column10, t.column11 "
         f"FROM line_item li CROSS JOIN policy p CROSS JOIN (VALUES {', '.join(row for _ in templates)}) AS t "
         f"WHERE p.id = li.policy_id AND {holding} AND {uniform} AND {_shape_match()} ON CONFLICT DO NOTHING",
         validated_day, at, *covers_args, *holding_args, *uniform_args, *_shape_args(shape),

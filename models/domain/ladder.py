@@ -276,19 +276,23 @@ def recompute(body: dict) -> dict:
     snapshot the service wrote (docs/settlement.md, "Settlements anyone can re-run"; a
     stand-alone re-implementation with the standard library only: docs/examples/)."""
     terms = body["terms"]
-    path = [
-        RungValue(dt.date.fromisoformat(v["day"]), Decimal(v["value"]), v["rung"], v["dataSet"], v["source"],
-                  v["revision"], Decimal(v["error"]), None if v.get("raw") is None else Decimal(v["raw"]))
-        for v in body["values"]
-    ]
     index = ladder_index(
         body["indexCode"], dt.date.fromisoformat(body["periodStart"]), dt.date.fromisoformat(body["periodEnd"]),
-        Rungs({v.day: v for v in path}, (), ()),
+        Rungs({v.day: v for v in path_of(body)}, (), ()),
         trigger=Decimal(terms["trigger"]), direction=terms["direction"], error_share=Decimal(body["initialErrorShare"]),
     )
     if not index.complete:
         raise ValueError("the snapshot lacks days of its period")
     return _result(body["stage"], body["aggregation"], terms, index)
+
+
+def path_of(body: dict) -> list[RungValue]:
+    """The values a snapshot body holds, as the `RungValue`s settlement chose."""
+    return [
+        RungValue(dt.date.fromisoformat(v["day"]), Decimal(v["value"]), v["rung"], v["dataSet"], v["source"],
+                  v["revision"], Decimal(v["error"]), None if v.get("raw") is None else Decimal(v["raw"]))
+        for v in body["values"]
+    ]
 
 
 def _result(stage: str, aggregation: str, terms: dict, index: LadderIndex) -> dict:

@@ -24,6 +24,10 @@ class SettlementInput(msgspec.Struct, frozen=True):
     end: dt.date
     # Set when a run continues as new (its history grew long): what it had found so far.
     progress: SettlementProgress | None = None
+    # When the first check is due if sooner than the final-only due time (issue 34: a period
+    # with covers on a source ladder is first checked the day after its end + the provisional
+    # product's latency; `start_settlements` sets it); None: final-only (due_at).
+    first_due: dt.datetime | None = None
 
 
 class SettlePeriodInput(msgspec.Struct, frozen=True):
@@ -37,7 +41,7 @@ class SettlePeriodInput(msgspec.Struct, frozen=True):
 class CoverageSettled(msgspec.Struct, frozen=True):
     coverage_id: uuid.UUID
     index_code: str
-    state: str  # WAITING | SETTLED | FLAGGED
+    state: str  # WAITING | INITIAL | SETTLED | FLAGGED | DISPUTED
     revision: int = 0
     index_value: Decimal | None = None
     detail: str = ""
@@ -50,14 +54,19 @@ class SettlePeriodOutcome(msgspec.Struct, frozen=True):
     # When the period's revision window closes, as the database keeps it (set by the run that
     # settled its last coverage: that run's `at` + REVISION_WINDOW); None: not all settled yet.
     revisions_until: dt.datetime | None = None
+    # When a cover on a source ladder is next due a check (the next day until its
+    # calculation deadline, weekly after, never past its true-up deadline); None: no such
+    # cover waits (final-only covers keep the workflow's own cadence).
+    next_check: dt.datetime | None = None
 
     @property
     def state(self) -> str:
+        """The period's state: the first of DISPUTED, FLAGGED, WAITING, INITIAL present, else
+        SETTLED (docs/settlement.md, "States")."""
         states = {c.state for c in self.coverages}
-        if "FLAGGED" in states:
-            return "FLAGGED"
-        if "WAITING" in states:
-            return "WAITING"
+        for state in ("DISPUTED", "FLAGGED", "WAITING", "INITIAL"):
+            if state in states:
+                return state
         return "SETTLED"
 
 
@@ -72,6 +81,7 @@ class SettlementProgress(msgspec.Struct, frozen=True):
     revisions_until: dt.datetime | None = None
     changed: bool = False  # a data-changed signal not acted on yet: settle again at once
     continued: int = 0  # runs before this one
+    next_check: dt.datetime | None = None  # `SettlePeriodOutcome.next_check` of the last run
 
 
 class PolicySettledInput(msgspec.Struct, frozen=True):
@@ -117,7 +127,7 @@ class SettlementCoverageStatus(msgspec.Struct, frozen=True, rename="camel"):
 
     coverage_id: str
     index_code: str
-    state: str  # WAITING | SETTLED | FLAGGED
+    state: str  # WAITING | INITIAL | SETTLED | FLAGGED | DISPUTED
     revision: int
     index_value: str | None  # the index as exact decimal text; null: not yet known
     detail: str = ""

@@ -18,7 +18,9 @@ from models.db.core import insert_rows, write_transaction
 from models.db.records import CoverageRow, records
 from models.db.tables import Coverage, LineItem, Policy, PolicyItem, Tenant
 from models.domain.index_catalog import BY_ID
+from models.domain.observations import REANALYSIS, ObservationIn
 from models.domain.quotes import COVER_PREFERENCE, CoverSnapshot
+from models.domain.settlement_basis import basis_for, encode_basis
 
 
 def last_month(today: dt.date) -> tuple[dt.date, dt.date]:
@@ -53,13 +55,14 @@ async def demo_policy(tenant_name: str, target_id: str, sum_insured_minor: int =
     covers, coverage_rows = [], []
     for t in templates:
         code = BY_ID[t.index_definition_id].code
+        basis = basis_for(code, t.data_set)  # sold now: on the source ladder (issue 34)
         coverage_id = uuid.uuid5(uuid.NAMESPACE_URL, f"demo:{target_id}:{code}:{start}")
         covers.append(CoverSnapshot(
             coverage_id=coverage_id, index_code=code, index_definition_id=t.index_definition_id, start=start, end=end,
             direction=t.direction, trigger=t.trigger, exit=t.exit, currency=t.currency, limit_minor=t.limit_minor,
             min_payout_minor=t.min_payout_minor, payout_per_unit_minor=t.payout_per_unit_minor,
             gross_premium_pct=t.gross_premium_indication_pct, risk_premium_pct=t.risk_premium_pct, pricing_version=1,
-            data_set=t.data_set,
+            data_set=t.data_set, settlement_basis=basis,
         ))
         coverage_rows.append(Coverage(
             id=coverage_id, monitoring_target_id=target_id, index_definition_id=t.index_definition_id,
@@ -67,7 +70,7 @@ async def demo_policy(tenant_name: str, target_id: str, sum_insured_minor: int =
             currency=t.currency, status="ACTIVE", ui_state="active", direction=t.direction, trigger=t.trigger, exit=t.exit,
             limit_minor=t.limit_minor, min_payout_minor=t.min_payout_minor, payout_per_unit_minor=t.payout_per_unit_minor,
             expected_loss_ratio=t.expected_loss_ratio, created_by="demo", created_at=now, updated_at=now,
-            data_set=t.data_set,
+            data_set=t.data_set, settlement_basis=encode_basis(basis),
         ))
     async with write_transaction():
         existing = {r["id"] for r in await Coverage.select(Coverage.id).where(Coverage.id.is_in([c.id for c in coverage_rows]))}
@@ -95,3 +98,28 @@ async def demo_policy(tenant_name: str, target_id: str, sum_insured_minor: int =
         "covers": [{"coverage_id": str(c.coverage_id), "index_code": c.index_code, "trigger": str(c.trigger),
                     "direction": c.direction} for c in covers],
     }
+
+
+def demo_rainfall(target_id: str, start: dt.date, end: dt.date, total_mm: Decimal, *, final: bool) -> list[ObservationIn]:
+    """`demo settle --rain-mm`: the month's daily IMD rainfall summing exactly to `total_mm`
+    (to 0.1 mm), spread over the days by fixed gamma weights (repeatable; never the same value
+    day after day, which the flat-line check would hold SUSPECT), as the real-time product
+    (`final=False`: provisional) or the archive (`final=True`); with the reanalysis (the
+    fallback) on the same days and values while provisional, so the sources agree."""
+    import random
+
+    days = [start + dt.timedelta(days=i) for i in range((end - start).days + 1)]
+    draw = random.Random(f"demo:{target_id}:{start}")
+    weights = [draw.gammavariate(0.8, 1.0) for _ in days]
+    tenth = Decimal("0.1")
+    values = [(total_mm * Decimal(repr(w / sum(weights)))).quantize(tenth) for w in weights]
+    wettest = max(range(len(days)), key=lambda i: weights[i])
+    values[wettest] += total_mm - sum(values)  # the rounding's remainder: the total is exact
+    source = "simulated: demo --rain-mm" + (" (archive)" if final else " (real-time product)")
+    rows = [ObservationIn(target_id, "IMD-RF-DAILY", "rainfall_mm", d, None, v, source, provisional=not final, simulated=True)
+            for d, v in zip(days, values)]
+    if not final:
+        rows += [ObservationIn(target_id, REANALYSIS, "rainfall_mm", d, None, v, "simulated: demo --rain-mm (reanalysis)",
+                               simulated=True) for d, v in zip(days, values)]
+    return rows
+

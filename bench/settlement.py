@@ -286,7 +286,7 @@ async def first_payment_and_quality(args) -> bool:
 
     await open_pool()
     try:
-        result = await measure(policies=args.first_policies, targets=args.first_targets)
+        result = await measure(policies=args.first_policies, targets=args.first_targets, verbose=args.spans)
         report(result)
         if importlib.util.find_spec("bench._quality_cost") is None:
             print("\nquality checks' cost: bench/_quality_cost.py is not present (package 2)")

@@ -165,7 +165,7 @@ async def _settle_period(request: SettlePeriodInput) -> SettlePeriodOutcome:
             written, cursor = await _write_events(request, ready, memo)
         settled = {cid: (outcome.revision, outcome.value) for cid, (_, outcome, _) in ready.items()}
         stages = {cid: outcome.stage for cid, (_, outcome, _) in ready.items() if hasattr(outcome, "stage")}
-        snapshots = _snapshot_rows(ready, request.at)
+        snapshots = _snapshot_rows(request, ready)
         # The uniform line items, their payouts and messages, (the indices) and the states in
         # one transaction, shared with the other settlements finishing now: on SQLite each
         # commit is a sync of the log (models/db/group_commit.py).
@@ -236,17 +236,19 @@ async def _save_ladder_states(request: SettlePeriodInput, coverages: list[Period
                                                  a.detail)
 
 
-def _snapshot_rows(ready, at: dt.datetime) -> list[dict]:
-    """The settlement snapshot of each ladder cover paid this run (`settlement_snapshot` rows)."""
+def _snapshot_rows(request: SettlePeriodInput, ready) -> list[dict]:
+    """The settlement snapshot of each cover paid this run (`settlement_snapshot` rows): a
+    ladder cover's as it decided; a final-only cover's of its final values, at the revision
+    of the data its events use (docs/settlement.md, "Two payments")."""
     rows = []
-    for cid, (_, outcome, _) in ready.items():
+    for cid, (c, outcome, _) in ready.items():
         body = getattr(outcome, "body", None)
         if body is None:
-            continue
+            body = settlement_ladder.final_only_snapshot(c, request.start, request.end, outcome)
         rows.append(dict(
-            id=f"{cid}:s{outcome.revision}", coverage_id=cid, revision=outcome.revision, stage=outcome.stage,
-            sha256=snapshot_hash(body), body=canonical_bytes(body).decode(), index_value=outcome.index.value,
-            created_at=at,
+            id=f"{cid}:s{outcome.revision}", coverage_id=cid, revision=outcome.revision, stage=body["stage"],
+            sha256=snapshot_hash(body), body=canonical_bytes(body).decode(),
+            index_value=Decimal(body["result"]["indexValue"]), created_at=request.at,
         ))
     return rows
 

@@ -44,8 +44,8 @@ from models.domain.ladder import (
     snapshot_body,
 )
 from models.domain.lifecycle import day_start
-from models.domain.settlement import days_of
-from models.domain.settlement_basis import FALLBACK, FINAL_STAGE, INITIAL_STAGE, Calibration
+from models.domain.settlement import IndexOutcome, days_of
+from models.domain.settlement_basis import FALLBACK, FINAL, FINAL_STAGE, INITIAL_ERROR_SHARE, INITIAL_STAGE, Calibration
 
 WEEK = dt.timedelta(days=7)
 
@@ -195,6 +195,18 @@ def _paid(c: PeriodCoverage, start: dt.date, end: dt.date, n: int, stage: str, l
     )
     return Assessed(INITIAL_STAGE if initial else "SETTLED", outcome=outcome, revision=n, index_value=outcome.value,
                     simulated=simulated)
+
+
+def final_only_snapshot(c: PeriodCoverage, start: dt.date, end: dt.date, outcome: IndexOutcome) -> dict:
+    """The snapshot of a final-only cover's settlement (every day on the FINAL rung of the
+    data set it settles on, error 0): the same canonical form, so anyone re-runs it alike."""
+    assert c.terms is not None
+    path = {v.day: RungValue(v.day, v.value, FINAL, c.data_set, v.source, v.revision, Decimal(0)) for v in outcome.path}
+    li = ladder_index(c.index_code, start, end, Rungs(path, (), ()), trigger=c.trigger, direction=c.terms["direction"],
+                      error_share=INITIAL_ERROR_SHARE)
+    return snapshot_body(coverage_id=str(c.coverage_id), revision=outcome.revision, stage=FINAL_STAGE,
+                         index_code=c.index_code, start=start, end=end, terms=c.terms, error_share=INITIAL_ERROR_SHARE,
+                         calibration=None, index=li)
 
 
 def _index_of(body: dict, c: PeriodCoverage, error_share: Decimal) -> LadderIndex:

@@ -21,6 +21,7 @@ from models.db.tables import Coverage, MonitoringTarget, ParametricEvent, Payout
 from models.domain.index_catalog import BY_CODE
 from models.domain.observations import ObservationIn
 from models.domain.quotes import build_quote, month_segments
+from models.domain.settlement_basis import basis_for, encode_basis
 from models.domain.terms import CoverageSlot
 from models.temporal.ids import policy_workflow_id, settlement_workflow_id
 from models.temporal.policies import PolicyWorkflowInput
@@ -51,11 +52,12 @@ async def _free_target() -> str:
     return next(r["id"] for r in rows if r["id"] not in used)
 
 
-async def _policy(env, queue: str, monthly_totals: list[Decimal] | None, months: int = 12):
+async def _policy(env, queue: str, monthly_totals: list[Decimal] | None, months: int = 12, ladder: bool = False):
     """A converted policy of `months` months (12 by default) over the catalogue coverages of
     a fresh target, its workflow started; the months' daily rainfall (each month's total
     spread evenly over its days, exact to 0.0001 mm) loaded as final IMD values when
-    `monthly_totals` is given."""
+    `monthly_totals` is given. `ladder`: the covers have IMD-RF-DAILY's settlement basis
+    (issue 34; as coverages created now get it), else none (sold before the ladder)."""
     target = await _free_target()
     tenant_id = str(uuid.uuid4())
     today = dt.date.today()
@@ -67,6 +69,7 @@ async def _policy(env, queue: str, monthly_totals: list[Decimal] | None, months:
     for s, e in month_segments(start, end):
         for code in (EXCESS, DEFICIT):
             coverage_id = uuid.uuid4()
+            basis = basis_for(code, "IMD-RF-DAILY") if ladder else None
             snapshot = CoverSnapshot(
                 coverage_id=coverage_id,
                 index_code=code,
@@ -81,6 +84,7 @@ async def _policy(env, queue: str, monthly_totals: list[Decimal] | None, months:
                 gross_premium_pct=Decimal("0.015"),
                 risk_premium_pct=Decimal("0.01"),
                 pricing_version=1,
+                settlement_basis=basis,
                 **TERMS[code],
             )
             covers[CoverageSlot(index_code=code, start=s, end=e)] = snapshot
@@ -90,7 +94,7 @@ async def _policy(env, queue: str, monthly_totals: list[Decimal] | None, months:
                     risk_period_start=s, risk_period_end=e, risk_carrier="test", currency="INR",
                     direction=snapshot.direction, trigger=snapshot.trigger, limit_minor=10_000_000,
                     min_payout_minor=1_000_000, payout_per_unit_minor=50_000, expected_loss_ratio=Decimal("0.65"),
-                    created_by="test", created_at=now, updated_at=now,
+                    created_by="test", created_at=now, updated_at=now, settlement_basis=encode_basis(basis),
                 )
             )
     draft = build_quote(

@@ -84,7 +84,7 @@ async def test_uniform_line_items_are_settled_as_each_policy_would_be(database):
     for key, want in expected.items():
         got = events[key]
         for column in ("tenant_id", "policy_id", "coverage_id", "event_type", "validated_day", "currency", "payout_minor",
-                       "kind", "line_item_id", "data_set", "revision", "simulated"):
+                       "kind", "line_item_id", "data_set", "revision", "simulated", "stage"):
             assert got[column] == want[column], (key, column, got[column], want[column])
         assert Decimal(got["index_value"]) == want["index_value"]
         assert json_value(got["explanation"]) == want["explanation"]

@@ -150,7 +150,9 @@ async def _held(revising: list[Received]) -> tuple[list[Received], list[SettledC
 
 async def settled_changes(rows: list[ObservationIn]) -> list[SettledChange]:
     """The covers paid on (events written: settled, or waiting again after a revision)
-    whose payout the rows, were they stored, would change."""
+    whose payout the rows, were they stored, would change. A cover last paid INITIAL (on
+    provisional or fallback values, issue 34) is not among them: final values under it are
+    its true-up, the contract's normal path, not a revision (docs/settlement.md, "States")."""
     out: list[SettledChange] = []
     by_target: dict[str, list[ObservationIn]] = {}
     for r in rows:
@@ -164,6 +166,7 @@ async def settled_changes(rows: list[ObservationIn]) -> list[SettledChange]:
             & (Settlement.period_start <= max(days))
             & (Settlement.period_end >= min(days))
             & (Settlement.policies > 0)
+            & (Settlement.stage != "INITIAL")
         )
         for s in sorted(settled, key=lambda s: (s["period_start"], str(s["coverage_id"]))):
             coverage = await Coverage.select(Coverage.index_definition_id, Coverage.trigger, Coverage.data_set).where(

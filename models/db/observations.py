@@ -400,7 +400,7 @@ async def daily_values(
     simulated = any(v.simulated for v in stored)
     spec = BY_CODE[index_code]
     if spec.hours is None:
-        return {v.day: DailyValue(v.day, v.value, v.provisional, v.revision) for v in stored if v.hour is None}, simulated
+        return {v.day: DailyValue(v.day, v.value, v.provisional, v.revision, v.source) for v in stored if v.hour is None}, simulated
     by_day: dict[dt.date, list] = {}
     for v in stored:
         if v.hour is not None:
@@ -411,5 +411,5 @@ async def daily_values(
         if total is None:
             continue
         used = [v for v in hours if spec.hours[0] <= v.hour < spec.hours[1]]
-        days[day] = DailyValue(day, total, any(v.provisional for v in used), max(v.revision for v in used))
+        days[day] = DailyValue(day, total, any(v.provisional for v in used), max(v.revision for v in used), used[0].source)
     return days, simulated

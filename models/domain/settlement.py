@@ -71,6 +71,7 @@ class DailyValue:
     value: Decimal
     provisional: bool
     revision: int
+    source: str = ""  # who published it (an hourly index's day: its first hour's source)
 
 
 @dataclass(frozen=True, slots=True)

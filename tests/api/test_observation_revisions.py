@@ -33,6 +33,7 @@ from models.db.tables import Coverage, LineItem, MonitoringTarget, Observation, 
 from models.domain.index_catalog import BY_CODE
 from models.domain.observations import ObservationIn, Provenance
 from models.domain.quotes import CoverSnapshot
+from models.domain.settlement_basis import basis_for, encode_basis
 from models.temporal.ids import settlement_workflow_id
 from models.temporal.observations import REVISION_STATUS_QUERY, RevisionStatus, revision_workflow_id
 from models.temporal.settlement import SettlePeriodInput
@@ -61,10 +62,11 @@ async def _free_target() -> str:
     return next(r["id"] for r in rows if r["id"] not in used)
 
 
-async def settled_past_policy(tenant_id: str, daily_mm: Decimal, settle: bool = True) -> PastPolicy:
+async def settled_past_policy(tenant_id: str, daily_mm: Decimal, settle: bool = True, ladder: bool = False) -> PastPolicy:
     """A policy of the tenant over the month before last at a target of its own, its
     rainfall (`daily_mm` a day, final) stored and the month settled by the real activity
-    (`settle=False`: not settled yet)."""
+    (`settle=False`: not settled yet). `ladder` (issue 34): the covers have their settlement
+    basis and the rainfall is IMD's provisional values: the month is settled INITIAL."""
     target = await _free_target()
     first_of_month = dt.date.today().replace(day=1)
     end = (first_of_month - dt.timedelta(days=1)).replace(day=1) - dt.timedelta(days=1)
@@ -85,6 +87,7 @@ async def settled_past_policy(tenant_id: str, daily_mm: Decimal, settle: bool = 
             risk_period_start=start, risk_period_end=end, risk_carrier="test", currency="INR", direction=direction,
             trigger=trigger, limit_minor=10_000_000, min_payout_minor=1_000_000, payout_per_unit_minor=50_000,
             expected_loss_ratio=Decimal("0.65"), created_by="test", created_at=now, updated_at=now,
+            settlement_basis=encode_basis(basis_for(code, "IMD-RF-DAILY")) if ladder else None,
         ))
     tenant = uuid.UUID(tenant_id)
     async with write_transaction():
@@ -107,10 +110,12 @@ async def settled_past_policy(tenant_id: str, daily_mm: Decimal, settle: bool = 
             total_sum_insured_minor=25_000_000, total_min_payout_minor=0,
         ) for c in covers])
     days = [start + dt.timedelta(days=i) for i in range((end - start).days + 1)]
-    await observations_db.store_batch([ObservationIn(target, "IMD-RF-DAILY", "rainfall_mm", d, None, daily_mm, "IMD") for d in days])
+    await observations_db.store_batch(
+        [ObservationIn(target, "IMD-RF-DAILY", "rainfall_mm", d, None, daily_mm, "IMD", provisional=ladder) for d in days]
+    )
     if settle:
         outcome = await ActivityEnvironment().run(settle_period, SettlePeriodInput(target_id=target, start=start, end=end, at=now))
-        assert outcome.state == "SETTLED", outcome
+        assert outcome.state == ("INITIAL" if ladder else "SETTLED"), outcome
     return PastPolicy(target, start, end, policy_id, covers[0].coverage_id)
 
 
@@ -268,6 +273,17 @@ async def test_a_revision_that_changes_no_settled_amount_is_stored_at_once(data_
         await asyncio.sleep(0.5)
     assert all(c["revision"] == 2 and c["state"] == "SETTLED" for c in status["coverages"]), status
     assert await _events(tenant, policy) == settled
+
+
+async def test_final_values_under_an_initial_payment_are_not_held(database, tenant):
+    """(issue 34) The archive's values under a cover paid INITIAL are its true-up, the
+    contract's normal path: stored at once, not held for a second data staff member (a
+    revision under a FINAL payment still is: the test above)."""
+    policy = await settled_past_policy(tenant.id, Decimal(7), ladder=True)  # 217 mm in a 31-day month: paid INITIAL
+    days = [policy.start + dt.timedelta(days=i) for i in range((policy.end - policy.start).days + 1)]
+    archive = [ObservationIn(policy.target, "IMD-RF-DAILY", "rainfall_mm", d, None, Decimal(8), "IMD") for d in days]
+    outcome = await revisions_db.submit_batch(archive, Provenance(submitted_by="staff:dana", reason="the archive"))
+    assert (outcome.held, outcome.revised) == (0, len(days))
 
 
 async def test_a_held_revision_whose_workflow_never_started_is_approved_by_one_data_staff_member(data_staff, tenant, temporal_env):

@@ -1068,11 +1068,13 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
         assert await asyncio.wait_for(handle.result(), 60) == "EXPIRED"
         return {"quote-expired": await handle.fetch_history()}
 
-    async def fresh_target_policy(env, queue, months: int, missing_days: int = 0):
+    async def fresh_target_policy(env, queue, months: int, missing_days: int = 0, ladder: bool = False):
         """A converted, activated policy of `months` months at a target no other recording
         holds coverages at (its coverages written as the catalogue would), the daily
         rainfall of its period stored (7 mm a day) but for the first `missing_days` days;
-        returns (draft, policy handle)."""
+        `ladder` (issue 34): the coverages have their settlement basis and the values are
+        IMD's provisional ones; returns (draft, policy handle)."""
+        from models.domain.settlement_basis import basis_for, encode_basis
         from models.clock import utcnow
         from models.db import observations as observations_db
         from models.db.tables import Coverage, MonitoringTarget
@@ -1090,11 +1092,13 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
                              risk_period_start=c.start, risk_period_end=c.end, risk_carrier="record", currency="INR",
                              direction=c.direction, trigger=c.trigger, limit_minor=c.limit_minor,
                              min_payout_minor=c.min_payout_minor, payout_per_unit_minor=c.payout_per_unit_minor,
-                             expected_loss_ratio=Decimal("0.65"), created_by="record", created_at=now, updated_at=now)
+                             expected_loss_ratio=Decimal("0.65"), created_by="record", created_at=now, updated_at=now,
+                             settlement_basis=encode_basis(basis_for(c.index_code, "IMD-RF-DAILY")) if ladder else None)
                 )
         days = [draft.risk_period_from + dt.timedelta(days=i) for i in range((draft.risk_period_to - draft.risk_period_from).days + 1)]
         await observations_db.store_batch(
-            [ObservationIn(target, "IMD-RF-DAILY", "rainfall_mm", d, None, Decimal("7"), "IMD") for d in days[missing_days:]]
+            [ObservationIn(target, "IMD-RF-DAILY", "rainfall_mm", d, None, Decimal("7"), "IMD", provisional=ladder)
+             for d in days[missing_days:]]
         )
         await quotes_db.insert_quote(draft)
         with env.auto_time_skipping_disabled():
@@ -1159,6 +1163,38 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
         assert await asyncio.wait_for(settlement.result(), 60) == "SETTLED"
         first_history = await env.client.get_workflow_handle(settlement.id, run_id=first_run).fetch_history()
         return {"settlement-continued-first": first_history, "settlement-continued": await settlement.fetch_history()}
+
+    async def settlement_ladder(env, queue):
+        """(issue 34, `settlement-ladder`) A one-month policy on the source ladder: IMD's
+        provisional values in, its settlement first checks the day after the period's end +
+        one day and pays INITIAL; the archive's final values come a month later (data-changed)
+        and the FINAL true-up pays; the revision window closes."""
+        from models.db import observations as observations_db
+        from models.domain.observations import ObservationIn
+        from models.temporal.ids import settlement_workflow_id
+        from models.temporal.settlement import DATA_CHANGED_SIGNAL
+        from workflows.settlement import REVISION_WINDOW
+
+        draft, handle = await fresh_target_policy(env, queue, 1, ladder=True)
+        first = draft.line_items[0]
+        settlement = env.client.get_workflow_handle(settlement_workflow_id(draft.monitoring_target_id, first.start, first.end))
+        end = dt.datetime.combine(first.end, dt.time(0), tzinfo=dt.timezone.utc)
+        await advance(env, queue, end + dt.timedelta(days=3) - await env.get_current_time())
+        assert (await settlement.query("status"))["state"] == "INITIAL"
+        await advance(env, queue, dt.timedelta(days=30))
+        days = [first.start + dt.timedelta(days=i) for i in range((first.end - first.start).days + 1)]
+        await observations_db.store_batch(
+            [ObservationIn(draft.monitoring_target_id, "IMD-RF-DAILY", "rainfall_mm", d, None, Decimal("8"), "IMD")
+             for d in days]
+        )
+        with env.auto_time_skipping_disabled():
+            await settlement.signal(DATA_CHANGED_SIGNAL)
+        await advance(env, queue, dt.timedelta(days=1))
+        assert (await settlement.query("status"))["state"] == "SETTLED"
+        assert await asyncio.wait_for(handle.result(), 60) == "EXPIRED"
+        await advance(env, queue, REVISION_WINDOW + dt.timedelta(days=1))
+        assert await asyncio.wait_for(settlement.result(), 60) == "SETTLED"
+        return {"settlement-ladder": await settlement.fetch_history()}
 
     async def cancelled_accepted(env, queue):
         """Cancelled while ACCEPTED: activated, cancelled before its first risk start."""
@@ -1473,6 +1509,7 @@ async def skipping_scenarios(only: set[str] | None) -> dict[str, object]:
 
     await run(("settlement-flagged", "policy-settled-late"), settlement_flagged)
     await run(("settlement-continued-first", "settlement-continued"), settlement_continued)
+    await run(("settlement-ladder",), settlement_ladder)
     await run(("policy-cancelled-accepted",), cancelled_accepted)
     await run(("policy-conversion-retried",), conversion_retried, {"convert_to_policy": flaky_conversion})
     await run(("policy-conversion-capacity-refused",), conversion_capacity_refused)

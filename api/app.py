@@ -57,6 +57,7 @@ from api.settlement.controller import (
     SettlementController,
     TenantEventController,
 )
+from api.settlement.quality import ObservationQualityController
 from api.settlement.revisions import ObservationRevisionController
 from api.travel.controller import TravelEventController
 from api.webhooks.controller import WebhookEndpointController
@@ -77,6 +78,7 @@ ROUTES = [
     FastQuoteController,
     TravelEventController,
     ObservationController,
+    ObservationQualityController,
     ObservationRevisionController,
     SettlementController,
     InternalEventController,

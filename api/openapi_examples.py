@@ -50,6 +50,13 @@ REQUEST_EXAMPLES: dict[str, dict[str, Any]] = {
                               "day": "2027-07-14", "value": 12.5, "source": "IMD"}],
         },
     },
+    "QualityAcceptance": {
+        "a spike checked against the gauge log": {
+            "reason": "the gauge log confirms a cloudburst that day",
+            "observations": [{"monitoringTargetId": _TARGET, "dataSet": "IMD-RF-DAILY", "variable": "rainfall_mm",
+                              "day": "2027-07-14"}],
+        },
+    },
     "RevisionApproval": {"approved": {"reason": "checked against the station log"}},
     "RevisionRefusal": {"refused": {"reason": "the station was under maintenance that day"}},
     "NewWebhookEndpoint": {

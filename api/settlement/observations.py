@@ -58,6 +58,16 @@ async def tell_settlements(temporal: Client, task_queue: str, notices: Sequence[
     return (await observations_db.tell_notices(found, partial(_signal, temporal, task_queue))).settlements
 
 
+async def tell_or_leave_to_sweep(temporal: Client, task_queue: str, notices: Sequence[uuid.UUID]) -> int:
+    """`tell_settlements` after the rows' commit; if Temporal cannot be reached, 0 and the
+    settlement-notices sweep tells them (a committed write never answers 5xx)."""
+    try:
+        return await tell_settlements(temporal, task_queue, notices)
+    except (RPCError, RuntimeError) as err:
+        log.warning("settlements not told now (%s): the settlement-notices sweep tells them", err)
+        return 0
+
+
 async def _signal(temporal: Client, task_queue: str, period: observations_db.Period) -> bool:
     """Signal-with-start the settlement; False if its revision window is over."""
     try:
@@ -92,11 +102,7 @@ async def submit(rows: list[ObservationIn], provenance: Provenance, temporal: Cl
             await hold_in_temporal(temporal, lifecycle, held_input(await revisions_db.revision(outcome.revision_id)))
         except (RPCError, RuntimeError) as err:  # started by the start sweep within a minute or two (or a decision)
             log.warning("held revision %s: its workflow not started now (%s)", outcome.revision_id, err)
-    try:
-        notified = await tell_settlements(temporal, lifecycle, outcome.notices)
-    except (RPCError, RuntimeError) as err:  # the settlement-notices sweep tells them
-        log.warning("settlements not told now (%s): the settlement-notices sweep tells them", err)
-        notified = 0
+    notified = await tell_or_leave_to_sweep(temporal, lifecycle, outcome.notices)
     return ObservationBatchResult(
         received=len(rows), new=outcome.new, revised=outcome.revised, unchanged=outcome.unchanged,
         settlements_notified=notified, held=outcome.held, held_revision_id=outcome.revision_id,

@@ -230,7 +230,7 @@ def _held_row(item: Received) -> dict:
     return {
         "monitoringTargetId": r.monitoring_target_id, "dataSet": r.data_set, "variable": r.variable,
         "day": r.day.isoformat(), "hour": r.hour, "value": plain(r.value), "source": r.source, "quality": r.quality,
-        "provisional": r.provisional, "simulated": r.simulated,
+        "provisional": r.provisional, "simulated": r.simulated, "qualityCheck": r.quality_check,
         # The revision it revises: approving stores it only if that is still the latest.
         "revises": stored[0], "previousValue": plain(stored[1]), "previousQuality": stored[2],
         "previousProvisional": stored[3],
@@ -243,6 +243,7 @@ def row_in(held: dict) -> ObservationIn:
         monitoring_target_id=held["monitoringTargetId"], data_set=held["dataSet"], variable=held["variable"],
         day=dt.date.fromisoformat(held["day"]), hour=held["hour"], value=Decimal(held["value"]), source=held["source"],
         quality=held["quality"], provisional=held["provisional"], simulated=held["simulated"],
+        quality_check=held.get("qualityCheck", ""),
     )
 
 

@@ -17,11 +17,12 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from models.clock import utcnow
 from models.db.core import insert_rows, json_value, write_transaction
+from models.db.quality_context import failed_checks
 from models.db.tables import MonitoringTarget, Observation, Settlement, SettlementNotice
 from models.domain.settlement import DailyValue, daily_from_hourly
 from models.domain.index_catalog import BY_CODE
@@ -36,6 +37,7 @@ from models.domain.observations import (
     parse_csv_rows,
     same_reading,
 )
+from models.domain.quality_checks import checked_verdict, kept_verdict
 
 CHUNK = 500  # keys per IN (...) lookup
 
@@ -65,17 +67,23 @@ async def unknown_targets(rows: list[ObservationIn]) -> list[RowProblem]:
     ]
 
 
-async def _latest(keys: list[str]) -> dict[str, tuple[int, Decimal, str, bool]]:
-    """key → (revision, value, quality, provisional) of its latest stored revision."""
-    latest: dict[str, tuple[int, Decimal, str, bool]] = {}
+Stored = tuple[int, Decimal, str, bool, str]  # (revision, value, quality, provisional, quality check)
+
+
+async def latest_stored(keys: list[str]) -> dict[str, Stored]:
+    """key → (revision, value, quality, provisional, quality check) of its latest stored revision."""
+    latest: dict[str, Stored] = {}
     for i in range(0, len(keys), CHUNK):
         rows = await Observation.select(
-            Observation.obs_key, Observation.revision, Observation.value, Observation.quality, Observation.provisional
+            Observation.obs_key, Observation.revision, Observation.value, Observation.quality, Observation.provisional,
+            Observation.quality_check,
         ).where(Observation.obs_key.is_in(keys[i : i + CHUNK]))
         for r in rows:
             have = latest.get(r["obs_key"])
             if have is None or r["revision"] > have[0]:
-                latest[r["obs_key"]] = (r["revision"], Decimal(r["value"]), r["quality"], r["provisional"])
+                latest[r["obs_key"]] = (
+                    r["revision"], Decimal(r["value"]), r["quality"], r["provisional"], r["quality_check"] or ""
+                )
     return latest
 
 
@@ -84,11 +92,11 @@ class Received:
     """A received row against the latest stored revision of its key (None: a new key)."""
 
     row: ObservationIn
-    stored: tuple[int, Decimal, str, bool] | None  # (revision, value, quality, provisional)
+    stored: Stored | None  # (revision, value, quality, provisional, quality check)
 
     @property
     def unchanged(self) -> bool:
-        return self.stored is not None and same_reading(self.row.value, self.row.quality, self.row.provisional, self.stored[1:])
+        return self.stored is not None and same_reading(self.row.value, self.row.quality, self.row.provisional, self.stored[1:4])
 
     @property
     def revision(self) -> int:
@@ -97,9 +105,31 @@ class Received:
 
 
 async def received(rows: list[ObservationIn]) -> list[Received]:
-    """Each row with the latest stored revision of its key."""
-    latest = await _latest(sorted({r.key for r in rows}))
-    return [Received(r, latest.get(r.key)) for r in rows]
+    """Each row with the latest stored revision of its key, as it is to be stored: a row
+    that a quality check fails is SUSPECT naming the check (`judged`)."""
+    latest = await latest_stored(sorted({r.key for r in rows}))
+    return await judged([Received(r, latest.get(r.key)) for r in rows])
+
+
+async def judged(items: list[Received]) -> list[Received]:
+    """The items as they are to be stored, with the quality checks' verdicts
+    (docs/observations.md, "Quality checks"): a row repeating its stored value keeps the
+    stored verdict, one its sender marked SUSPECT stays so (`kept_verdict`); any other row is
+    checked (models/db/quality_context.py) and is SUSPECT naming the first check it fails."""
+    verdicts: list[tuple[str, str] | None] = [
+        kept_verdict(i.row.value, i.row.quality, i.row.provisional, None if i.stored is None else i.stored[1:], i.row.quality_check)
+        for i in items
+    ]
+    to_check = [n for n, v in enumerate(verdicts) if v is None]
+    for n, failed in zip(to_check, await failed_checks([items[n].row for n in to_check])):
+        verdicts[n] = checked_verdict(items[n].row.quality, failed)
+    out = []
+    for item, verdict in zip(items, verdicts):
+        assert verdict is not None
+        quality, check = verdict
+        changed = (quality, check) != (item.row.quality, item.row.quality_check)
+        out.append(Received(replace(item.row, quality=quality, quality_check=check), item.stored) if changed else item)
+    return out
 
 
 async def insert_received(items: list[Received], provenance: Provenance) -> list[uuid.UUID]:
@@ -121,6 +151,7 @@ async def insert_received(items: list[Received], provenance: Provenance) -> list
                 received_at=now,
                 data_set=r.data_set,
                 quality=r.quality,
+                quality_check=r.quality_check,
                 revision=item.revision,
                 obs_key=r.key,
                 simulated=r.simulated,

@@ -63,11 +63,18 @@ class ObservationIn:
     quality: str = "GOOD"
     provisional: bool = False
     simulated: bool = False
+    # The quality check a SUSPECT value failed, or "accepted:<check>" once a data staff member
+    # accepted it (models/domain/quality_checks.py); set by the store, never by the sender.
+    quality_check: str = ""
 
     @property
     def key(self) -> str:
-        hour = "" if self.hour is None else f"{self.hour:02d}"
-        return f"{self.monitoring_target_id}|{self.data_set}|{self.variable}|{self.day.isoformat()}|{hour}"
+        return observation_key(self.monitoring_target_id, self.data_set, self.variable, self.day, self.hour)
+
+
+def observation_key(target: str, data_set: str, variable: str, day: dt.date, hour: int | None) -> str:
+    """A stored value's key (`observation.obs_key`): target|data set|variable|day|hour."""
+    return f"{target}|{data_set}|{variable}|{day.isoformat()}|{'' if hour is None else f'{hour:02d}'}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -295,9 +295,7 @@ async def first_payment_and_quality(args) -> bool:
 
             cost = _quality_cost.measure(n=10_000)
             cost = await cost if inspect.isawaitable(cost) else cost
-            print("\nquality checks' cost per 10,000 values (bench/_quality_cost.py):")
-            for key, value in cost.items():
-                print(f"  {key}: {value}")
+            print("\n" + _quality_cost.line(cost) + " (bench/_quality_cost.py, same run)")
         return result["ok"]
     finally:
         await close_pool()

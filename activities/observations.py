@@ -52,6 +52,18 @@ async def _site_model(target_id: str):
     return site_model(await site_of(target_id))
 
 
+def feed_window(provider: str, today: dt.date, lookback_days: int, first_open_day: dt.date) -> tuple[dt.date, dt.date]:
+    """The days a provider's run asks for at a target, inclusive: its last `lookback_days` up
+    to yesterday; the simulated feed's from the start of the target's open cover periods (at
+    most SIMULATED_BACKFILL_DAYS back) and SIMULATED_OVERLAP_DAYS before that (the overlap
+    a fallback's calibration is fitted on). Empty when the start is after the end."""
+    end = today - dt.timedelta(days=1)
+    if provider != "simulated":
+        return today - dt.timedelta(days=lookback_days), end
+    start = max(today - dt.timedelta(days=SIMULATED_BACKFILL_DAYS), first_open_day)
+    return start - dt.timedelta(days=SIMULATED_OVERLAP_DAYS), end
+
+
 def provider_named(name: str, today: dt.date | None = None):
     from activities.providers.ibtracs import IbtracsProvider
     from activities.providers.imd_grid import ImdGridProvider
@@ -76,10 +88,6 @@ def provider_named(name: str, today: dt.date | None = None):
 async def ingest_observations(request: IngestProviderInput) -> IngestSummary:
     provider = provider_named(request.provider, request.today)
     exposed = await settlement_db.exposed_targets()
-    end = request.today - dt.timedelta(days=1)
-    earliest = request.today - dt.timedelta(days=request.lookback_days)
-    if request.provider == "simulated":
-        earliest = request.today - dt.timedelta(days=SIMULATED_BACKFILL_DAYS)
     totals = dict(rows=0, new=0, revised=0, unchanged=0, notified=0, refused=0, held=0)
     details = []
     held_revisions = []
@@ -88,9 +96,7 @@ async def ingest_observations(request: IngestProviderInput) -> IngestSummary:
         reason=f"{request.provider} published these values (daily run of {request.today})",
     )
     for t in exposed:
-        start = earliest
-        if request.provider == "simulated":
-            start = max(earliest, t["first_open_day"]) - dt.timedelta(days=SIMULATED_OVERLAP_DAYS)
+        start, end = feed_window(request.provider, request.today, request.lookback_days, t["first_open_day"])
         if start > end:
             continue
         rows = await provider.fetch([Target(t["id"], t["latitude"], t["longitude"])], start, end)

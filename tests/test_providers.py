@@ -210,3 +210,44 @@ async def test_the_simulated_feed_is_provisional_first_then_final_with_a_fallbac
     calibration = fit_calibration([(d, era5[d], imd[d]) for d in sorted(imd)], "REAN-SFC-HOURLY", "target")
     assert calibration is not None and calibration.pairs == 61 >= MIN_PAIRS
     assert Decimal("0.5") < calibration.slope < Decimal("1.5") and Decimal(0) < calibration.sigma < Decimal(15)
+
+
+def test_the_simulated_feed_asks_for_the_calibration_overlap_before_open_periods():
+    """The simulated run fills open periods (at most 62 days back) and the 62 days before
+    them: final primary values beside the fallback's, the overlap a calibration needs (>= 30
+    days). The old run started at the open period: a fallback never had a calibration."""
+    from activities.observations import feed_window
+
+    today = dt.date(2026, 11, 29)
+    assert feed_window("simulated", today, 10, dt.date(2026, 10, 1)) == (dt.date(2026, 7, 31), dt.date(2026, 11, 28))
+    assert feed_window("simulated", today, 10, dt.date(2026, 1, 1)) == (dt.date(2026, 7, 28), dt.date(2026, 11, 28))
+    # a period not begun yet: its history comes before it does
+    assert feed_window("simulated", today, 10, dt.date(2027, 1, 1)) == (dt.date(2026, 10, 31), dt.date(2026, 11, 28))
+    assert feed_window("simulated", today, 10, dt.date(2027, 3, 1))[0] > today  # nothing yet
+    assert feed_window("open-meteo", today, 10, dt.date(2026, 10, 1)) == (dt.date(2026, 11, 19), dt.date(2026, 11, 28))
+
+
+def test_demo_rainfall_sums_exactly_and_passes_the_flat_line_check():
+    """`demo settle --rain-mm`: the month's total to the 0.1 mm over uneven days, the same in
+    the real-time product, its reanalysis and the archive. The old demo spread it evenly: the
+    same non-zero value every day, which the flat-line check holds SUSPECT (never paid), so the
+    demo's INITIAL payment would have waited for the calculation deadline."""
+    from models.db.demo import demo_rainfall
+    from models.domain.quality_checks import FLAT_LINE, THRESHOLDS, Context, failed_check
+
+    start, end = dt.date(2026, 10, 1), dt.date(2026, 10, 31)
+    real_time = demo_rainfall(BENGALURU.id, start, end, Decimal("420"), final=False)
+    archive = demo_rainfall(BENGALURU.id, start, end, Decimal("420"), final=True)
+    imd = [r for r in real_time if r.data_set == "IMD-RF-DAILY"]
+    era5 = [r for r in real_time if r.data_set == "REAN-SFC-HOURLY"]
+    assert len(imd) == len(era5) == len(archive) == 31
+    assert sum(r.value for r in imd) == Decimal("420") and all(r.provisional for r in imd)
+    assert [(r.day, r.value) for r in archive] == [(r.day, r.value) for r in imd] == [(r.day, r.value) for r in era5]
+    assert not any(r.provisional for r in archive) and all(r.simulated and r.value >= 0 for r in real_time + archive)
+    assert demo_rainfall(BENGALURU.id, start, end, Decimal("420"), final=False) == real_time  # repeatable
+    flat = THRESHOLDS[("IMD-RF-DAILY", "rainfall_mm")].flat_days
+    values = [r.value for r in imd]
+    assert all(failed_check("IMD-RF-DAILY", "rainfall_mm", v, Context(before=tuple(values[max(0, i - flat):i]))) is None
+               for i, v in enumerate(values))
+    even = Decimal("420") / 31
+    assert failed_check("IMD-RF-DAILY", "rainfall_mm", even, Context(before=(even,) * flat)) == FLAT_LINE  # the old spread

@@ -56,12 +56,13 @@ def feed_window(provider: str, today: dt.date, lookback_days: int, first_open_da
     """The days a provider's run asks for at a target, inclusive: its last `lookback_days` up
     to yesterday; the simulated feed's from the start of the target's open cover periods (at
     most SIMULATED_BACKFILL_DAYS back) and SIMULATED_OVERLAP_DAYS before that (the overlap
-    a fallback's calibration is fitted on). Empty when the start is after the end."""
+    a fallback's calibration is fitted on) once a period has begun: a target whose periods
+    are all to come is not fed yet. Empty when the start is after the end."""
     end = today - dt.timedelta(days=1)
     if provider != "simulated":
         return today - dt.timedelta(days=lookback_days), end
     start = max(today - dt.timedelta(days=SIMULATED_BACKFILL_DAYS), first_open_day)
-    return start - dt.timedelta(days=SIMULATED_OVERLAP_DAYS), end
+    return (start - dt.timedelta(days=SIMULATED_OVERLAP_DAYS) if start <= end else start), end
 
 
 def provider_named(name: str, today: dt.date | None = None):

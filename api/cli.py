@@ -383,6 +383,20 @@ async def _staged_events(tenant_id: str, policy_id: str, coverage_ids: set[str],
         await asyncio.sleep(0.5)
 
 
+async def _not_yet(events: list[dict], coverage_ids: set[str], stage: str) -> list[str]:
+    """Why covers have no event of `stage` yet: their settlement state and detail (e.g.
+    DISPUTED: the sources disagree, for two data staff to decide)."""
+    import uuid
+
+    from models.db.tables import Settlement
+
+    done = {str(e["coverage_id"]) for e in events if (e.get("stage") or "FINAL") == stage}
+    missing = [uuid.UUID(c) for c in sorted(coverage_ids - done)]
+    rows = await Settlement.select(Settlement.coverage_id, Settlement.state, Settlement.detail).where(
+        Settlement.coverage_id.is_in(missing)) if missing else []
+    return [f"{r['coverage_id']}: {r['state']} {r['detail']}".strip() for r in rows] or [str(c) + ": not settled yet" for c in missing]
+
+
 def _stage_summary(events: list[dict], stage: str, currency: str) -> dict:
     """What `demo settle` prints of one stage: its events, what they paid, each cover's index."""
     from models.domain.money import from_minor
@@ -473,8 +487,10 @@ def demo_settle(pin: str, rain_mm: float | None, wait: float) -> None:
             currency = events[0]["currency"] if events else "INR"
             initial = _stage_summary(events, "INITIAL", currency)
             click.echo(f"4/5 INITIAL payment ({workflow_id}): {initial['paid']} {currency}; "
-                       + "; ".join(f"paid on index {c['paidIndex']} = {c['indexValue']} less its error {c['indexError']}"
+                       + "; ".join(f"paid on index {c['paidIndex']} (the index {c['indexValue']}, its error {c['indexError']})"
                                    for c in initial["covers"]), err=True)
+            for line in await _not_yet(events, covers, "INITIAL"):  # e.g. DISPUTED: GET /internal/settlements?state=DISPUTED
+                click.echo(f"    no INITIAL payment after {wait:g} s: {line}", err=True)
             publish(archive, start.year, start.month)  # the month's archive is out: its final values
             if rain_mm is not None:
                 await store_batch(demo_rainfall(target, start, end, Decimal(str(rain_mm)), final=True))
@@ -486,6 +502,8 @@ def demo_settle(pin: str, rain_mm: float | None, wait: float) -> None:
             click.echo(f"5/5 {start:%B %Y}'s archive loaded (final values): FINAL true-up {final['paid']} {currency}; "
                        + "; ".join(f"index {c['indexValue']}" + (" (a negative true-up, waived)" if c["waived"] else "")
                                    for c in final["covers"]), err=True)
+            for line in await _not_yet(events, covers, "FINAL"):
+                click.echo(f"    no FINAL settlement after {wait:g} s: {line}", err=True)
             from models.domain.money import from_minor
 
             base = settings.public_base_url

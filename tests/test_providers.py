@@ -221,9 +221,9 @@ def test_the_simulated_feed_asks_for_the_calibration_overlap_before_open_periods
     today = dt.date(2026, 11, 29)
     assert feed_window("simulated", today, 10, dt.date(2026, 10, 1)) == (dt.date(2026, 7, 31), dt.date(2026, 11, 28))
     assert feed_window("simulated", today, 10, dt.date(2026, 1, 1)) == (dt.date(2026, 7, 28), dt.date(2026, 11, 28))
-    # a period not begun yet: its history comes before it does
-    assert feed_window("simulated", today, 10, dt.date(2027, 1, 1)) == (dt.date(2026, 10, 31), dt.date(2026, 11, 28))
-    assert feed_window("simulated", today, 10, dt.date(2027, 3, 1))[0] > today  # nothing yet
+    # a period that began yesterday gets its overlap at once; one still to come, nothing yet
+    assert feed_window("simulated", today, 10, dt.date(2026, 11, 28)) == (dt.date(2026, 9, 27), dt.date(2026, 11, 28))
+    assert feed_window("simulated", today, 10, today)[0] == today > feed_window("simulated", today, 10, today)[1]
     assert feed_window("open-meteo", today, 10, dt.date(2026, 10, 1)) == (dt.date(2026, 11, 19), dt.date(2026, 11, 28))
 
 

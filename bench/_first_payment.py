@@ -110,7 +110,11 @@ async def measure(policies: int = 1000, targets: int = 20, missing: int = 2, arc
     from models.temporal.ids import settlement_workflow_id
     from models.temporal.queues import task_queue
     from models.temporal.search_attributes import SEARCH_ATTRIBUTES
-    from models.temporal.settlement import DATA_CHANGED_SIGNAL, SETTLEMENT_WORKFLOW, SettlementInput
+    from models.temporal.settlement import (
+        DATA_CHANGED_SIGNAL,
+        SETTLEMENT_WORKFLOW,
+        SettlementInput,
+    )
     from tests.test_lifecycles_time_skipping import INDEXED, ClockWorkflow, advance
     from workflows.worker import Workers
 

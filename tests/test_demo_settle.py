@@ -48,7 +48,7 @@ async def test_demo_settle_pays_initial_on_the_real_time_product_then_final_on_t
     assert all(c["indexError"] == "0" and c["paidIndex"] == c["indexValue"] for c in settled["final"]["covers"])
 
     target = await target_for_pin(PIN)
-    start, end = last_month(dt.datetime.now(dt.timezone.utc).date())
+    start, end = last_month(dt.datetime.now(dt.UTC).date())
     month = await latest_values(target, "IMD-RF-DAILY", "rainfall_mm", start, end)
     assert len(month) == (end - start).days + 1 and not any(v.provisional for v in month)  # the archive's, at the end
     assert max(v.revision for v in month) >= 2  # ... revising the real-time product's

@@ -113,7 +113,7 @@ def test_nasa_power_request_and_csv_answer():
     assert [(r.variable, r.day, r.value, r.source) for r in rows] == [("temperature_c", dt.date(1983, 1, 1), Decimal("-22.7"), "nasa-power/merra2")]
     body = "-BEGIN HEADER-\nx\n-END HEADER-\nYEAR,DOY,T2M_MAX,WS10M_MAX\n2026,182,31.5,12.5\n2026,183,-999,-999\n"
     rows = nasa_power.parse_csv(body, "T1")
-    assert [(r.variable, r.day, r.value) for r in rows] == [("temperature_c", dt.date(2026, 7, 1), Decimal("31.5")), ("wind_kmh", dt.date(2026, 7, 1), Decimal("45"))]
+    assert [(r.variable, r.day, r.value) for r in rows] == [("temperature_c", dt.date(2026, 7, 1), Decimal("31.5")), ("wind_kmh", dt.date(2026, 7, 1), Decimal(45))]
 
 
 def test_nasa_power_corrected_precipitation_is_reanalysis_rainfall():
@@ -132,7 +132,7 @@ def test_nasa_power_corrected_precipitation_is_reanalysis_rainfall():
         ("REAN-SFC-HOURLY", "temperature_c", dt.date(2026, 7, 1), Decimal("29.1")),
         ("REAN-SFC-HOURLY", "rainfall_mm", dt.date(2026, 7, 1), Decimal("14.37")),
         ("REAN-SFC-HOURLY", "temperature_c", dt.date(2026, 7, 2), Decimal("28.4")),
-        ("REAN-SFC-HOURLY", "rainfall_mm", dt.date(2026, 7, 3), Decimal("0")),
+        ("REAN-SFC-HOURLY", "rainfall_mm", dt.date(2026, 7, 3), Decimal(0)),
     ]
 
 
@@ -233,21 +233,26 @@ def test_demo_rainfall_sums_exactly_and_passes_the_flat_line_check():
     same non-zero value every day, which the flat-line check holds SUSPECT (never paid), so the
     demo's INITIAL payment would have waited for the calculation deadline."""
     from models.db.demo import demo_rainfall
-    from models.domain.quality_checks import FLAT_LINE, THRESHOLDS, Context, failed_check
+    from models.domain.quality_checks import (
+        FLAT_LINE,
+        THRESHOLDS,
+        Context,
+        failed_check,
+    )
 
     start, end = dt.date(2026, 10, 1), dt.date(2026, 10, 31)
-    real_time = demo_rainfall(BENGALURU.id, start, end, Decimal("420"), final=False)
-    archive = demo_rainfall(BENGALURU.id, start, end, Decimal("420"), final=True)
+    real_time = demo_rainfall(BENGALURU.id, start, end, Decimal(420), final=False)
+    archive = demo_rainfall(BENGALURU.id, start, end, Decimal(420), final=True)
     imd = [r for r in real_time if r.data_set == "IMD-RF-DAILY"]
     era5 = [r for r in real_time if r.data_set == "REAN-SFC-HOURLY"]
     assert len(imd) == len(era5) == len(archive) == 31
-    assert sum(r.value for r in imd) == Decimal("420") and all(r.provisional for r in imd)
+    assert sum(r.value for r in imd) == Decimal(420) and all(r.provisional for r in imd)
     assert [(r.day, r.value) for r in archive] == [(r.day, r.value) for r in imd] == [(r.day, r.value) for r in era5]
     assert not any(r.provisional for r in archive) and all(r.simulated and r.value >= 0 for r in real_time + archive)
-    assert demo_rainfall(BENGALURU.id, start, end, Decimal("420"), final=False) == real_time  # repeatable
+    assert demo_rainfall(BENGALURU.id, start, end, Decimal(420), final=False) == real_time  # repeatable
     flat = THRESHOLDS[("IMD-RF-DAILY", "rainfall_mm")].flat_days
     values = [r.value for r in imd]
     assert all(failed_check("IMD-RF-DAILY", "rainfall_mm", v, Context(before=tuple(values[max(0, i - flat):i]))) is None
                for i, v in enumerate(values))
-    even = Decimal("420") / 31
+    even = Decimal(420) / 31
     assert failed_check("IMD-RF-DAILY", "rainfall_mm", even, Context(before=(even,) * flat)) == FLAT_LINE  # the old spread

@@ -137,7 +137,7 @@ async def _settle_period(request: SettlePeriodInput) -> SettlePeriodOutcome:
             prepared = None if others else await _prepare_uniform(request, ready, memo, shapes)
     # Writes of its own after the read turn: each waits for the write lock.
     await settlement_db.refuse_late_revisions(late)
-    await _save_ladder_states(request, coverages, on_ladder, results)
+    await _save_ladder_states(request, coverages, on_ladder, windows, results)
     for c, outcome in incomplete:
         state = "FLAGGED" if request.flag_missing else "WAITING"
         detail = _describe_missing(outcome)
@@ -219,9 +219,9 @@ def _assess_ladder(c: PeriodCoverage, assessed: settlement_ladder.Assessed, read
 
 
 async def _save_ladder_states(request: SettlePeriodInput, coverages: list[PeriodCoverage], on_ladder: dict,
-                              results: dict) -> None:
+                              rows: dict, results: dict) -> None:
     """The states of the ladder covers not paying now: a DISPUTED one opens its dispute
-    (one open per coverage), and each state that changed is saved."""
+    (one open per coverage), and each state that changed (or differs from its row's) is saved."""
     for c in coverages:
         a = on_ladder.get(c.coverage_id)
         if a is None:
@@ -229,7 +229,7 @@ async def _save_ladder_states(request: SettlePeriodInput, coverages: list[Period
         if a.dispute is not None:
             await settlement_disputes.open_dispute(c.coverage_id, request.target_id, request.start, request.end,
                                                    **a.dispute)
-        if a.changed:
+        if a.changed or (rows.get(c.coverage_id) or {}).get("state") != a.state:
             await settlement_db.save_state(c.coverage_id, request.target_id, request.start, request.end, a.state,
                                            a.detail, a.revision, a.index_value)
         results[c.coverage_id] = CoverageSettled(c.coverage_id, c.index_code, a.state, a.revision, a.index_value,
@@ -607,11 +607,11 @@ async def start_settlements(request: StartSettlementsInput) -> int:
     marker instead of a start per period. Returns the number of periods."""
     client = activity.client()
     periods = sorted(set(request.periods))
+    first_dues = await settlement_db.first_dues(request.target_id, periods)
     for start, end in sorted(set(request.periods)):
-        first_due = await settlement_db.first_due(request.target_id, start, end)
         await client.start_workflow(
             SETTLEMENT_WORKFLOW,
-            SettlementInput(target_id=request.target_id, start=start, end=end, first_due=first_due),
+            SettlementInput(target_id=request.target_id, start=start, end=end, first_due=first_dues.get((start, end))),
             id=settlement_workflow_id(request.target_id, start, end),
             task_queue=request.task_queue,
             id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,

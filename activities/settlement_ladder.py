@@ -17,7 +17,8 @@ for each settlement on a different set of values. Steps, by the stage it was las
   the INITIAL one disagree, until decided FINAL or PROVISIONAL; at the true-up deadline the
   calculation agent's final determination on the best rungs then available.
 - FINAL: a revision of the final values (a different set of final values): FINAL N+1, its
-  adjustments either way, as final-only covers' revisions.
+  adjustments either way, as final-only covers' revisions. A FINAL made on other rungs (the
+  calculation agent's determination, a dispute decided PROVISIONAL) stands.
 """
 
 from __future__ import annotations
@@ -94,22 +95,31 @@ async def assess(c: PeriodCoverage, start: dt.date, end: dt.date, target_id: str
     stage = None if body is None else body["stage"]
     n = 0 if body is None else int(latest["revision"])
     fallback: dict[dt.date, Reading] = {}
-    calibration = None
     if basis.fallback_data_set is not None and stage != FINAL_STAGE:
         fallback, fallback_simulated = await ladder_reads.readings(
             target_id, c.index_code, basis.fallback_data_set, basis.variable, start, end
         )
         simulated = simulated or fallback_simulated
-        if fallback:
+    days = days_of(start, end)
+    error = basis.provisional_error  # measured from the target's stored pairs where an INITIAL may be paid
+    if stage is None and any(r.provisional for r in primary.values()):
+        error = await ladder_reads.provisional_error(target_id, basis.data_set, basis.variable, end, error)
+    calibration: Calibration | None = None
+
+    async def calibrate() -> None:
+        """Fit the fallback's calibration, only where the fallback may be used (it reads
+        years of values)."""
+        nonlocal calibration
+        if fallback and calibration is None:
             calibration = await ladder_reads.calibration(
                 target_id, basis.data_set, basis.fallback_data_set, basis.variable, end
             )
-    days = days_of(start, end)
+
     aggregation = BY_CODE[c.index_code].aggregation
     direction = c.terms["direction"]
 
     def index(p: dict, f: dict, use_fallback: bool) -> LadderIndex:
-        rungs = choose_rungs(days, p, f, provisional_error=basis.provisional_error, calibration=calibration,
+        rungs = choose_rungs(days, p, f, provisional_error=error, calibration=calibration,
                              use_fallback=use_fallback, variable=basis.variable, data_set=basis.data_set)
         return ladder_index(c.index_code, start, end, rungs, trigger=c.trigger, direction=direction,
                             error_share=basis.initial_error_share)
@@ -133,6 +143,8 @@ async def assess(c: PeriodCoverage, start: dt.date, end: dt.date, target_id: str
         if primary_only.final:
             return pay(primary_only, FINAL_STAGE)
         if primary_only.complete:
+            if all(d in fallback and fallback[d].quality != "SUSPECT" for d in days):
+                await calibrate()  # both sources complete: do they agree?
             on_fallback = index({}, fallback, True)
             if calibration is not None and on_fallback.complete and apart(primary_only.value, on_fallback.value):
                 decided = await settlement_disputes.decided_source(c.coverage_id)
@@ -144,6 +156,8 @@ async def assess(c: PeriodCoverage, start: dt.date, end: dt.date, target_id: str
                                    f"{plain(on_fallback.value)} lie on different sides of the trigger "
                                    f"{plain(c.trigger)} beyond the tolerance {plain(basis.tolerance)}")
             return pay(primary_only, INITIAL_STAGE)
+        if past_deadline:
+            await calibrate()
         best = index(primary, fallback, past_deadline)
         if best.complete:
             return pay(best, INITIAL_STAGE)
@@ -164,14 +178,18 @@ async def assess(c: PeriodCoverage, start: dt.date, end: dt.date, target_id: str
                                    f"beyond the tolerance {plain(basis.tolerance)}")
             return pay(primary_only, FINAL_STAGE, true_up=True)
         if today >= basis.true_up_deadline(end):
+            await calibrate()
             best = index(primary, fallback, True)
             if best.complete:  # the calculation agent's final determination on the best rungs then available
                 return pay(best, FINAL_STAGE, true_up=True)
         return Assessed(INITIAL_STAGE, _latest_detail(body), revision=n, index_value=earlier, simulated=simulated,
                         next_check=next_check(basis, end, at, paid=True), changed=False)
-    # FINAL: a revision of the final values settles again (adjustments either way).
+    # FINAL: a revision of the final values settles again (adjustments either way); a FINAL
+    # made on other rungs (the calculation agent's determination, a dispute decided
+    # PROVISIONAL) stands.
     previous = Decimal(body["result"]["indexValue"])
-    if primary_only.final and primary_only.revision_key != _revision_key(body):
+    on_final = all(v["rung"] == FINAL for v in body["values"])
+    if on_final and primary_only.final and primary_only.revision_key != _revision_key(body):
         return pay(primary_only, FINAL_STAGE)
     return Assessed("SETTLED", revision=n, index_value=previous, simulated=simulated, changed=False)
 

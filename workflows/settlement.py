@@ -135,7 +135,7 @@ class SettlementWorkflow:
             target_id=self._input.target_id,
             period_start=self._input.start.isoformat(),
             period_end=self._input.end.isoformat(),
-            due_at=due_at(self._input.end).isoformat(),
+            due_at=min(due_at(self._input.end), self._input.first_due or due_at(self._input.end)).isoformat(),
             state=self._state,
             settlement_runs=self._runs,
             continued_runs=self._continued,

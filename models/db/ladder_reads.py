@@ -14,11 +14,10 @@ import datetime as dt
 import uuid
 from decimal import Decimal
 
-from models.db.observations import latest_values
+from models.db.observations import hourly_days, latest_values
 from models.db.tables import Observation, SettlementSnapshot
 from models.domain.index_catalog import BY_CODE
 from models.domain.ladder import Reading
-from models.domain.settlement import daily_from_hourly
 from models.domain.settlement_basis import MIN_PAIRS, Calibration, fit_calibration
 
 CALIBRATION_YEARS = 3  # the overlap a calibration is fitted on: the last three years of stored days
@@ -37,16 +36,8 @@ async def readings(
             v.day: Reading(v.day, v.value, v.provisional, v.quality or "GOOD", v.revision, v.source, data_set)
             for v in stored if v.hour is None
         }, simulated
-    by_day: dict[dt.date, list] = {}
-    for v in stored:
-        if v.hour is not None:
-            by_day.setdefault(v.day, []).append(v)
     out: dict[dt.date, Reading] = {}
-    for day, hours in by_day.items():
-        total = daily_from_hourly({v.hour: v.value for v in hours}, spec)
-        if total is None:
-            continue
-        used = [v for v in hours if spec.hours[0] <= v.hour < spec.hours[1]]
+    for day, (total, used) in hourly_days(stored, index_code).items():
         quality = "SUSPECT" if any(v.quality == "SUSPECT" for v in used) else "GOOD"
         out[day] = Reading(day, total, any(v.provisional for v in used), quality, max(v.revision for v in used),
                            used[0].source, data_set)
@@ -103,3 +94,33 @@ async def latest_snapshot(coverage_id: uuid.UUID) -> dict | None:
     return await SettlementSnapshot.select().where(SettlementSnapshot.coverage_id == coverage_id).order_by(
         SettlementSnapshot.revision, ascending=False
     ).first()
+
+
+async def provisional_error(target_id: str, data_set: str, variable: str, end: dt.date, declared: Decimal) -> Decimal:
+    """The 1-σ error of one day's provisional value against its final one: the root mean
+    square of (final − provisional) over the days of the last CALIBRATION_YEARS up to `end`
+    whose stored revisions hold both (the last provisional revision before a final one) at
+    the target; the ladder's `declared` figure while fewer than MIN_PAIRS such days are
+    stored there. To 0.01 of the unit, never below 0.01 (a provisional value is never
+    taken as certain)."""
+    first = end - dt.timedelta(days=365 * CALIBRATION_YEARS)
+    rows = await Observation.select(
+        Observation.obs_key, Observation.revision, Observation.value, Observation.provisional
+    ).where(
+        (Observation.monitoring_target_id == target_id) & (Observation.data_set == data_set)
+        & (Observation.variable == variable) & Observation.hour.is_null() & (Observation.observed_on >= first)
+        & (Observation.observed_on <= end) & (Observation.quality != "SUSPECT")
+    )
+    by_key: dict[str, list[dict]] = {}
+    for r in rows:
+        by_key.setdefault(r["obs_key"], []).append(r)
+    squares = []
+    for revisions in by_key.values():
+        revisions.sort(key=lambda r: r["revision"])
+        final = next((r for r in reversed(revisions) if not r["provisional"]), None)
+        earlier = [r for r in revisions if r["provisional"] and final is not None and r["revision"] < final["revision"]]
+        if earlier:
+            squares.append((Decimal(final["value"]) - Decimal(earlier[-1]["value"])) ** 2)
+    if len(squares) < MIN_PAIRS:
+        return declared
+    return max((sum(squares, Decimal(0)) / len(squares)).sqrt().quantize(Decimal("0.01")), Decimal("0.01"))

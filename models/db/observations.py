@@ -432,15 +432,23 @@ async def daily_values(
     spec = BY_CODE[index_code]
     if spec.hours is None:
         return {v.day: DailyValue(v.day, v.value, v.provisional, v.revision, v.source) for v in stored if v.hour is None}, simulated
-    by_day: dict[dt.date, list] = {}
+    return {
+        day: DailyValue(day, total, any(v.provisional for v in used), max(v.revision for v in used), used[0].source)
+        for day, (total, used) in hourly_days(stored, index_code).items()
+    }, simulated
+
+
+def hourly_days(stored: Sequence[StoredValue], index_code: str) -> dict[dt.date, tuple[Decimal, list[StoredValue]]]:
+    """An hourly index's days from stored hourly values: each day's sum over the index's
+    hours and the values summed; a day lacking one of those hours is left out."""
+    spec = BY_CODE[index_code]
+    by_day: dict[dt.date, list[StoredValue]] = {}
     for v in stored:
         if v.hour is not None:
             by_day.setdefault(v.day, []).append(v)
     days = {}
     for day, hours in by_day.items():
         total = daily_from_hourly({v.hour: v.value for v in hours}, spec)
-        if total is None:
-            continue
-        used = [v for v in hours if spec.hours[0] <= v.hour < spec.hours[1]]
-        days[day] = DailyValue(day, total, any(v.provisional for v in used), max(v.revision for v in used), used[0].source)
-    return days, simulated
+        if total is not None:
+            days[day] = (total, [v for v in hours if spec.hours[0] <= v.hour < spec.hours[1]])
+    return days

@@ -399,16 +399,25 @@ async def settlements_covering(target_id: str, day: dt.date) -> list[dict]:
     )
 
 
-async def first_due(target_id: str, start: dt.date, end: dt.date) -> dt.datetime | None:
-    """When the period's first check is due for its covers on a source ladder (the earliest
-    day after its end + a provisional product's latency), None when it has none (final-only:
-    the settlement's own due time)."""
-    rows = await Coverage.select(Coverage.settlement_basis).where(
-        (Coverage.monitoring_target_id == target_id) & (Coverage.risk_period_start == start)
-        & (Coverage.risk_period_end == end) & Coverage.settlement_basis.is_not_null()
+async def first_dues(target_id: str, periods: list[tuple[dt.date, dt.date]]) -> dict[tuple[dt.date, dt.date], dt.datetime]:
+    """When each period's first check is due for its covers on a source ladder (the earliest
+    day after its end + a provisional product's latency), for the periods that have such
+    covers (the others: final-only, the settlement's own due time). One query."""
+    if not periods:
+        return {}
+    rows = await Coverage.select(Coverage.risk_period_start, Coverage.risk_period_end, Coverage.settlement_basis).where(
+        (Coverage.monitoring_target_id == target_id) & Coverage.settlement_basis.is_not_null()
+        & Coverage.risk_period_start.is_in(sorted({s for s, _ in periods}))
     )
-    days = [b.first_due(end) for r in rows if (b := decode_basis(r["settlement_basis"])) is not None]
-    return day_start(min(days)) if days else None
+    wanted = set(periods)
+    out: dict[tuple[dt.date, dt.date], dt.datetime] = {}
+    for r in rows:
+        period = (r["risk_period_start"], r["risk_period_end"])
+        basis = decode_basis(r["settlement_basis"])
+        if period in wanted and basis is not None:
+            due = day_start(basis.first_due(period[1]))
+            out[period] = min(out.get(period, due), due)
+    return out
 
 
 async def policy_settled(policy_id: uuid.UUID) -> bool:
@@ -419,8 +428,10 @@ async def policy_settled(policy_id: uuid.UUID) -> bool:
     ids = list({r["coverage_id"] for r in held})
     if not ids:
         return True
+    # A cover paid INITIAL whose true-up is disputed (state DISPUTED, stage INITIAL) counts too.
     done = await Settlement.select(Settlement.coverage_id).where(
-        Settlement.coverage_id.is_in(ids) & Settlement.state.is_in(["SETTLED", "INITIAL"])
+        Settlement.coverage_id.is_in(ids)
+        & (Settlement.state.is_in(["SETTLED", "INITIAL"]) | (Settlement.stage == "INITIAL"))
     )
     return len(done) == len(ids)
 

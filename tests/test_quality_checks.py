@@ -27,9 +27,13 @@ from models.domain.quality_checks import (
     distance_km,
     failed_check,
     kept_verdict,
+    flat_line,
     missing_days,
+    needs_context,
+    neighbour_inconsistent,
     one_in_1000,
     quantile,
+    spike,
 )
 from models.domain.settlement_basis import Calibration
 
@@ -171,3 +175,18 @@ def test_no_suspect_value_pays(key, values, fallback_values, before, neighbours,
     for day in DAYS:
         if ("primary", day) in failing and day not in rungs.chosen:
             assert day in rungs.suspect or day in rungs.missing
+
+
+@settings(max_examples=300, deadline=None)
+@given(key=st.sampled_from(sorted(THRESHOLDS)), value=decimals, top=decimals,
+       before=st.lists(st.one_of(st.none(), decimals), max_size=6), neighbours=st.lists(decimals, max_size=6))
+def test_the_store_reads_what_a_value_could_fail(key, value, top, before, neighbours):
+    """The store reads a check's context only for values `needs_context` says could fail it
+    (bench/_quality_cost.py: most values are dry days): a value it skips passes the check
+    with any context (a record of values in range has its 1-in-1000 day at or above the low end)."""
+    t = THRESHOLDS[key]
+    top = max(top, t.low)
+    could_spike, could_flat, could_neighbours = needs_context(value, t)
+    assert could_spike or not spike(value, top, t)
+    assert could_flat or not flat_line(value, before, t)
+    assert could_neighbours or not neighbour_inconsistent(value, neighbours, t)

@@ -6,7 +6,6 @@ the settlements over their days are told) or replaces them through POST /interna
 from __future__ import annotations
 
 import datetime as dt
-import re
 from typing import Annotated
 
 from litestar import Controller, get, post
@@ -20,8 +19,9 @@ from api.deps import provide_temporal
 from api.openapi_docs import AUTHED, problems, tenant_header
 from api.problems import InvalidInput
 from api.settlement.observations import refusal, tell_or_leave_to_sweep
+from models.clock import utcnow
 from models.db import observation_quality as quality_db
-from models.domain.dates import FIRST_DAY
+from models.domain.capacity import month_bounds, parse_month
 from models.settings import Settings
 from models.temporal.queues import task_queue
 from models.wire.observation_quality import (
@@ -32,19 +32,12 @@ from models.wire.observation_quality import (
     SuspectValue,
 )
 
-MONTH = re.compile(r"^(\d{4})-(\d{2})$")
-
-
 def month_span(text: str) -> tuple[dt.date, dt.date]:
-    """First and last day of a YYYY-MM month; 400 naming `month` otherwise."""
-    found = MONTH.match(text or "")
-    if found is None or not 1 <= int(found.group(2)) <= 12:
-        raise InvalidInput.of_field("month", f"a month as YYYY-MM, got {text!r}")
-    first = dt.date(int(found.group(1)), int(found.group(2)), 1)
-    if first < FIRST_DAY.replace(day=1) or first.year > 9998:
-        raise InvalidInput.of_field("month", f"{text} is outside the service's calendar (from {FIRST_DAY:%Y-%m})")
-    last = (first.replace(day=28) + dt.timedelta(days=4)).replace(day=1) - dt.timedelta(days=1)
-    return first, last
+    """First and last day of a YYYY-MM month in the service's calendar; 400 naming `month` otherwise."""
+    try:
+        return month_bounds(parse_month(text or ""))
+    except ValueError as bad:
+        raise InvalidInput.of_field("month", str(bad)) from None
 
 
 def _suspect(row: dict) -> SuspectValue:
@@ -79,7 +72,8 @@ class ObservationQualityController(Controller):
     ) -> QualityList:
         first, last = month_span(month)
         rows = await quality_db.suspect_values(first, last)
-        missing = await quality_db.missing_in(first, min(last, dt.date.today())) if first <= dt.date.today() else []
+        today = utcnow().date()
+        missing = await quality_db.missing_in(first, min(last, today)) if first <= today else []
         return QualityList(
             month=f"{first:%Y-%m}", suspect=[_suspect(r) for r in rows[: quality_db.MAX_LISTED]],
             more=len(rows) > quality_db.MAX_LISTED,

@@ -27,6 +27,7 @@ from models.domain.quality_checks import (
     Thresholds,
     distance_km,
     failed_check,
+    needs_context,
 )
 
 CHUNK = 500
@@ -117,18 +118,19 @@ async def _neighbours_of(targets: Sequence[str], radius_km: float) -> dict[str, 
 
 
 async def _judge_group(data_set: str, variable: str, t: Thresholds, rows: list[ObservationIn]) -> list[str | None]:
-    targets = sorted({r.monitoring_target_id for r in rows})
-    days = [r.day for r in rows]
-    records = await _one_in_1000(data_set, variable, targets) if t.spike_margin is not None else {}
+    needs = [needs_context(r.value, t) for r in rows]  # only what a value could fail is read
+    spiky, flat, near_rows = ([r for r, n in zip(rows, needs) if n[k]] for k in range(3))
+    records = await _one_in_1000(data_set, variable, [r.monitoring_target_id for r in spiky]) if spiky else {}
     before: dict[tuple[str, dt.date, int | None], Decimal] = {}
-    if t.flat_days is not None:
-        first = min(days) - dt.timedelta(days=t.flat_days - 1)
-        for r in await _stored(data_set, variable, targets, first, max(days)):
+    if flat:
+        first = min(r.day for r in flat) - dt.timedelta(days=(t.flat_days or 1) - 1)
+        for r in await _stored(data_set, variable, [r.monitoring_target_id for r in flat], first, max(r.day for r in flat)):
             before[(r["monitoring_target_id"], r["observed_on"], r["hour"])] = Decimal(r["value"])
     around: dict[str, list[str]] = {}
     same_day: dict[tuple[str, dt.date, int | None], Decimal] = {}
-    if t.neighbours is not None:
-        around = await _neighbours_of(targets, t.neighbours.radius_km)
+    if near_rows and t.neighbours is not None:
+        days = [r.day for r in near_rows]
+        around = await _neighbours_of([r.monitoring_target_id for r in near_rows], t.neighbours.radius_km)
         others = sorted({n for ns in around.values() for n in ns})
         if others:
             for r in await _stored(data_set, variable, others, min(days), max(days)):

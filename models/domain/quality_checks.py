@@ -211,6 +211,19 @@ def distance_km(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
     return 2 * 6371.0 * math.asin(math.sqrt(min(1.0, a)))
 
 
+def needs_context(value: Decimal, t: Thresholds) -> tuple[bool, bool, bool]:
+    """Whether the value could fail (spike, flat line, neighbours) at all, so whether the
+    store reads what those checks see: a spike must be above the range's low end plus the
+    margin (a record of values in range has its 1-in-1000 day at or above the low end); a
+    flat line is of a non-zero value; a ratio neighbour check starts at its floor."""
+    rule = t.neighbours
+    return (
+        t.spike_margin is not None and value > t.low + t.spike_margin,
+        t.flat_days is not None and value != 0,
+        rule is not None and (rule.kind != "ratio" or value >= rule.floor),
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Context:
     """What the checks of one value see: the target's 1-in-1000 day of the variable

@@ -22,7 +22,7 @@ URL = "/internal/observations"
 
 def _day() -> dt.date:
     """A day of its own in the past (no other test stores there)."""
-    return dt.date(2003, 1, 10) + dt.timedelta(days=uuid.uuid4().int % 4000)
+    return dt.date(2010, 1, 10) + dt.timedelta(days=uuid.uuid4().int % 4000)  # other tests: 2001-2009, now
 
 
 def obs(target: str, day: dt.date, value, **changes) -> dict:
@@ -86,6 +86,12 @@ async def test_failing_values_are_stored_suspect_listed_and_accepted(data_staff,
         listed = [(s["day"], s["check"], s["value"]) for s in await _listed(staff, day) if s["monitoringTargetId"] == target]
         assert (day.isoformat(), "neighbours", 150) in listed
     assert_problem(await (await make_staff("actuary")).get(f"{URL}/quality", params={"month": f"{day:%Y-%m}"}), 403)
+    # The missing-day check: the month's days without a value at the target.
+    listing = (await data_staff.get(f"{URL}/quality", params={"month": f"{day:%Y-%m}"})).json()
+    [gaps] = [m for m in listing["missing"] if (m["monitoringTargetId"], m["dataSet"]) == (target, "IMD-RF-DAILY")]
+    first = day.replace(day=1)
+    month_days = [first + dt.timedelta(days=i) for i in range(31) if (first + dt.timedelta(days=i)).month == first.month]
+    assert gaps["days"] == [d.isoformat() for d in month_days if d not in {*flat, day, other}]
     for bad in ("2027-13", "July", ""):
         problem = assert_problem(await data_staff.get(f"{URL}/quality", params={"month": bad}), 400)
         assert [e["field"] for e in problem["errors"]] == ["month"]

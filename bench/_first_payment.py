@@ -148,7 +148,7 @@ async def measure(policies: int = 1000, targets: int = 20, missing: int = 2, arc
                 await env.client.start_workflow(
                     SETTLEMENT_WORKFLOW,
                     SettlementInput(target_id=target, start=start, end=end,
-                                    first_due=await settlement_db.first_due(target, start, end)),
+                                    first_due=(await settlement_db.first_dues(target, [(start, end)])).get((start, end))),
                     id=settlement_workflow_id(target, start, end), task_queue=lifecycle,
                 )
 

@@ -18,7 +18,7 @@ from models.db.core import insert_rows, write_transaction
 from models.db.records import CoverageRow, records
 from models.db.tables import Coverage, LineItem, Policy, PolicyItem, Tenant
 from models.domain.index_catalog import BY_ID
-from models.domain.observations import REANALYSIS, ObservationIn
+from models.domain.data_sets import settles_on
 from models.domain.quotes import COVER_PREFERENCE, CoverSnapshot
 from models.domain.settlement_basis import basis_for, encode_basis
 
@@ -55,8 +55,8 @@ async def demo_policy(tenant_name: str, target_id: str, sum_insured_minor: int =
     covers, coverage_rows = [], []
     for t in templates:
         code = BY_ID[t.index_definition_id].code
-        basis = basis_for(code, t.data_set)  # sold now: on the source ladder (issue 34)
         coverage_id = uuid.uuid5(uuid.NAMESPACE_URL, f"demo:{target_id}:{code}:{start}")
+        basis = basis_for(code, settles_on(code, t.data_set))  # created now: on the ladder (issue 34)
         covers.append(CoverSnapshot(
             coverage_id=coverage_id, index_code=code, index_definition_id=t.index_definition_id, start=start, end=end,
             direction=t.direction, trigger=t.trigger, exit=t.exit, currency=t.currency, limit_minor=t.limit_minor,
@@ -100,13 +100,16 @@ async def demo_policy(tenant_name: str, target_id: str, sum_insured_minor: int =
     }
 
 
-def demo_rainfall(target_id: str, start: dt.date, end: dt.date, total_mm: Decimal, *, final: bool) -> list[ObservationIn]:
+def demo_rainfall(target_id: str, start: dt.date, end: dt.date, total_mm: Decimal, *, final: bool) -> list:
     """`demo settle --rain-mm`: the month's daily IMD rainfall summing exactly to `total_mm`
     (to 0.1 mm), spread over the days by fixed gamma weights (repeatable; never the same value
     day after day, which the flat-line check would hold SUSPECT), as the real-time product
     (`final=False`: provisional) or the archive (`final=True`); with the reanalysis (the
-    fallback) on the same days and values while provisional, so the sources agree."""
+    fallback) on the same days and values while provisional, so the sources agree.
+    Returns `ObservationIn` rows."""
     import random
+
+    from models.domain.observations import REANALYSIS, ObservationIn
 
     days = [start + dt.timedelta(days=i) for i in range((end - start).days + 1)]
     draw = random.Random(f"demo:{target_id}:{start}")

@@ -22,6 +22,7 @@ from models.db import observation_revisions as revisions_db
 from models.db import observations as observations_db
 from models.db import settlement as settlement_db
 from models.domain.observations import Provenance
+from models.domain.simulated_archive import ARCHIVE_DIR
 from models.settings import load_settings
 from models.clock import utcnow
 from models.temporal.observations import (
@@ -39,6 +40,9 @@ from models.temporal.observations import (
 from models.temporal.settlement import data_changed_start
 
 SIMULATED_BACKFILL_DAYS = 62  # the simulated feed fills open periods back this far
+# ... and this many days before them: the primary's final values beside the fallback's, the
+# overlap a fallback's calibration is fitted on (settlement_basis.MIN_PAIRS = 30 days at least).
+SIMULATED_OVERLAP_DAYS = 62
 
 
 async def _site_model(target_id: str):
@@ -48,7 +52,20 @@ async def _site_model(target_id: str):
     return site_model(await site_of(target_id))
 
 
-def provider_named(name: str):
+def feed_window(provider: str, today: dt.date, lookback_days: int, first_open_day: dt.date) -> tuple[dt.date, dt.date]:
+    """The days a provider's run asks for at a target, inclusive: its last `lookback_days` up
+    to yesterday; the simulated feed's from the start of the target's open cover periods (at
+    most SIMULATED_BACKFILL_DAYS back) and SIMULATED_OVERLAP_DAYS before that (the overlap
+    a fallback's calibration is fitted on) once a period has begun: a target whose periods
+    are all to come is not fed yet. Empty when the start is after the end."""
+    end = today - dt.timedelta(days=1)
+    if provider != "simulated":
+        return today - dt.timedelta(days=lookback_days), end
+    start = max(today - dt.timedelta(days=SIMULATED_BACKFILL_DAYS), first_open_day)
+    return (start - dt.timedelta(days=SIMULATED_OVERLAP_DAYS) if start <= end else start), end
+
+
+def provider_named(name: str, today: dt.date | None = None):
     from activities.providers.ibtracs import IbtracsProvider
     from activities.providers.imd_grid import ImdGridProvider
     from activities.providers.nasa_power import NasaPowerProvider
@@ -61,7 +78,7 @@ def provider_named(name: str):
         "ibtracs": lambda: IbtracsProvider(settings.var_dir / "ibtracs"),
         "open-meteo": lambda: OpenMeteoProvider("era5"),
         "nasa-power": lambda: NasaPowerProvider(),
-        "simulated": lambda: SimulatedProvider(_site_model),
+        "simulated": lambda: SimulatedProvider(_site_model, settings.var_dir / ARCHIVE_DIR, today),
     }
     if name not in providers:
         raise ApplicationError(f"unknown provider {name!r} (known: {', '.join(providers)})", non_retryable=True)
@@ -70,12 +87,8 @@ def provider_named(name: str):
 
 @activity.defn
 async def ingest_observations(request: IngestProviderInput) -> IngestSummary:
-    provider = provider_named(request.provider)
+    provider = provider_named(request.provider, request.today)
     exposed = await settlement_db.exposed_targets()
-    end = request.today - dt.timedelta(days=1)
-    earliest = request.today - dt.timedelta(days=request.lookback_days)
-    if request.provider == "simulated":
-        earliest = request.today - dt.timedelta(days=SIMULATED_BACKFILL_DAYS)
     totals = dict(rows=0, new=0, revised=0, unchanged=0, notified=0, refused=0, held=0)
     details = []
     held_revisions = []
@@ -84,7 +97,7 @@ async def ingest_observations(request: IngestProviderInput) -> IngestSummary:
         reason=f"{request.provider} published these values (daily run of {request.today})",
     )
     for t in exposed:
-        start = max(earliest, t["first_open_day"]) if request.provider == "simulated" else earliest
+        start, end = feed_window(request.provider, request.today, request.lookback_days, t["first_open_day"])
         if start > end:
             continue
         rows = await provider.fetch([Target(t["id"], t["latitude"], t["longitude"])], start, end)

@@ -367,8 +367,9 @@ def demo() -> None:
     """Demonstrations for `make dev` (never on a production database)."""
 
 
-async def _settled_events(tenant_id: str, policy_id: str, covers: int, wait: float) -> list[dict]:
-    """The policy's events once each of its covers has one (or what there is after `wait` s)."""
+async def _staged_events(tenant_id: str, policy_id: str, coverage_ids: set[str], stage: str, wait: float) -> list[dict]:
+    """The policy's events once each of `coverage_ids` has one of `stage` (INITIAL | FINAL),
+    or what there is after `wait` s; every event of the policy, oldest first."""
     import uuid
 
     from models.db.settlement import events_of_policy
@@ -376,32 +377,67 @@ async def _settled_events(tenant_id: str, policy_id: str, covers: int, wait: flo
     deadline = asyncio.get_running_loop().time() + wait
     while True:
         events = await events_of_policy(tenant_id, uuid.UUID(policy_id))
-        if len({e["coverage_id"] for e in events}) >= covers or asyncio.get_running_loop().time() > deadline:
+        staged = {str(e["coverage_id"]) for e in events if (e.get("stage") or "FINAL") == stage}
+        if coverage_ids <= staged or asyncio.get_running_loop().time() > deadline:
             return events
         await asyncio.sleep(0.5)
+
+
+async def _not_yet(events: list[dict], coverage_ids: set[str], stage: str) -> list[str]:
+    """Why covers have no event of `stage` yet: their settlement state and detail (e.g.
+    DISPUTED: the sources disagree, for two data staff to decide)."""
+    import uuid
+
+    from models.db.tables import Settlement
+
+    done = {str(e["coverage_id"]) for e in events if (e.get("stage") or "FINAL") == stage}
+    missing = [uuid.UUID(c) for c in sorted(coverage_ids - done)]
+    rows = await Settlement.select(Settlement.coverage_id, Settlement.state, Settlement.detail).where(
+        Settlement.coverage_id.is_in(missing)) if missing else []
+    return [f"{r['coverage_id']}: {r['state']} {r['detail']}".strip() for r in rows] or [str(c) + ": not settled yet" for c in missing]
+
+
+def _stage_summary(events: list[dict], stage: str, currency: str) -> dict:
+    """What `demo settle` prints of one stage: its events, what they paid, each cover's index."""
+    from models.domain.money import from_minor
+
+    mine = [e for e in events if (e.get("stage") or "FINAL") == stage]
+    covers = []
+    for e in mine:
+        x = e["explanation"] if isinstance(e["explanation"], dict) else json.loads(e["explanation"] or "{}")
+        covers.append({"eventId": str(e["id"]), "kind": e["kind"], "coverageId": str(e["coverage_id"]),
+                       "paid": str(from_minor(e["payout_minor"], e["currency"])), "indexValue": x.get("indexValue"),
+                       "indexError": x.get("indexError"), "paidIndex": x.get("paidIndex"), "waived": x.get("waived")})
+    paying = [e for e in mine if e["payout_minor"] > 0]
+    return {
+        "eventId": str((paying or mine)[0]["id"]) if mine else None,
+        "eventIds": [str(e["id"]) for e in mine],
+        "paid": str(from_minor(sum(e["payout_minor"] for e in mine), currency)),
+        "covers": covers,
+    }
 
 
 @demo.command("settle")
 @click.option("--pin", default="560001", show_default=True, help="Pin code of the demo policy's target.")
 @click.option("--rain-mm", type=click.FloatRange(0, 5000), help="Set last month's rainfall total (mm) instead of the simulated feed's.")
 @click.option("--wait", type=click.FloatRange(0, 600), default=60, show_default=True,
-              help="Seconds to wait for the settlement's events (their ids are printed).")
+              help="Seconds to wait for each payment's events (their ids are printed).")
 def demo_settle(pin: str, rain_mm: float | None, wait: float) -> None:
     """Watch a payout: a demo-tenant policy over LAST month (written straight to the
     database: cover is never sold once its period has begun, this exists to show
-    settlement), its month's observations from the simulated feed, then its settlement,
-    which runs at once. Prints (JSON) the policy id, its events' ids once settled (`--wait`)
-    and where to watch it."""
+    settlement) on the source ladder, its month's observations from the simulated feed as
+    the real-time product publishes them (provisional) and the INITIAL payment they bring;
+    then the month's archive (final values) and the FINAL true-up. Prints (JSON) the policy
+    id, both payments' events (`--wait` for each) and where to watch it."""
     import datetime as dt
     from decimal import Decimal
 
     from api.catalogue.service import catalogue_window, ensure_coverages
     from models.db.catalogue import target_for_pin
     from models.db.core import close_pool, open_pool
-    from models.db.demo import demo_policy
+    from models.db.demo import demo_policy, demo_rainfall
     from models.db.observations import store_batch
-    from models.domain.observations import ObservationIn
-    from models.domain.money import from_minor
+    from models.domain.simulated_archive import ARCHIVE_DIR, publish
     from models.temporal.client import connect
     from models.temporal.ids import settlement_workflow_id
     from models.temporal.observations import OBSERVATION_INGEST_WORKFLOW, IngestRunInput
@@ -409,48 +445,77 @@ def demo_settle(pin: str, rain_mm: float | None, wait: float) -> None:
     from models.temporal.settlement import data_changed_start
 
     settings = load_settings()
+    archive = settings.var_dir / ARCHIVE_DIR
+    lifecycle = task_queue(settings.task_queue, "lifecycle")
 
     async def _run() -> None:
         await open_pool()
         try:
             client = await connect(settings, retries=3)
+
+            async def feed(step: str) -> None:  # the simulated feed's daily run, now
+                await client.execute_workflow(
+                    OBSERVATION_INGEST_WORKFLOW, IngestRunInput(providers=["simulated"]),
+                    id=f"observations-demo-{step}-{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%S%f}", task_queue=lifecycle,
+                )
+
             target = await target_for_pin(pin)
             if target is None:
                 raise click.ClickException(f"no monitoring target for pin code {pin}")
-            click.echo(f"1/4 catalogue of {target} (pin {pin}): priced", err=True)
+            click.echo(f"1/5 catalogue of {target} (pin {pin}): priced", err=True)
             await ensure_coverages(client, settings, target, catalogue_window(settings), True)
             policy = await demo_policy(settings.demo_tenant_name, target)
             start, end = policy["start"], policy["end"]
-            click.echo(f"2/4 demo policy {policy['policy_id']} over {start}..{end}: "
+            covers = {c["coverage_id"] for c in policy["covers"]}
+            click.echo(f"2/5 demo policy {policy['policy_id']} over {start}..{end}, on the source ladder: "
                        + ", ".join(f"{c['index_code']} trigger {c['trigger']}" for c in policy["covers"]), err=True)
-            await client.execute_workflow(
-                OBSERVATION_INGEST_WORKFLOW, IngestRunInput(providers=["simulated"]),
-                id=f"observations-demo-{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%S}",
-                task_queue=task_queue(settings.task_queue, "lifecycle"),
-            )
+            # The two months before: their archive is out (final values beside the fallback's:
+            # the overlap its calibration is fitted on); last month only as the real-time product.
+            before = start - dt.timedelta(days=1)
+            for month in (before, before.replace(day=1) - dt.timedelta(days=1)):
+                publish(archive, month.year, month.month)
+            await feed("real-time")
             if rain_mm is not None:
-                days = [start + dt.timedelta(days=i) for i in range((end - start).days + 1)]
-                each = (Decimal(str(rain_mm)) / len(days)).quantize(Decimal("0.01"))
-                last = Decimal(str(rain_mm)) - each * (len(days) - 1)
-                await store_batch([
-                    ObservationIn(target, "IMD-RF-DAILY", "rainfall_mm", d, None, each if i < len(days) - 1 else last,
-                                  "simulated: demo --rain-mm", simulated=True)
-                    for i, d in enumerate(days)
-                ])
-            click.echo(f"3/4 observations of {start:%B %Y} loaded (simulated{', rainfall set to %s mm' % rain_mm if rain_mm is not None else ''})", err=True)
+                await store_batch(demo_rainfall(target, start, end, Decimal(str(rain_mm)), final=False))
+            click.echo(f"3/5 {start:%B %Y}'s observations loaded as the real-time product publishes them (provisional, "
+                       f"simulated{', rainfall set to %s mm' % rain_mm if rain_mm is not None else ''}), with the "
+                       f"reanalysis fallback and two archived months before", err=True)
             # The demo's period was never settled: no notice finds it, so it is started here.
-            await client.start_workflow(**data_changed_start(target, start, end, task_queue(settings.task_queue, "lifecycle")))
+            await client.start_workflow(**data_changed_start(target, start, end, lifecycle))
             workflow_id = settlement_workflow_id(target, start, end)
-            click.echo(f"4/4 settlement started: {workflow_id}; waiting for its events", err=True)
-            events = await _settled_events(policy["tenant_id"], policy["policy_id"], len(policy["covers"]), wait)
-            paying = [e for e in events if e["payout_minor"] > 0]
+            events = await _staged_events(policy["tenant_id"], policy["policy_id"], covers, "INITIAL", wait)
+            currency = events[0]["currency"] if events else "INR"
+            initial = _stage_summary(events, "INITIAL", currency)
+            click.echo(f"4/5 INITIAL payment ({workflow_id}): {initial['paid']} {currency}; "
+                       + "; ".join(f"paid on index {c['paidIndex']} (the index {c['indexValue']}, its error {c['indexError']})"
+                                   for c in initial["covers"]), err=True)
+            for line in await _not_yet(events, covers, "INITIAL"):  # e.g. DISPUTED: GET /internal/settlements?state=DISPUTED
+                click.echo(f"    no INITIAL payment after {wait:g} s: {line}", err=True)
+            publish(archive, start.year, start.month)  # the month's archive is out: its final values
+            if rain_mm is not None:
+                await store_batch(demo_rainfall(target, start, end, Decimal(str(rain_mm)), final=True))
+            else:
+                await feed("archive")
+            await client.start_workflow(**data_changed_start(target, start, end, lifecycle))
+            events = await _staged_events(policy["tenant_id"], policy["policy_id"], covers, "FINAL", wait)
+            final = _stage_summary(events, "FINAL", currency)
+            click.echo(f"5/5 {start:%B %Y}'s archive loaded (final values): FINAL true-up {final['paid']} {currency}; "
+                       + "; ".join(f"index {c['indexValue']}" + (" (a negative true-up, waived)" if c["waived"] else "")
+                                   for c in final["covers"]), err=True)
+            for line in await _not_yet(events, covers, "FINAL"):
+                click.echo(f"    no FINAL settlement after {wait:g} s: {line}", err=True)
+            from models.domain.money import from_minor
+
             base = settings.public_base_url
             click.echo(json.dumps({
                 "policyId": policy["policy_id"], "tenantId": policy["tenant_id"], "settlementWorkflowId": workflow_id,
-                # the paying event if any (else the first): what the README's next commands read
-                "eventId": str((paying or events)[0]["id"]) if events else None,
+                # the INITIAL payment's paying event if any (else the first): what the README's next commands read
+                "eventId": initial["eventId"] or final["eventId"],
+                "finalEventId": final["eventId"],
                 "eventIds": [str(e["id"]) for e in events],
-                "paid": str(from_minor(sum(e["payout_minor"] for e in events), events[0]["currency"])) if events else None,
+                "paid": str(from_minor(sum(e["payout_minor"] for e in events), currency)) if events else None,
+                "initial": initial,
+                "final": final,
                 "watch": f"http://127.0.0.1:8233/namespaces/{settings.temporal_namespace}/workflows/{workflow_id}",
                 "events": f"{base}/policies/{policy['policy_id']}/events",
                 "then": "GET /parametric-events/{eventId} (explanation) and /parametric-events/{eventId}/report (PDF)",

@@ -19,6 +19,7 @@ from models.db.tables import Coverage, LineItem, MonitoringTarget, Policy, Polic
 from models.domain.index_catalog import BY_CODE
 from models.domain.observations import ObservationIn
 from models.domain.quotes import CoverSnapshot
+from models.domain.settlement_basis import basis_for, encode_basis
 
 EXCESS, DEFICIT = "RAINFALL_MONTHLY_TOTAL", "RAINFALL_DEFICIT"
 TERMS = {EXCESS: ("ABOVE", Decimal("180.5")), DEFICIT: ("BELOW", Decimal("12.5"))}
@@ -46,9 +47,13 @@ async def free_targets(n: int) -> list[str]:
 
 
 async def seed(policies: int, targets: list[str], months: list[tuple[dt.date, dt.date]],
-               monthly_rain: dict[str, list[Decimal]], chunk: int = 250, quantities: int = 1, late_percent: int = 0) -> dict:
+               monthly_rain: dict[str, list[Decimal]] | None, chunk: int = 250, quantities: int = 1, late_percent: int = 0,
+               ladder: bool = False) -> dict:
     """Write the catalogue, `policies` ACTIVE policies spread evenly over `targets`, and
-    the months' daily rainfall (`monthly_rain[target][i]`: month i's total, spread evenly).
+    the months' daily rainfall (`monthly_rain[target][i]`: month i's total, spread evenly;
+    None: no observations, the caller feeds them). `ladder`: the covers are sold on their
+    source ladder (issue 34: `coverage.settlement_basis` and the snapshots' frozen basis);
+    else final-only, as covers sold before it.
     Policy i holds 2.5 + 0.5 × (i mod `quantities`) units (the sum insured stays 250,000 INR:
     more units reach the same cap); `late_percent` of them (policy i with i mod 100 below
     it) are activated in the middle of the first month instead of 20 days before it
@@ -65,11 +70,12 @@ async def seed(policies: int, targets: list[str], months: list[tuple[dt.date, dt
             pair = []
             for code in (EXCESS, DEFICIT):
                 direction, trigger = TERMS[code]
+                basis = basis_for(code, "IMD-RF-DAILY") if ladder else None
                 c = CoverSnapshot(
                     coverage_id=uuid.uuid4(), index_code=code, index_definition_id=BY_CODE[code].id, start=s, end=e,
                     direction=direction, trigger=trigger, exit=None, currency="INR", limit_minor=10_000_000,
                     min_payout_minor=1_000_000, payout_per_unit_minor=50_000, gross_premium_pct=Decimal("0.015"),
-                    risk_premium_pct=Decimal("0.01"), pricing_version=1,
+                    risk_premium_pct=Decimal("0.01"), pricing_version=1, settlement_basis=basis,
                 )
                 pair.append(c)
                 coverage_rows.append(Coverage(
@@ -77,6 +83,7 @@ async def seed(policies: int, targets: list[str], months: list[tuple[dt.date, dt
                     risk_period_start=s, risk_period_end=e, risk_carrier="bench", currency="INR", direction=direction,
                     trigger=trigger, limit_minor=10_000_000, min_payout_minor=1_000_000, payout_per_unit_minor=50_000,
                     expected_loss_ratio=Decimal("0.65"), created_by="bench", created_at=now, updated_at=now,
+                    settlement_basis=encode_basis(basis),
                 ))
             covers[t].append(pair)
     async with write_transaction():
@@ -116,14 +123,15 @@ async def seed(policies: int, targets: list[str], months: list[tuple[dt.date, dt
                 for j in range(0, len(table_rows), 200):
                     await insert_rows(table_rows[j : j + 200])
     rows = []
-    for t in targets:
+    for t in targets if monthly_rain is not None else ():
         for (s, e), total in zip(months, monthly_rain[t]):
             days = [s + dt.timedelta(days=d) for d in range((e - s).days + 1)]
             each = (total / len(days)).quantize(Decimal("0.0001"))
             for d, day in enumerate(days):
                 value = each if d < len(days) - 1 else total - each * (len(days) - 1)
                 rows.append(ObservationIn(t, "IMD-RF-DAILY", "rainfall_mm", day, None, value, "IMD"))
-    await store_batch(rows)
+    if rows:
+        await store_batch(rows)
     return {"tenant": tenant, "policies": ids, "covers": covers}
 
 

@@ -1,4 +1,14 @@
-"""Benchmark: a month end's settlement of --policies active policies (issue 13).
+"""Benchmark: days from a period's end to the first payment (issue 34), the quality checks'
+cost, and a month end's settlement of --policies active policies (issue 13).
+
+First payment (bench/_first_payment.py): a month of two 1,000-policy books (--first-policies),
+one on the source ladder, one final-only (the baseline, measured in the same run), settled
+by the real workflows and activities on Temporal's time-skipping server against this
+bench's database, fed day by day as the providers publish (IMD real-time the next day, a
+few targets missing two days that the calibrated fallback fills at the calculation
+deadline; IMD's archive early the next year): the days from the period's end to each
+cover's first payment, median and max. Goals: median <= 3 days, every cover <= 15.
+Then the cost of the quality checks per 10,000 values (bench/_quality_cost.py, when present).
 
 Its own stack, as bench/api.py starts it (file-backed Temporal dev server with `make dev`'s
 settings, migrations, a lifecycle + webhooks worker process and a settlement worker process
@@ -27,8 +37,8 @@ as `make dev` runs them; temp dir, free loopback ports, SQLite). Then:
 Goal: settlement <= 3 x the baseline's time; month-end workflow tasks independent of the
 number of policies.
 
-Run:  .venv/bin/python bench/settlement.py [--policies 10000] [--small 1000] [--targets 20] [--spans]
-      [--include-starts]
+Run:  .venv/bin/python bench/settlement.py [--only first-payment|throughput] [--first-policies 1000]
+      [--policies 10000] [--small 1000] [--targets 20] [--spans] [--include-starts]
 """
 
 from __future__ import annotations
@@ -208,6 +218,11 @@ async def run(args, procs: Processes, tmp: Path, ports: Ports, env: dict[str, st
     from models.temporal.queues import task_queue
 
     await start_temporal_and_migrate(procs, tmp, ports, env)
+    ok = True
+    if args.only in (None, "first-payment"):
+        ok = await first_payment_and_quality(args) and ok
+        if args.only == "first-payment":
+            return ok
     cli = [sys.executable, "-m", "api.cli"]
     procs.start("worker", [*cli, "worker", "--queue", "lifecycle", "--queue", "webhooks"], env)
     procs.start("settlement", [*cli, "worker", "--queue", "settlement"], env)
@@ -260,6 +275,32 @@ async def run(args, procs: Processes, tmp: Path, ports: Ports, env: dict[str, st
         await close_pool()
 
 
+async def first_payment_and_quality(args) -> bool:
+    """Issue 34's figures: days to first payment (ladder against final-only) and the quality
+    checks' cost per 10,000 values (package 2's bench/_quality_cost.py, when present)."""
+    import importlib.util
+    import inspect
+
+    from bench._first_payment import measure, report
+    from models.db.core import close_pool, open_pool
+
+    await open_pool()
+    try:
+        result = await measure(policies=args.first_policies, targets=args.first_targets, verbose=args.spans)
+        report(result)
+        if importlib.util.find_spec("bench._quality_cost") is None:
+            print("\nquality checks' cost: bench/_quality_cost.py is not present (package 2)")
+        else:
+            from bench import _quality_cost
+
+            cost = _quality_cost.measure(n=10_000)
+            cost = await cost if inspect.isawaitable(cost) else cost
+            print("\n" + _quality_cost.line(cost) + " (bench/_quality_cost.py, same run)")
+        return result["ok"]
+    finally:
+        await close_pool()
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--policies", type=int, default=10_000, help="policies of the large run")
@@ -268,6 +309,9 @@ def main() -> int:
     ap.add_argument("--spans", action="store_true", help="print each settle activity's start and end")
     ap.add_argument("--include-starts", action="store_true",
                     help="start the settlement workflows inside the timed window (as the earlier runs did)")
+    ap.add_argument("--only", choices=("first-payment", "throughput"), help="run one part (default: both)")
+    ap.add_argument("--first-policies", type=int, default=1_000, help="policies of each first-payment book")
+    ap.add_argument("--first-targets", type=int, default=20, help="targets of each first-payment book")
     ap.add_argument("--keep", action="store_true", help="keep the temp dir afterwards")
     args = ap.parse_args()
     return run_stack_bench("settlement", run, args, {}, ("worker", "settlement"), args.keep)

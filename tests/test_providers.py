@@ -69,9 +69,13 @@ def test_open_meteo_archive_answers_are_parsed():
     ]
     best = open_meteo.parse(models, "T1", model="archive_best_match")
     assert [r.value for r in best] == [Decimal("8.0")]
-    # Hourly values of an incomplete day give no daily maximum; gusts and precipitation are not taken.
+    # Hourly values of an incomplete day give no daily maximum; gusts are not taken; the daily
+    # precipitation total is the reanalysis rainfall (the fallback rung of IMD's rainfall, issue 34).
     weather = json.loads((FIXTURES / "frenck_python-open-meteo_historical_weather.json").read_text())
-    assert open_meteo.parse(weather, "T1") == []
+    assert [(r.data_set, r.variable, r.day, r.value, r.source) for r in open_meteo.parse(weather, "T1")] == [
+        ("REAN-SFC-HOURLY", "rainfall_mm", dt.date(1953, 1, 31), Decimal("11.9"), "open-meteo/best_match"),
+        ("REAN-SFC-HOURLY", "rainfall_mm", dt.date(1953, 2, 1), Decimal("12.5"), "open-meteo/best_match"),
+    ]
     full_day = {"hourly": {"time": [f"2026-07-01T{h:02d}:00" for h in range(24)], "wind_speed_10m": [10.0] * 23 + [42.5],
                            "temperature_2m": [30.0] * 12 + [None] * 12}}
     rows = open_meteo.parse(full_day, "T1", today=dt.date(2026, 7, 3))
@@ -79,8 +83,9 @@ def test_open_meteo_archive_answers_are_parsed():
     url = urlsplit(open_meteo.archive_url(12.875, 77.625, dt.date(2026, 7, 1), dt.date(2026, 7, 31), "era5"))
     assert url.netloc == "archive-api.open-meteo.com" and url.path == "/v1/archive"
     assert parse_qs(url.query) == {"latitude": ["12.8750"], "longitude": ["77.6250"], "start_date": ["2026-07-01"],
-                                   "end_date": ["2026-07-31"], "daily": ["temperature_2m_max,wind_speed_10m_max"],
-                                   "timezone": ["Asia/Kolkata"], "wind_speed_unit": ["kmh"], "models": ["era5"]}
+                                   "end_date": ["2026-07-31"], "daily": ["temperature_2m_max,wind_speed_10m_max,precipitation_sum"],
+                                   "timezone": ["Asia/Kolkata"], "wind_speed_unit": ["kmh"], "precipitation_unit": ["mm"],
+                                   "models": ["era5"]}
 
 
 async def test_open_meteo_provider_fetches_per_target():
@@ -108,7 +113,34 @@ def test_nasa_power_request_and_csv_answer():
     assert [(r.variable, r.day, r.value, r.source) for r in rows] == [("temperature_c", dt.date(1983, 1, 1), Decimal("-22.7"), "nasa-power/merra2")]
     body = "-BEGIN HEADER-\nx\n-END HEADER-\nYEAR,DOY,T2M_MAX,WS10M_MAX\n2026,182,31.5,12.5\n2026,183,-999,-999\n"
     rows = nasa_power.parse_csv(body, "T1")
-    assert [(r.variable, r.day, r.value) for r in rows] == [("temperature_c", dt.date(2026, 7, 1), Decimal("31.5")), ("wind_kmh", dt.date(2026, 7, 1), Decimal("45"))]
+    assert [(r.variable, r.day, r.value) for r in rows] == [("temperature_c", dt.date(2026, 7, 1), Decimal("31.5")), ("wind_kmh", dt.date(2026, 7, 1), Decimal(45))]
+
+
+def test_nasa_power_corrected_precipitation_is_reanalysis_rainfall():
+    """PRECTOTCORR (mm/day) is the fallback rung of IMD's daily rainfall (issue 34): asked for
+    by default and stored as REAN-SFC-HOURLY rainfall_mm; -999 stays missing."""
+    query = parse_qs(urlsplit(nasa_power.daily_url(12.875, 77.625, dt.date(2026, 7, 1), dt.date(2026, 7, 3))).query)
+    assert query["parameters"] == ["T2M_MAX,WS10M_MAX,PRECTOTCORR"] and query["time-standard"] == ["LST"]
+    # POWER's CSV answer as the recorded ones lay it out (header block, then YEAR,DOY rows)
+    body = ("-BEGIN HEADER-\r\nNASA/POWER Source Native Resolution Daily Data \r\n"
+            "The value for missing source data that cannot be computed or is outside of the sources availability range: -999 \r\n"
+            "parameter(s): \r\nT2M_MAX     MERRA-2 Temperature at 2 Meters Maximum (C) \r\n"
+            "PRECTOTCORR MERRA-2 Precipitation Corrected (mm/day) \r\n-END HEADER-\r\n"
+            "YEAR,DOY,T2M_MAX,PRECTOTCORR\r\n2026,182,29.1,14.37\r\n2026,183,28.4,-999\r\n2026,184,-999,0.0\r\n")
+    rows = nasa_power.parse_csv(body, "T1")
+    assert [(r.data_set, r.variable, r.day, r.value) for r in rows] == [
+        ("REAN-SFC-HOURLY", "temperature_c", dt.date(2026, 7, 1), Decimal("29.1")),
+        ("REAN-SFC-HOURLY", "rainfall_mm", dt.date(2026, 7, 1), Decimal("14.37")),
+        ("REAN-SFC-HOURLY", "temperature_c", dt.date(2026, 7, 2), Decimal("28.4")),
+        ("REAN-SFC-HOURLY", "rainfall_mm", dt.date(2026, 7, 3), Decimal(0)),
+    ]
+
+
+def test_nasa_power_answers_by_month_and_day_are_read():
+    """The `sb` community answers YEAR,MO,DY rows (recorded); they were read as YEAR,DOY (KeyError)."""
+    interaction = json.loads((FIXTURES / "nasapower_vcr_daily_sb_point_LST.json").read_text())["http_interactions"][0]
+    rows = nasa_power.parse_csv(interaction["response"]["body"]["string"], "T1")
+    assert [(r.variable, r.day, r.value) for r in rows] == [("temperature_c", dt.date(1983, 1, 1), Decimal("-24.88"))]
 
 
 async def test_the_simulated_feed_is_deterministic_labelled_and_valid(database):
@@ -123,13 +155,104 @@ async def test_the_simulated_feed_is_deterministic_labelled_and_valid(database):
     assert all(r.simulated and r.source.startswith("simulated") for r in rows)
     assert check_batch(rows, today=dt.date(2026, 1, 1), max_rows=None) == []
     kinds = {(r.data_set, r.variable, r.hour is None) for r in rows}
-    # heat and wind in the data sets covers settle on now and in the reanalysis of those sold before
+    # heat and wind in the data sets covers settle on now and in the reanalysis of those sold
+    # before; rainfall in the reanalysis too (the fallback rung of IMD's rainfall)
     assert kinds == {("IMD-RF-DAILY", "rainfall_mm", True), ("REAN-SFC-HOURLY", "temperature_c", True),
                      ("REAN-SFC-HOURLY", "wind_kmh", True), ("IMD-RF-HOURLY", "rainfall_mm", False),
-                     ("IMD-TMAX-1DEG", "temperature_c", True), ("IBTRACS-WIND", "wind_kmh", True)}
-    heat = {(r.day, r.value) for r in rows if r.variable == "temperature_c"}
-    assert len(heat) == 31  # the same temperature in both data sets
+                     ("IMD-TMAX-1DEG", "temperature_c", True), ("IBTRACS-WIND", "wind_kmh", True),
+                     ("REAN-SFC-HOURLY", "rainfall_mm", True)}
+    assert not any(r.provisional for r in rows)  # July 2025's archive is long out
     daily = [r for r in rows if r.data_set == "IMD-RF-DAILY"]
     assert len(daily) == 31 and sum(r.value for r in daily) > 0  # July in Bengaluru is wet
     part = await provider.fetch([BENGALURU], dt.date(2025, 7, 10), dt.date(2025, 7, 12))
     assert [r for r in rows if dt.date(2025, 7, 10) <= r.day <= dt.date(2025, 7, 12)] == part  # any window, same values
+
+
+async def test_the_simulated_feed_is_provisional_first_then_final_with_a_fallback_to_calibrate(database, tmp_path):
+    """Issue 34: the simulated real-time product gives provisional values of IMD's data sets
+    the next day; the month's archive (published after ARCHIVE_LAG_DAYS, or at once by the
+    demo) gives the final ones, which revise them; the reanalysis rainfall (the fallback rung)
+    follows the same path with its own noise, so two months of overlap fit a calibration with
+    an error to state. On the old feed every value was final and the reanalysis had no rain."""
+    from activities.observations import _site_model
+    from activities.providers.simulated import SimulatedProvider
+    from models.domain.observations import check_batch
+    from models.domain.settlement_basis import MIN_PAIRS, fit_calibration
+    from models.domain.simulated_archive import ARCHIVE_LAG_DAYS, publish
+
+    july = (dt.date(2025, 7, 1), dt.date(2025, 7, 31))
+    laddered = {"IMD-RF-DAILY", "IMD-TMAX-1DEG", "IBTRACS-WIND"}
+    real_time = await SimulatedProvider(_site_model, tmp_path, today=dt.date(2025, 8, 1)).fetch([BENGALURU], *july)
+    primary = {r.key: r for r in real_time if r.data_set in laddered}
+    assert len(primary) == 3 * 31 and all(r.provisional for r in primary.values())
+    assert all(not r.provisional for r in real_time if r.data_set == "IMD-RF-HOURLY")  # no ladder: as reported
+    assert check_batch(real_time, today=dt.date(2025, 8, 1), max_rows=None) == []
+    fallback = {r.day: r for r in real_time if r.data_set == "REAN-SFC-HOURLY" and r.variable == "rainfall_mm"}
+    assert [d.day for d, r in sorted(fallback.items()) if r.provisional] == list(range(26, 32))  # ERA5T: younger than 7 days
+
+    publish(tmp_path, 2025, 7)  # the demo's archive step
+    archived = await SimulatedProvider(_site_model, tmp_path, today=dt.date(2025, 8, 1)).fetch([BENGALURU], *july)
+    final = {r.key: r for r in archived if r.data_set in laddered}
+    assert final.keys() == primary.keys() and not any(r.provisional for r in final.values())
+    rain = [k for k in final if k.startswith(f"{BENGALURU.id}|IMD-RF-DAILY")]
+    assert sum(final[k].value != primary[k].value for k in rain) > 10  # the archive revises the real-time values
+    # the archive comes by itself ARCHIVE_LAG_DAYS after the month, with the same values
+    later = await SimulatedProvider(_site_model, None, today=july[1] + dt.timedelta(days=ARCHIVE_LAG_DAYS)).fetch([BENGALURU], *july)
+    assert {r.key: r for r in later if r.data_set in laddered} == final
+    before = await SimulatedProvider(_site_model, None, today=july[1] + dt.timedelta(days=ARCHIVE_LAG_DAYS - 1)).fetch([BENGALURU], *july)
+    assert {r.key: r for r in before if r.data_set in laddered} == primary  # and not a day before
+    assert [(r.key, r.value) for r in before] == [(r.key, r.value) for r in real_time]  # (the reanalysis is the reanalysis)
+
+    # the overlap: June and July, final IMD beside the reanalysis, fit a calibration with an error
+    history = await SimulatedProvider(_site_model, None, today=dt.date(2025, 10, 1)).fetch([BENGALURU], dt.date(2025, 6, 1), july[1])
+    imd = {r.day: r.value for r in history if r.data_set == "IMD-RF-DAILY"}
+    era5 = {r.day: r.value for r in history if r.data_set == "REAN-SFC-HOURLY" and r.variable == "rainfall_mm"}
+    calibration = fit_calibration([(d, era5[d], imd[d]) for d in sorted(imd)], "REAN-SFC-HOURLY", "target")
+    assert calibration is not None and calibration.pairs == 61 >= MIN_PAIRS
+    assert Decimal("0.5") < calibration.slope < Decimal("1.5") and Decimal(0) < calibration.sigma < Decimal(15)
+
+
+def test_the_simulated_feed_asks_for_the_calibration_overlap_before_open_periods():
+    """The simulated run fills open periods (at most 62 days back) and the 62 days before
+    them: final primary values beside the fallback's, the overlap a calibration needs (>= 30
+    days). The old run started at the open period: a fallback never had a calibration."""
+    from activities.observations import feed_window
+
+    today = dt.date(2026, 11, 29)
+    assert feed_window("simulated", today, 10, dt.date(2026, 10, 1)) == (dt.date(2026, 7, 31), dt.date(2026, 11, 28))
+    assert feed_window("simulated", today, 10, dt.date(2026, 1, 1)) == (dt.date(2026, 7, 28), dt.date(2026, 11, 28))
+    # a period that began yesterday gets its overlap at once; one still to come, nothing yet
+    assert feed_window("simulated", today, 10, dt.date(2026, 11, 28)) == (dt.date(2026, 9, 27), dt.date(2026, 11, 28))
+    assert feed_window("simulated", today, 10, today)[0] == today > feed_window("simulated", today, 10, today)[1]
+    assert feed_window("open-meteo", today, 10, dt.date(2026, 10, 1)) == (dt.date(2026, 11, 19), dt.date(2026, 11, 28))
+
+
+def test_demo_rainfall_sums_exactly_and_passes_the_flat_line_check():
+    """`demo settle --rain-mm`: the month's total to the 0.1 mm over uneven days, the same in
+    the real-time product, its reanalysis and the archive. The old demo spread it evenly: the
+    same non-zero value every day, which the flat-line check holds SUSPECT (never paid), so the
+    demo's INITIAL payment would have waited for the calculation deadline."""
+    from models.db.demo import demo_rainfall
+    from models.domain.quality_checks import (
+        FLAT_LINE,
+        THRESHOLDS,
+        Context,
+        failed_check,
+    )
+
+    start, end = dt.date(2026, 10, 1), dt.date(2026, 10, 31)
+    real_time = demo_rainfall(BENGALURU.id, start, end, Decimal(420), final=False)
+    archive = demo_rainfall(BENGALURU.id, start, end, Decimal(420), final=True)
+    imd = [r for r in real_time if r.data_set == "IMD-RF-DAILY"]
+    era5 = [r for r in real_time if r.data_set == "REAN-SFC-HOURLY"]
+    assert len(imd) == len(era5) == len(archive) == 31
+    assert sum(r.value for r in imd) == Decimal(420) and all(r.provisional for r in imd)
+    assert [(r.day, r.value) for r in archive] == [(r.day, r.value) for r in imd] == [(r.day, r.value) for r in era5]
+    assert not any(r.provisional for r in archive) and all(r.simulated and r.value >= 0 for r in real_time + archive)
+    assert demo_rainfall(BENGALURU.id, start, end, Decimal(420), final=False) == real_time  # repeatable
+    flat = THRESHOLDS[("IMD-RF-DAILY", "rainfall_mm")].flat_days
+    values = [r.value for r in imd]
+    assert all(failed_check("IMD-RF-DAILY", "rainfall_mm", v, Context(before=tuple(values[max(0, i - flat):i]))) is None
+               for i, v in enumerate(values))
+    even = Decimal(420) / 31
+    assert failed_check("IMD-RF-DAILY", "rainfall_mm", even, Context(before=(even,) * flat)) == FLAT_LINE  # the old spread

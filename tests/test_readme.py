@@ -69,6 +69,15 @@ async def test_the_readme_blocks_run_as_pasted(service, tmp_path):
     assert read("stay-quote.json")["quote_id"]
     settled = read("demo-settle.json")
     assert settled["eventId"] in settled["eventIds"] and settled["policyId"]
+    # Both payments (issue 34): INITIAL on the real-time product's values, on the index less
+    # its error (ABOVE: the excess cover of the wet month), then the FINAL true-up on the archive's.
+    from decimal import Decimal
+
+    initial, final = settled["initial"], settled["final"]
+    assert initial["eventIds"] and final["eventIds"] and settled["finalEventId"] in final["eventIds"]
+    assert any(c["indexValue"] == "420" and Decimal(c["paidIndex"]) == 420 - Decimal(c["indexError"]) > 400
+               for c in initial["covers"]), initial
+    assert any(c["indexValue"] == "420" and c["paidIndex"] == "420" for c in final["covers"]), final
     assert (var / "claim.pdf").read_bytes().startswith(b"%PDF")
     assert not (tmp_path / "acme.json").exists()  # secrets go under var/, never the repository root
 

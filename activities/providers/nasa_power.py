@@ -2,12 +2,17 @@
 `GET /api/temporal/daily/point` with `parameters`, `community`, `longitude`, `latitude`,
 `start`/`end` (YYYYMMDD), `format=csv` and `time-standard` (LST: the place's solar day).
 The CSV answer opens with a header block between `-BEGIN HEADER-` and `-END HEADER-`, then
-`YEAR,DOY,<PARAMETER>...` rows; -999 marks a missing value.
+`YEAR,DOY,<PARAMETER>...` rows (some communities answer `YEAR,MO,DY,...`: both are read);
+-999 marks a missing value.
 
 Mapped to the reanalysis data set (MERRA-2 is a reanalysis) that heat and wind covers sold
 before pricing-2026.4.0 settle on: `T2M_MAX` → temperature_c,
-`WS10M_MAX` (m/s) → wind_kmh (× 3.6). Other parameters are ignored. POWER's daily values
-are final when published.
+`WS10M_MAX` (m/s) → wind_kmh (× 3.6), and `PRECTOTCORR` (MERRA-2 precipitation bias-corrected
+against gauges, mm/day) → rainfall_mm: the fallback rung of IMD's daily rainfall, as
+Open-Meteo's `precipitation_sum` is (issue 34; the day is the place's solar day with
+`time-standard=LST`, not IMD's day ending 08:30 IST: the calibration absorbs the mean
+offset, not the day-to-day one). Other parameters are ignored. POWER's daily values are
+final when published.
 """
 
 from __future__ import annotations
@@ -25,7 +30,11 @@ from models.domain.observations import ObservationIn
 
 BASE_URL = "https://power.larc.nasa.gov/api/temporal/daily/point"
 DATA_SET = "REAN-SFC-HOURLY"
-MAPPED = {"T2M_MAX": ("temperature_c", Decimal(1)), "WS10M_MAX": ("wind_kmh", Decimal("3.6"))}
+MAPPED = {
+    "T2M_MAX": ("temperature_c", Decimal(1)),
+    "WS10M_MAX": ("wind_kmh", Decimal("3.6")),
+    "PRECTOTCORR": ("rainfall_mm", Decimal(1)),
+}
 MISSING = Decimal(-999)
 
 
@@ -50,7 +59,7 @@ def parse_csv(body: str, target_id: str) -> list[ObservationIn]:
     reader = csv.DictReader(io.StringIO(text.strip()))
     rows = []
     for rec in reader:
-        day = dt.date(int(rec["YEAR"]), 1, 1) + dt.timedelta(days=int(rec["DOY"]) - 1)
+        day = _day(rec)
         for name, (variable, factor) in MAPPED.items():
             raw = (rec.get(name) or "").strip()
             if not raw:
@@ -60,6 +69,13 @@ def parse_csv(body: str, target_id: str) -> list[ObservationIn]:
                 continue
             rows.append(ObservationIn(target_id, DATA_SET, variable, day, None, (value * factor).normalize(), "nasa-power/merra2"))
     return rows
+
+
+def _day(rec: dict) -> dt.date:
+    """A row's day: `YEAR,DOY` or `YEAR,MO,DY`."""
+    if rec.get("DOY"):
+        return dt.date(int(rec["YEAR"]), 1, 1) + dt.timedelta(days=int(rec["DOY"]) - 1)
+    return dt.date(int(rec["YEAR"]), int(rec["MO"]), int(rec["DY"]))
 
 
 class NasaPowerProvider:

@@ -9,8 +9,11 @@ Mapped to the reanalysis data set (REAN-SFC-HOURLY) that the wind and heat cover
 before pricing-2026.4.0 settle on (those created since settle on IMD's 1° temperature grid and
 the cyclone track wind: imd_grid.py, ibtracs.py):
 `temperature_2m_max` → temperature_c, `wind_speed_10m_max` → wind_kmh (km/h), and from hourly
-values the day's maximum when all 24 hours are there. Precipitation is not taken: the
-rainfall covers settle on IMD's grid. The archive's last days are preliminary (ERA5T):
+values the day's maximum when all 24 hours are there; `precipitation_sum` (mm, the IST
+day's total) → rainfall_mm: the **fallback rung** of IMD's daily rainfall (issue 34,
+models/domain/settlement_basis.py `LADDERS`), used only for a day IMD still lacks at the
+calculation deadline, after a calibration on their stored overlap. Rainfall is taken from
+the daily total only (no hourly sums). The archive's last days are preliminary (ERA5T):
 values younger than PRELIMINARY_DAYS are provisional.
 """
 
@@ -28,7 +31,7 @@ from models.domain.observations import ObservationIn
 
 BASE_URL = "https://archive-api.open-meteo.com/v1/archive"
 DATA_SET = "REAN-SFC-HOURLY"
-DAILY = {"temperature_2m_max": "temperature_c", "wind_speed_10m_max": "wind_kmh"}
+DAILY = {"temperature_2m_max": "temperature_c", "wind_speed_10m_max": "wind_kmh", "precipitation_sum": "rainfall_mm"}
 HOURLY = {"temperature_2m": "temperature_c", "wind_speed_10m": "wind_kmh"}
 PRELIMINARY_DAYS = 7
 
@@ -42,6 +45,7 @@ def archive_url(latitude: float, longitude: float, start: dt.date, end: dt.date,
         "daily": ",".join(DAILY),
         "timezone": "Asia/Kolkata",
         "wind_speed_unit": "kmh",
+        "precipitation_unit": "mm",
     }
     if model:
         query["models"] = model

@@ -98,3 +98,31 @@ async def demo_policy(tenant_name: str, target_id: str, sum_insured_minor: int =
         "covers": [{"coverage_id": str(c.coverage_id), "index_code": c.index_code, "trigger": str(c.trigger),
                     "direction": c.direction} for c in covers],
     }
+
+
+def demo_rainfall(target_id: str, start: dt.date, end: dt.date, total_mm: Decimal, *, final: bool) -> list:
+    """`demo settle --rain-mm`: the month's daily IMD rainfall summing exactly to `total_mm`
+    (to 0.1 mm), spread over the days by fixed gamma weights (repeatable; never the same value
+    day after day, which the flat-line check would hold SUSPECT), as the real-time product
+    (`final=False`: provisional) or the archive (`final=True`); with the reanalysis (the
+    fallback) on the same days and values while provisional, so the sources agree.
+    Returns `ObservationIn` rows."""
+    import random
+
+    from models.domain.observations import REANALYSIS, ObservationIn
+
+    days = [start + dt.timedelta(days=i) for i in range((end - start).days + 1)]
+    draw = random.Random(f"demo:{target_id}:{start}")
+    weights = [draw.gammavariate(0.8, 1.0) for _ in days]
+    tenth = Decimal("0.1")
+    values = [(total_mm * Decimal(repr(w / sum(weights)))).quantize(tenth) for w in weights]
+    wettest = max(range(len(days)), key=lambda i: weights[i])
+    values[wettest] += total_mm - sum(values)  # the rounding's remainder: the total is exact
+    source = "simulated: demo --rain-mm" + (" (archive)" if final else " (real-time product)")
+    rows = [ObservationIn(target_id, "IMD-RF-DAILY", "rainfall_mm", d, None, v, source, provisional=not final, simulated=True)
+            for d, v in zip(days, values)]
+    if not final:
+        rows += [ObservationIn(target_id, REANALYSIS, "rainfall_mm", d, None, v, "simulated: demo --rain-mm (reanalysis)",
+                               simulated=True) for d, v in zip(days, values)]
+    return rows
+

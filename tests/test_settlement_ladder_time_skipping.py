@@ -54,6 +54,20 @@ def _row(target, day, value, provisional, data_set=RAIN, source="IMD") -> Observ
     return ObservationIn(target, data_set, "rainfall_mm", day, None, value, source, provisional=provisional)
 
 
+def _sources_apart(target: str, s: dt.date, e: dt.date) -> list[ObservationIn]:
+    """Forty days before the period with the archive and ERA5 side by side (equal, ERA5
+    0.2 mm wetter on odd days: the calibration's overlap), then the period's real-time grid
+    at 200 mm (above the 180.5 mm trigger) and ERA5 at 150 mm (well below it)."""
+    rows = []
+    for i, day in enumerate(s - dt.timedelta(days=k) for k in range(40, 0, -1)):
+        v = Decimal(i % 11) * 2
+        rows += [_row(target, day, v, False), _row(target, day, v + (Decimal("0.2") if i % 2 else 0), False, FALLBACK, "open-meteo")]
+    days = _days(s, e)
+    rows += [_row(target, d, v, True) for d, v in _spread(days, Decimal("200")).items()]
+    rows += [_row(target, d, v, True, FALLBACK, "open-meteo") for d, v in _spread(days, Decimal("150")).items()]
+    return rows
+
+
 async def _snapshots(coverage_id) -> list[dict]:
     return await SettlementSnapshot.select().where(SettlementSnapshot.coverage_id == coverage_id).order_by(
         SettlementSnapshot.revision
@@ -224,15 +238,7 @@ async def test_sources_that_disagree_hold_the_payment_until_decided(skipping_env
     env = skipping_env
     target, tenant_id, policy_id, months, handle = await _policy(env, worker, None, months=1, ladder=True)
     (s, e), = months
-    overlap = [s - dt.timedelta(days=i) for i in range(40, 0, -1)]
-    rows = []
-    for i, day in enumerate(overlap):
-        v = Decimal(i % 11) * 2
-        rows += [_row(target, day, v, False), _row(target, day, v + (Decimal("0.2") if i % 2 else 0), False, FALLBACK, "open-meteo")]
-    days = _days(s, e)
-    rows += [_row(target, d, v, True) for d, v in _spread(days, Decimal("200")).items()]
-    rows += [_row(target, d, v, True, FALLBACK, "open-meteo") for d, v in _spread(days, Decimal("150")).items()]
-    await observations_db.store_batch(rows)
+    await observations_db.store_batch(_sources_apart(target, s, e))
     settlement = env.client.get_workflow_handle(settlement_workflow_id(target, s, e))
     await advance(env, worker, _at(e) + dt.timedelta(days=5) - await env.get_current_time())
     assert [x for x in await _events(policy_id) if x["event_type"] == "EXCESS_RAINFALL"] == []  # the deficit side agrees
@@ -268,15 +274,8 @@ async def test_a_dispute_the_data_settle_is_closed_not_left_open(skipping_env, w
     env = skipping_env
     target, tenant_id, policy_id, months, handle = await _policy(env, worker, None, months=1, ladder=True)
     (s, e), = months
-    overlap = [s - dt.timedelta(days=i) for i in range(40, 0, -1)]
-    rows = []
-    for i, day in enumerate(overlap):
-        v = Decimal(i % 11) * 2
-        rows += [_row(target, day, v, False), _row(target, day, v, False, FALLBACK, "open-meteo")]
+    await observations_db.store_batch(_sources_apart(target, s, e))
     days = _days(s, e)
-    rows += [_row(target, d, v, True) for d, v in _spread(days, Decimal("200")).items()]
-    rows += [_row(target, d, v, True, FALLBACK, "open-meteo") for d, v in _spread(days, Decimal("150")).items()]
-    await observations_db.store_batch(rows)
     settlement = env.client.get_workflow_handle(settlement_workflow_id(target, s, e))
     await advance(env, worker, _at(e) + dt.timedelta(days=5) - await env.get_current_time())
     assert (await settlement.describe()).typed_search_attributes.get(SETTLEMENT_STATE) == "DISPUTED"

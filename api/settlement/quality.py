@@ -15,6 +15,7 @@ from temporalio.client import Client
 
 from api.auth.roles import Caller, callers
 from api.auth.tokens import Principal
+from api.dates import checked_day
 from api.deps import provide_temporal
 from api.openapi_docs import AUTHED, problems, tenant_header
 from api.problems import InvalidInput
@@ -101,6 +102,8 @@ class ObservationQualityController(Controller):
         reason = data.reason.strip()
         if not reason:
             raise InvalidInput.of_field("reason", "required: say why the values are right")
+        for i, v in enumerate(data.observations):  # the service's calendar, before any lookup
+            checked_day(v.day, f"observations[{i}].day")
         values = [quality_db.ValueKey(v.monitoring_target_id, v.data_set, v.variable, v.day, v.hour) for v in data.observations]
         try:
             done = await quality_db.accept(values, principal.actor, reason)

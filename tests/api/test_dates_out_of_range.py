@@ -67,6 +67,11 @@ def _observation(who, value):
     return who.post("/internal/observations", json={"observations": [row]})
 
 
+def _accept(who, value):
+    row = {"monitoringTargetId": TARGET, "dataSet": "IMD-RF-DAILY", "variable": "rainfall_mm", "day": value}
+    return who.post("/internal/observations/quality/accept", json={"observations": [row], "reason": "checked by hand"})
+
+
 def _capacity(who, value):
     return who.post("/internal/capacity-limits", json={"limit": {"amount": 1, "currency": "INR"}, "month": value,
                                                        "monitoringTargetId": TARGET})
@@ -95,6 +100,11 @@ ROUTES = [
     Route("GET travel events", "tenant", "validated_day", DAYS, _travel_event),
     Route("GET travel coverages", "tenant", "time_range", RANGES, _travel_coverages),
     Route("POST observations", "data_staff", "observations[0].day", DAYS, _observation),
+    Route("GET observation quality", "data_staff", "month", MONTHS,
+          lambda who, v: who.get("/internal/observations/quality", params={"month": v})),
+    Route("GET basis risk", "data_staff", "month", MONTHS,
+          lambda who, v: who.get("/internal/observations/basis-risk", params={"month": v})),
+    Route("POST quality accept", "data_staff", "observations[0].day", DAYS, _accept),
 ]
 CASES = [pytest.param(r, v, id=f"{r.name}:{v}") for r in ROUTES for v in r.values]
 
@@ -123,6 +133,8 @@ def test_every_dated_route_is_in_the_table(settings):
         ("get", "/policies"), ("get", "/internal/coverages"), ("get", "/parametric-events"),
         ("get", "/internal/parametric-events"), ("get", "/travel/{tenant_id}/parametric-event"),
         ("get", "/travel/{tenant_id}/coverages"), ("post", "/internal/observations"),
+        ("get", "/internal/observations/quality"), ("get", "/internal/observations/basis-risk"),
+        ("post", "/internal/observations/quality/accept"),
     }
 
     def dated(schema: dict, name: str = "", seen: frozenset = frozenset()) -> bool:

@@ -71,7 +71,10 @@ async def _free_target() -> dict:
 
 
 async def _catalogue_coverage(target: str, code: str, start: dt.date, end: dt.date):
-    """A coverage as the catalogue creates one today (the live engine's terms proposal)."""
+    """A coverage as the catalogue created one from pricing-2026.4.0 until the source ladder
+    (issue 34): the data set it settles on recorded, no settlement basis (final values only,
+    on that data set). Those created since carry a basis and settle on its ladder, where the
+    calibrated reanalysis is a declared fallback rung (tests/test_settlement_ladder_*)."""
     t = TERMS[code]
     proposal = ProposedTerms(
         slot=CoverageSlot(index_code=code, start=start, end=end), viable=True, reason="", direction=t["direction"],
@@ -79,6 +82,7 @@ async def _catalogue_coverage(target: str, code: str, start: dt.date, end: dt.da
         payout_per_unit=t["payout_per_unit"], currency="INR", trigger_probability=0.1,
     )
     [planned] = await create_coverages(await site_of(target), [proposal], "test", "test", Decimal("0.65"), 1000)
+    await Coverage.update({Coverage.settlement_basis: None}).where(Coverage.id == planned.coverage_id)
     return await coverage_row(planned.coverage_id)
 
 

@@ -111,7 +111,10 @@ async def test_a_3_night_stay_with_rain_on_one_night_pays_exactly_that_night(ski
     assert Decimal(str(event["index_value"])) == 1
     explanation = event["explanation"] if isinstance(event["explanation"], dict) else json.loads(event["explanation"])
     assert explanation["countedDays"] == [nights[0].isoformat()]
-    assert event["validated_day"] == due.date()
+    # A stay's cover is on the hourly station ladder (issue 34): first looked at the day after
+    # its last night + the station reports' day of latency, and paid FINAL then (final values).
+    assert event["validated_day"] == stay.last_night + dt.timedelta(days=2) < due.date()
+    assert event["stage"] == "FINAL"
     payouts = await Payout.select().where(Payout.policy_id == policy_id)
     assert [p["amount_minor"] for p in payouts] == [250_050]
     # The tenant's webhooks get the validated event and the payout (outbox rows).

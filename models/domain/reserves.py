@@ -82,7 +82,7 @@ def owed_of_item(item: HeldItem, as_of: dt.date) -> list[tuple[HeldCover, int]]:
     room = max(item.sum_insured_minor - sum(h.paid_minor for h in item.covers), 0)
     out = []
     for held in item.covers:
-        if not is_open(held, as_of):
+        if not is_unsettled(held, as_of):
             continue
         owed = min(max(expected_minor(held, item.quantity, item.currency) - held.paid_minor, 0), room)
         room -= owed
@@ -90,7 +90,7 @@ def owed_of_item(item: HeldItem, as_of: dt.date) -> list[tuple[HeldCover, int]]:
     return out
 
 
-def is_open(held: HeldCover, as_of: dt.date) -> bool:
+def is_unsettled(held: HeldCover, as_of: dt.date) -> bool:
     return held.cover.end < as_of and held.state != SETTLED
 
 

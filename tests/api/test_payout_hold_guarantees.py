@@ -88,7 +88,7 @@ async def test_a_hold_stops_a_payout_message_already_on_its_way(make_tenant, ope
     async with Server(receiver.app, free_port()) as server:
         endpoint = (await tenant.post("/internal/webhook-endpoints", json={"url": f"{server.base_url}/hook"})).json()
         verifier = Webhook(endpoint["secret"])
-        policy, start, end = await _paying_policy(tenant, dt.date.today().year + 1)
+        policy, start, end = await _paying_policy(tenant, dt.date.today().year + 1, month=7)
 
         def payout_messages(since: int = 0) -> int:
             return sum(
@@ -102,7 +102,7 @@ async def test_a_hold_stops_a_payout_message_already_on_its_way(make_tenant, ope
                     return
                 await asyncio.sleep(0.2)
 
-        await _settle(start, end)  # a wet June: the policy is paid 100,000
+        await _settle(start, end)  # a wet July: the policy is paid 100,000
         await dispatch()  # the settlement's own dispatch: the payout message is on its way
         await wait_for(lambda: asyncio.sleep(0, payout_messages() > 0))
         assert payout_messages() == 1  # refused (500): retried 5 s later, then backing off

@@ -26,14 +26,20 @@ from tests.conftest import Server, assert_problem, free_port
 TARGET = "IN-22.625N-088.375E"  # Kolkata, pin code 700001
 
 
-async def _paying_policy(tenant, year: int) -> tuple[dict, dt.date, dt.date]:
-    body = {"monitoringTargetId": TARGET, "riskPeriodFrom": f"{year}-06-01", "riskPeriodTo": f"{year}-06-30",
+async def _paying_policy(tenant, year: int, month: int = 6) -> tuple[dict, dt.date, dt.date]:
+    """A policy over `month` of `year` at Kolkata. Tests that settle use a month of their own:
+    a cover on its source ladder settled once (every policy holding it paid) is not settled
+    again on the same values, and activation is refused once a period has begun, so only a
+    test could add a policy to a settled cover (docs/settlement.md, "Two payments")."""
+    first = dt.date(year, month, 1)
+    last = (first + dt.timedelta(days=32)).replace(day=1) - dt.timedelta(days=1)
+    body = {"monitoringTargetId": TARGET, "riskPeriodFrom": f"{first}", "riskPeriodTo": f"{last}",
             "sumInsuredForLineItem": {"amount": 100000, "currency": "INR"}}
     quote = await tenant.post("/quotes", json=body, timeout=600)
     assert quote.status_code == 200, quote.text
     policy = (await tenant.patch(f"/quotes/{quote.json()['id']}")).json()
     assert (await tenant.patch(f"/policies/{policy['id']}")).status_code == 200
-    return policy, dt.date(year, 6, 1), dt.date(year, 6, 30)
+    return policy, first, last
 
 
 async def _settle(start: dt.date, end: dt.date) -> None:

@@ -256,3 +256,20 @@ def test_demo_rainfall_sums_exactly_and_passes_the_flat_line_check():
                for i, v in enumerate(values))
     even = Decimal(420) / 31
     assert failed_check("IMD-RF-DAILY", "rainfall_mm", even, Context(before=(even,) * flat)) == FLAT_LINE  # the old spread
+
+
+def test_a_source_longer_than_its_column_is_refused_and_the_simulated_ones_fit():
+    """`observation.source` is Varchar(50): PostgreSQL refused the simulated real-time
+    product's 61-character source mid-run (`demo settle` waited for ever there, SQLite kept
+    it). A batch is refused naming `source` instead, before anything is written, and the
+    simulated feed's sources fit."""
+    from dataclasses import replace
+
+    from activities.providers.simulated import FALLBACK_SOURCE, REAL_TIME_SOURCE, SOURCE
+    from models.domain.observations import MAX_SOURCE, ObservationIn, check_batch
+
+    assert all(len(s) <= MAX_SOURCE for s in (SOURCE, REAL_TIME_SOURCE, FALLBACK_SOURCE))
+    row = ObservationIn("IN-12.875N-077.625E", "IMD-RF-DAILY", "rainfall_mm", dt.date(2026, 7, 1), None, Decimal(1), "x" * 51)
+    [problem] = check_batch([row], dt.date(2026, 11, 29))
+    assert (problem.row, problem.field) == (0, "source") and "50" in problem.message
+    assert check_batch([replace(row, source="x" * 50)], dt.date(2026, 11, 29)) == []

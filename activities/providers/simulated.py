@@ -39,8 +39,8 @@ from models.domain.observations import IBTRACS_WIND, IMD_TMAX, REANALYSIS, Obser
 from models.domain.simulated_archive import is_published, published_months
 
 SOURCE = "simulated: calibrated pricing model"  # the final values (the simulated archive) and the hourly rain
-REAL_TIME_SOURCE = "simulated: real-time product (pricing model + revision noise)"
-FALLBACK_SOURCE = "simulated: reanalysis (pricing model + product noise)"
+REAL_TIME_SOURCE = "simulated: real-time product"  # the model's path + revision noise (provisional)
+FALLBACK_SOURCE = "simulated: reanalysis"  # the model's path + the product's own noise
 FALLBACK_PROVISIONAL_DAYS = 7  # ERA5T: the reanalysis's last week is provisional (open_meteo.PRELIMINARY_DAYS)
 
 

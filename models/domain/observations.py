@@ -27,6 +27,7 @@ from models.domain.settlement import IndexOutcome, cover_payout_per_unit, plain
 
 QUALITIES = ("GOOD", "ESTIMATED", "SUSPECT")  # SUSPECT values are never settled on
 MAX_BATCH = 20_000
+MAX_SOURCE = 50  # observation.source is Varchar(50): PostgreSQL refuses longer (SQLite would keep it)
 # Who submitted the values stored before provenance was recorded (the migration says so).
 UNKNOWN_SUBMITTER = "unknown (before provenance)"
 
@@ -118,6 +119,8 @@ def check_batch(rows: list[ObservationIn], today: dt.date, max_rows: int | None 
             problems.append(RowProblem(i, "quality", f"quality must be one of {', '.join(QUALITIES)}"))
         if not r.source.strip():
             problems.append(RowProblem(i, "source", "source is required"))
+        elif len(r.source) > MAX_SOURCE:
+            problems.append(RowProblem(i, "source", f"at most {MAX_SOURCE} characters, got {len(r.source)}"))
         seen = first_row.setdefault(r.key, i)
         if seen != i:
             problems.append(RowProblem(i, "", f"duplicates row {seen} (same target, data set, variable, day and hour)"))

@@ -454,10 +454,16 @@ def demo_settle(pin: str, rain_mm: float | None, wait: float) -> None:
             client = await connect(settings, retries=3)
 
             async def feed(step: str) -> None:  # the simulated feed's daily run, now
-                await client.execute_workflow(
-                    OBSERVATION_INGEST_WORKFLOW, IngestRunInput(providers=["simulated"]),
-                    id=f"observations-demo-{step}-{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%S%f}", task_queue=lifecycle,
-                )
+                run_id = f"observations-demo-{step}-{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%S%f}"
+                try:  # a run whose activity keeps failing retries for ever: say so instead of waiting
+                    await asyncio.wait_for(client.execute_workflow(
+                        OBSERVATION_INGEST_WORKFLOW, IngestRunInput(providers=["simulated"]), id=run_id,
+                        task_queue=lifecycle,
+                    ), timeout=max(wait, 60))
+                except TimeoutError:
+                    raise click.ClickException(
+                        f"the simulated feed's run {run_id} has not finished after {max(wait, 60):g} s: "
+                        "its activity's last failure is in the Temporal UI (are the workers running?)") from None
 
             target = await target_for_pin(pin)
             if target is None:

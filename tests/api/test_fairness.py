@@ -34,9 +34,15 @@ async def small_quota(settings, service, temporal_env):
             yield http
 
 
+_DRAWN: set[int] = set()  # check-in days drawn by this process: no two tests share a stay
+
+
 def stays(count: int, nights: int = 2) -> list[str]:
-    """Distinct stays no other test asks for (random check-in days a month to a year ahead)."""
-    days = random.sample(range(40, 330), count)
+    """Distinct stays no other test asks for (random check-in days a month to a year ahead,
+    never one this process drew before: a stay another test priced is a warm read, which
+    a quota does not count; test_shared_state's third stay was one in a PostgreSQL run)."""
+    days = random.sample([d for d in range(40, 330) if d not in _DRAWN], count)
+    _DRAWN.update(days)
     today = dt.date.today()
     return [f"{today + dt.timedelta(days=d)}/P{nights}D" for d in days]
 

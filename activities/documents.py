@@ -20,7 +20,7 @@ from activities.document_inputs import (
     portfolio_report_data,
     technical_report_input,
 )
-from models.clock import utcnow
+from models.clock import business_today
 from models.db import basis_risk as basis_risk_db
 from models.db import catalogue as catalogue_db
 from models.db import policies as policies_db
@@ -112,7 +112,7 @@ async def _coverage_documents(coverage_id: uuid.UUID, version: int) -> CoverageD
         fact_pdf = await asyncio.to_thread(render_fact_sheet, fact_sheet_input(cover, run, fact_id))
         await store_file(fact_id, readers, "fact-sheet", f"fact-sheet-{coverage_id}-v{version}{suffix}.pdf", PDF, fact_pdf)
         data_set = settles_on(index_code, coverage.data_set)
-        first, last, figures = await basis_risk_db.recent_months(data_set, utcnow().date())
+        first, last, figures = await basis_risk_db.recent_months(data_set, business_today())
         report_pdf = await asyncio.to_thread(
             render_technical_pricing_report, technical_report_input(
                 cover, index_code, run, report_id,

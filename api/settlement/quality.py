@@ -20,7 +20,7 @@ from api.deps import provide_temporal
 from api.openapi_docs import AUTHED, problems, tenant_header
 from api.problems import InvalidInput
 from api.settlement.observations import refusal, tell_or_leave_to_sweep
-from models.clock import utcnow
+from models.clock import business_today
 from models.db import observation_quality as quality_db
 from models.domain.capacity import month_bounds, parse_month
 from models.settings import Settings
@@ -74,7 +74,7 @@ class ObservationQualityController(Controller):
     ) -> QualityList:
         first, last = month_span(month)
         rows = await quality_db.suspect_values(first, last)
-        today = utcnow().date()
+        today = business_today()  # observation days are Indian ones (IST)
         missing = await quality_db.missing_in(first, min(last, today)) if first <= today else []
         return QualityList(
             month=f"{first:%Y-%m}", suspect=[_suspect(r) for r in rows[: quality_db.MAX_LISTED]],

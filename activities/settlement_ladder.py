@@ -24,12 +24,11 @@ for each settlement on a different set of values. Steps, by the stage it was las
 from __future__ import annotations
 
 import datetime as dt
-import json
 from dataclasses import dataclass
 from decimal import Decimal
 
 from models.db import ladder_reads
-from models.db import settlement_disputes
+from models.db import settlement_disputes, settlement_snapshots
 from models.db.settlement import PeriodCoverage
 from models.domain.index_catalog import BY_CODE
 from models.domain.ladder import (
@@ -90,8 +89,8 @@ async def assess(c: PeriodCoverage, start: dt.date, end: dt.date, target_id: str
     today = at.date()
     past_deadline = today >= basis.calculation_deadline(end)
     primary, simulated = await ladder_reads.readings(target_id, c.index_code, basis.data_set, basis.variable, start, end)
-    latest = await ladder_reads.latest_snapshot(c.coverage_id)
-    body = None if latest is None else json.loads(latest["body"])
+    latest = await settlement_snapshots.snapshot_of(c.coverage_id)
+    body = None if latest is None else latest["snapshot"]
     stage = None if body is None else body["stage"]
     n = 0 if body is None else int(latest["revision"])
     fallback: dict[dt.date, Reading] = {}

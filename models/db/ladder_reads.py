@@ -15,7 +15,7 @@ import uuid
 from decimal import Decimal
 
 from models.db.observations import hourly_days, latest_values
-from models.db.tables import Observation, SettlementSnapshot
+from models.db.tables import Observation
 from models.domain.index_catalog import BY_CODE
 from models.domain.ladder import Reading
 from models.domain.settlement_basis import MIN_PAIRS, Calibration, fit_calibration
@@ -86,14 +86,6 @@ async def calibration(
         if len(pairs) >= MIN_PAIRS:
             return fit_calibration(pairs, fallback_data_set, scope)
     return None
-
-
-async def latest_snapshot(coverage_id: uuid.UUID) -> dict | None:
-    """The coverage's settlement snapshot of the highest revision (a `settlement_snapshot`
-    row), or None before its first settlement."""
-    return await SettlementSnapshot.select().where(SettlementSnapshot.coverage_id == coverage_id).order_by(
-        SettlementSnapshot.revision, ascending=False
-    ).first()
 
 
 async def provisional_error(target_id: str, data_set: str, variable: str, end: dt.date, declared: Decimal) -> Decimal:

@@ -11,7 +11,6 @@ cover may still pay for the days before, as settlement decides), in the book's c
 from __future__ import annotations
 
 import datetime as dt
-import json
 import uuid
 from decimal import Decimal
 
@@ -96,14 +95,16 @@ async def _paid(policy_ids: list[uuid.UUID]) -> dict[tuple[uuid.UUID, uuid.UUID]
 
 async def latest_indices(coverage_ids: list[uuid.UUID]) -> dict[uuid.UUID, Decimal]:
     """coverage → the un-reduced index (`result.indexValue`) of its latest settlement snapshot."""
-    latest: dict[uuid.UUID, tuple[int, str]] = {}
+    latest: dict[uuid.UUID, tuple[int, Decimal]] = {}
     for part in _chunks(coverage_ids):
+        # `index_value` is the body's `result.indexValue`, written with it: the bodies (every
+        # day's value) need not be read.
         for r in await SettlementSnapshot.select(
-            SettlementSnapshot.coverage_id, SettlementSnapshot.revision, SettlementSnapshot.body,
+            SettlementSnapshot.coverage_id, SettlementSnapshot.revision, SettlementSnapshot.index_value,
         ).where(SettlementSnapshot.coverage_id.is_in(part)):
             if r["coverage_id"] not in latest or r["revision"] > latest[r["coverage_id"]][0]:
-                latest[r["coverage_id"]] = (r["revision"], r["body"])
-    return {c: Decimal(json.loads(body)["result"]["indexValue"]) for c, (_, body) in latest.items()}
+                latest[r["coverage_id"]] = (r["revision"], Decimal(str(r["index_value"])))
+    return {c: value for c, (_, value) in latest.items()}
 
 
 def _uuid(value) -> uuid.UUID:
